@@ -1,0 +1,16 @@
+"""Parsing and validation of runs, qrels, intent files and topic files."""
+
+from divaeval.io.intents import Intents, read_intents, read_topic_types
+from divaeval.io.qrels import Qrels, read_qrels
+from divaeval.io.runs import Run, parse_ranks, read_run
+
+__all__ = [
+    "Intents",
+    "Qrels",
+    "Run",
+    "parse_ranks",
+    "read_intents",
+    "read_qrels",
+    "read_run",
+    "read_topic_types",
+]

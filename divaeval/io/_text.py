@@ -1,0 +1,121 @@
+"""Reading input files into whitespace-separated tables.
+
+One mechanism serves every file format: :func:`read_source` loads the bytes (a path, ``-`` for
+stdin, gzip detected by its magic bytes), blanks out comment lines (first non-blank character
+``#``), and :func:`read_table` hands the result to pandas' C tokenizer. A ``#`` inside a field is
+data (MS MARCO docids contain it).
+
+Row ``i`` of the table is the ``i``-th non-blank, non-comment line; :meth:`Source.line_of` maps it
+back to the physical 1-based line number for error messages. That mapping is computed lazily,
+only when a message needs it, so the fast path never pays for it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from divaeval.errors import DataError
+
+_COMMENT_LINE = re.compile(rb"(?m)^[ \t\r\f\v]*#[^\n]*")
+_FIELDS_ERROR = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+@dataclass
+class Source:
+    """The cleaned bytes of one input file and how to name it in messages."""
+
+    name: str
+    data: bytes
+    _line_numbers: np.ndarray | None = field(default=None, repr=False)
+
+    def line_of(self, row: int | np.integer) -> int:
+        """Physical 1-based line number of table row ``row``."""
+        if self._line_numbers is None:
+            self._line_numbers = _content_line_numbers(self.data)
+        return int(self._line_numbers[int(row)])
+
+
+def _content_line_numbers(data: bytes) -> np.ndarray:
+    """1-based numbers of the lines that hold at least one non-whitespace byte."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    newlines = np.flatnonzero(arr == 10)
+    whitespace = np.isin(arr, np.frombuffer(b" \t\r\n\v\f", dtype=np.uint8))
+    content = np.flatnonzero(~whitespace)
+    line_ids = np.searchsorted(newlines, content)  # 0-based line of each content byte
+    return np.unique(line_ids) + 1
+
+
+def read_source(path: str, *, what: str) -> Source:
+    """Read ``path`` (``-`` = stdin; gzip by magic bytes) with comment lines blanked."""
+    name = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
+    except FileNotFoundError:
+        raise DataError(f"cannot open {what} file: no such file", file=name) from None
+    except IsADirectoryError:
+        raise DataError(f"cannot open {what} file: is a directory", file=name) from None
+    except OSError as exc:
+        raise DataError(f"cannot read {what} file: {exc.strerror}", file=name) from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise DataError(f"corrupt gzip data in {what} file: {exc}", file=name) from None
+    if b"\x00" in data[:4096]:
+        raise DataError(f"{what} file looks binary (NUL byte), not text", file=name)
+    if b"#" in data:
+        data = _COMMENT_LINE.sub(b"", data)
+    return Source(name=name, data=data)
+
+
+def read_table(source: Source, *, min_columns: int, dtypes: dict[int, object] | None = None):
+    """Split ``source`` into a DataFrame of at least ``min_columns`` string columns.
+
+    Extra columns are kept (as strings); missing trailing fields are ``NaN``. ``dtypes`` may ask
+    the C parser for float64 columns; a value that does not convert raises ``ValueError``,
+    which callers turn into a located :class:`DataError`.
+    """
+    import pandas as pd
+
+    width = min_columns
+    while True:
+        dtype = dict.fromkeys(range(width), object)
+        if dtypes:
+            dtype.update(dtypes)
+        try:
+            return pd.read_csv(
+                io.BytesIO(source.data),
+                sep=r"\s+",
+                header=None,
+                names=list(range(width)),
+                dtype=dtype,
+                engine="c",
+                na_filter=False,
+                skip_blank_lines=True,
+                quoting=3,  # csv.QUOTE_NONE: quotes are data
+                encoding="utf-8",
+                encoding_errors="surrogateescape",
+            )
+        except pd.errors.EmptyDataError:
+            return pd.DataFrame({i: pd.Series([], dtype=object) for i in range(width)})
+        except pd.errors.ParserError as exc:
+            match = _FIELDS_ERROR.search(str(exc))
+            if match is None:
+                raise DataError(f"cannot parse: {exc}", file=source.name) from None
+            width = max(width + 1, int(match.group(3)))
+
+
+def display_name(path: str) -> str:
+    """The name used for a file in run names when its tag is ambiguous."""
+    return "<stdin>" if path == "-" else os.path.basename(path)

@@ -1,0 +1,508 @@
+"""Judged rankings: a run joined with the qrels, as dense per-topic matrices.
+
+This is the hinge of the data flow (io → judged rankings → metrics). Everything a metric needs
+is here, aligned on one topic axis, so that every metric is a vectorised function over whole
+runs:
+
+- :class:`TopicMaterial`: the qrels side of a set of topics: subtopic ids, which subtopics have
+  relevant documents, intent weights and types, and the topic's *ideal material*, the grades of
+  every positively judged document (the pool from which ideal rankings are built), ordered by
+  docno descending so that "ties go to the largest docno" (ndeval) is "first wins".
+- :class:`JudgedRankings`: the run side: ``grades[t, r, s]`` is the grade of the document at
+  0-based rank ``r`` of topic ``t`` for subtopic column ``s`` (0 when there is no judgment;
+  negative grades are kept), ``length[t]`` the number of ranked documents.
+
+:class:`QrelsIndex` is built once per qrels file and joins any number of runs against it.
+Ordering, depth truncation and duplicate handling of runs happen in :func:`judge_run`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from divaeval.errors import DataError, UsageError, warn
+from divaeval.topics import sort_topics
+
+Order = Literal["score", "rank", "file"]
+ORDERS: tuple[str, ...] = ("score", "rank", "file")
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """Everything outside a measure's own parameters that changes the numbers.
+
+    ``order``: ``score`` = trec_eval's rule (score descending, ties by docno descending, as
+    bytes); ``rank`` = the rank column ascending (ndeval's default); ``file`` = file order
+    (NTCIREVAL, RBU). ``depth`` (``-M``) keeps the first ``depth`` documents after ordering.
+    ``rel_level`` (``-l``) is the minimum grade that binary measures count as relevant.
+    ``complete`` (``-c``) evaluates qrels topics missing from a run as empty rankings.
+    ``dedupe``: ``error`` rejects a docno repeated within a topic; ``first`` keeps the
+    highest-ranked copy. ``compat`` names a reference tool whose quirks are reproduced.
+    """
+
+    order: Order = "score"
+    depth: int | None = None
+    rel_level: int = 1
+    complete: bool = False
+    dedupe: Literal["error", "first"] = "error"
+    compat: str | None = None
+    normalize_intents: bool = False
+
+    def signature(self) -> str:
+        parts = [f"order={self.order}", f"rel={self.rel_level}"]
+        parts.append(f"depth={self.depth}" if self.depth else "depth=all")
+        parts.append("topics=qrels" if self.complete else "topics=common")
+        parts.append(f"dedupe={self.dedupe}")
+        if self.compat:
+            parts.append(f"compat={self.compat}")
+        return "|".join(parts)
+
+
+@dataclass
+class TopicMaterial:
+    """The qrels side of ``T`` topics (see the module docstring). Shapes: ``S`` = the largest
+    number of subtopics of a topic, ``P`` = the largest pool of positively judged documents."""
+
+    topics: np.ndarray  # [T] str
+    subtopics: np.ndarray  # [T, S] str, "" where the column is padding
+    subtopic_valid: np.ndarray  # [T, S] bool: the column is a real subtopic of the topic
+    max_grade: np.ndarray  # [T, S] int: the largest grade of the subtopic (0 if none > 0)
+    relevant_count: np.ndarray  # [T, S] int: documents with grade >= rel_level
+    pool_grades: np.ndarray  # [T, P, S] int16: positively judged docs, docno descending
+    pool_size: np.ndarray  # [T] int
+    judged_count: np.ndarray  # [T] int: distinct judged documents (any grade)
+    intent_weight: np.ndarray  # [T, S] float: intent probabilities (0 on padding)
+    intent_nav: np.ndarray  # [T, S] bool: navigational intent
+    rel_level: int
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def relevant_subtopic(self) -> np.ndarray:
+        """[T, S] bool: the subtopic has at least one document with grade >= rel_level."""
+        return self.relevant_count > 0
+
+    @property
+    def n_relevant_subtopics(self) -> np.ndarray:
+        """[T] int: S of ndeval, the number of subtopics with a relevant document."""
+        return self.relevant_subtopic.sum(axis=1)
+
+    def take(self, rows: np.ndarray) -> TopicMaterial:
+        return TopicMaterial(
+            topics=self.topics[rows],
+            subtopics=self.subtopics[rows],
+            subtopic_valid=self.subtopic_valid[rows],
+            max_grade=self.max_grade[rows],
+            relevant_count=self.relevant_count[rows],
+            pool_grades=self.pool_grades[rows],
+            pool_size=self.pool_size[rows],
+            judged_count=self.judged_count[rows],
+            intent_weight=self.intent_weight[rows],
+            intent_nav=self.intent_nav[rows],
+            rel_level=self.rel_level,
+        )
+
+
+@dataclass
+class JudgedRankings:
+    """One run joined with the qrels over the evaluated topics (see the module docstring)."""
+
+    run_name: str
+    material: TopicMaterial
+    grades: np.ndarray  # [T, D, S] int16
+    judged: np.ndarray  # [T, D] bool: the document has a qrels line for the topic
+    length: np.ndarray  # [T] int: ranked documents per topic
+    in_run: np.ndarray  # [T] bool: False for qrels topics the run lacks (evaluated with -c)
+    settings: EvalSettings
+    cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def topics(self) -> np.ndarray:
+        return self.material.topics
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.length)
+
+    @property
+    def depth(self) -> int:
+        return self.grades.shape[1]
+
+    @property
+    def rank_mask(self) -> np.ndarray:
+        """[T, D] bool: the position holds a ranked document."""
+        return np.arange(self.depth)[None, :] < self.length[:, None]
+
+    def relevant(self, rel_level: int | None = None) -> np.ndarray:
+        """[T, D, S] bool: binary relevance (grade >= rel_level) of each ranked document."""
+        level = self.material.rel_level if rel_level is None else rel_level
+        key = ("relevant", level)
+        if key not in self.cache:
+            self.cache[key] = self.grades >= level
+        return self.cache[key]
+
+    def padded_to(self, depth: int) -> np.ndarray:
+        """``grades`` with the rank axis padded (with zeros) or cut to ``depth``."""
+        if depth <= self.depth:
+            return self.grades[:, :depth]
+        pad = np.zeros((self.n_topics, depth - self.depth, self.grades.shape[2]), np.int16)
+        return np.concatenate([self.grades, pad], axis=1)
+
+
+def _subtopic_columns(topic_code: np.ndarray, subtopic: np.ndarray):
+    """Column of each (topic, subtopic) pair: subtopics ascending (numerically when all are
+    integers, as ndeval iterates them), per topic. Returns (pair_code per line, pairs frame)."""
+    import pandas as pd
+
+    order = sort_topics(pd.unique(subtopic))
+    rank_of = {s: i for i, s in enumerate(order)}
+    sub_rank = pd.Series(subtopic).map(rank_of).to_numpy(dtype=np.int64)
+    pairs = pd.DataFrame({"topic": topic_code, "rank": sub_rank, "subtopic": subtopic})
+    pairs = pairs.drop_duplicates(["topic", "rank"]).sort_values(["topic", "rank"])
+    first = np.r_[0, np.flatnonzero(np.diff(pairs["topic"].to_numpy())) + 1]
+    counts = np.diff(np.r_[first, len(pairs)])
+    pairs["column"] = np.arange(len(pairs)) - np.repeat(first, counts)
+    column_of = pd.Series(
+        pairs["column"].to_numpy(), index=pd.MultiIndex.from_arrays([pairs["topic"], pairs["rank"]])
+    )
+    line_column = column_of.reindex(pd.MultiIndex.from_arrays([topic_code, sub_rank])).to_numpy()
+    return line_column.astype(np.int64), pairs
+
+
+class QrelsIndex:
+    """The qrels prepared for joining runs: one row per judged (topic, docno)."""
+
+    def __init__(
+        self,
+        qrels,
+        *,
+        rel_level: int = 1,
+        intents=None,
+        topic_types=None,
+        normalize_intents: bool = False,
+    ):
+        import pandas as pd
+
+        frame = qrels.frame
+        self.qrels = qrels
+        self.rel_level = rel_level
+        topics = sort_topics(pd.unique(frame["topic"]))
+        self.topic_index = pd.Index(topics, dtype=object)
+        topic_code = self.topic_index.get_indexer(frame["topic"])
+        self.doc_index = pd.Index(pd.unique(frame["docno"]), dtype=object)
+        doc_code = self.doc_index.get_indexer(frame["docno"])
+        n_docs = max(len(self.doc_index), 1)
+
+        column, pairs = _subtopic_columns(topic_code, frame["subtopic"].to_numpy(dtype=object))
+        n_topics = len(topics)
+        width = int(pairs["column"].max()) + 1
+        self.width = width
+
+        key = topic_code.astype(np.int64) * n_docs + doc_code
+        judged_keys, judged_row = np.unique(key, return_inverse=True)
+        self.judged_key_index = pd.Index(judged_keys)
+        self.n_docs = n_docs
+        n_judged = len(judged_keys)
+        grades = np.zeros((n_judged + 1, width), dtype=np.int16)  # last row: unjudged
+        grades[judged_row, column] = frame["grade"].to_numpy()
+        self.judged_grades = grades
+        judged_topic = (judged_keys // n_docs).astype(np.int64)
+        judged_doc = (judged_keys % n_docs).astype(np.int64)
+
+        subtopics = np.full((n_topics, width), "", dtype=object)
+        subtopics[pairs["topic"].to_numpy(), pairs["column"].to_numpy()] = pairs["subtopic"]
+        valid = subtopics != ""
+        max_grade = np.zeros((n_topics, width), dtype=np.int64)
+        np.maximum.at(max_grade, (topic_code, column), frame["grade"].to_numpy())
+        relevant_count = np.zeros((n_topics, width), dtype=np.int64)
+        is_rel = frame["grade"].to_numpy() >= rel_level
+        np.add.at(relevant_count, (topic_code[is_rel], column[is_rel]), 1)
+        judged_count = np.bincount(judged_topic, minlength=n_topics)
+
+        # Ideal material: positively judged documents per topic, docno descending.
+        positive = grades[:n_judged].max(axis=1) > 0
+        pool_rows = np.flatnonzero(positive)
+        pool_topic = judged_topic[pool_rows]
+        pool_docnos = self.doc_index.to_numpy()[judged_doc[pool_rows]]
+        _, doc_rank = np.unique(pool_docnos.astype(str), return_inverse=True)
+        order = np.lexsort((-doc_rank.ravel(), pool_topic))
+        pool_rows, pool_topic = pool_rows[order], pool_topic[order]
+        pool_size = np.bincount(pool_topic, minlength=n_topics)
+        starts = np.r_[0, np.cumsum(pool_size)[:-1]]
+        position = np.arange(len(pool_rows)) - starts[pool_topic]
+        pool = np.zeros((n_topics, max(int(pool_size.max(initial=0)), 1), width), np.int16)
+        pool[pool_topic, position] = grades[pool_rows]
+
+        weight, nav = self._intents(
+            subtopics,
+            valid,
+            relevant_count > 0,
+            intents,
+            topic_types,
+            qrels,
+            topic_code,
+            column,
+            normalize_intents,
+        )
+        self.material_all = TopicMaterial(
+            topics=np.array(topics, dtype=object),
+            subtopics=subtopics,
+            subtopic_valid=valid,
+            max_grade=np.maximum(max_grade, 0),
+            relevant_count=relevant_count,
+            pool_grades=pool,
+            pool_size=pool_size,
+            judged_count=judged_count,
+            intent_weight=weight,
+            intent_nav=nav,
+            rel_level=rel_level,
+        )
+        self._materials: dict[bytes, TopicMaterial] = {}
+
+    def _intents(
+        self, subtopics, valid, relevant, intents, topic_types, qrels, topic_code, column, normalize
+    ):
+        """Intent weights [T, S] and navigational flags [T, S].
+
+        Weights: the intent file's probabilities, else uniform over the subtopics with a
+        relevant document. Types, by precedence: intent file column 4, qrels column 5, topic
+        XML, default ``inf``.
+        """
+        import pandas as pd
+
+        n_topics, width = subtopics.shape
+        n_rel = relevant.sum(axis=1, keepdims=True)
+        uniform = np.where(relevant, 1.0 / np.maximum(n_rel, 1), 0.0)
+        nav = np.zeros((n_topics, width), dtype=bool)
+        cell = pd.Series(
+            np.arange(n_topics * width),
+            index=pd.MultiIndex.from_arrays(
+                [np.repeat(self.topic_index.to_numpy(), width), subtopics.ravel()]
+            ),
+        )
+        cell = cell[valid.ravel()]
+
+        def locate(frame):
+            keys = pd.MultiIndex.from_arrays([frame["topic"], frame["subtopic"]])
+            return cell.reindex(keys).to_numpy()
+
+        if topic_types is not None:
+            where = locate(topic_types)
+            hit = ~np.isnan(where)
+            nav.ravel()[where[hit].astype(np.int64)] = (topic_types["type"].to_numpy() == "nav")[
+                hit
+            ]
+        qtypes = qrels.frame["type"].to_numpy()
+        typed = qtypes != ""
+        if typed.any():
+            flat = topic_code[typed] * width + column[typed]
+            nav.ravel()[flat] = qtypes[typed] == "nav"
+
+        if intents is None:
+            return uniform, nav
+        frame = intents.frame
+        where = locate(frame)
+        known = ~np.isnan(where)
+        for row in np.flatnonzero(~known)[:5]:
+            warn(
+                f"intent {frame['subtopic'].iat[row]} of topic {frame['topic'].iat[row]} "
+                "is not a subtopic in the qrels; ignored",
+                file=intents.source.name,
+                line=intents.line_of(row),
+            )
+        if (~known).sum() > 5:
+            warn(
+                f"{int((~known).sum())} intents name unknown subtopics in all",
+                file=intents.source.name,
+            )
+        weight = np.zeros(n_topics * width)
+        flat = where[known].astype(np.int64)
+        weight[flat] = frame["probability"].to_numpy()[known]
+        ftypes = frame["type"].to_numpy()[known]
+        has_type = ftypes != ""
+        nav.ravel()[flat[has_type]] = ftypes[has_type] == "nav"
+        weight = weight.reshape(n_topics, width)
+        listed = np.zeros(n_topics * width, dtype=bool)
+        listed[flat] = True
+        listed = listed.reshape(n_topics, width)
+        topics_with_intents = listed.any(axis=1)
+        missing = relevant & ~listed & topics_with_intents[:, None]
+        for t, s in list(zip(*np.nonzero(missing), strict=True))[:5]:
+            warn(
+                f"topic {self.topic_index[t]} subtopic {subtopics[t, s]} has relevant documents "
+                "but no intent probability; weight 0",
+                file=intents.source.name,
+            )
+        no_intents = ~topics_with_intents & relevant.any(axis=1)
+        if no_intents.any():
+            warn(
+                f"{int(no_intents.sum())} qrels topics have no intent probabilities "
+                "(uniform weights used)",
+                file=intents.source.name,
+            )
+            weight[no_intents] = uniform[no_intents]
+        sums = weight.sum(axis=1)
+        off = topics_with_intents & (np.abs(sums - 1.0) > 1e-6)
+        if off.any():
+            example = self.topic_index[int(np.flatnonzero(off)[0])]
+            action = "renormalised" if normalize else "used as given (--normalize-intents rescales)"
+            warn(
+                f"intent probabilities of {int(off.sum())} topics do not sum to 1 "
+                f"(e.g. topic {example}: {sums[off][0]:.6g}); {action}",
+                file=intents.source.name,
+            )
+            if normalize:
+                weight[off] = weight[off] / np.where(sums[off] > 0, sums[off], 1)[:, None]
+        return weight, nav
+
+    def material(self, codes: np.ndarray) -> TopicMaterial:
+        """The material of the qrels topics with the given codes, in that order."""
+        key = codes.tobytes()
+        if key not in self._materials:
+            self._materials[key] = self.material_all.take(codes)
+        return self._materials[key]
+
+
+def _order_rows(run, frame, topic_code: np.ndarray, order: Order) -> np.ndarray:
+    """Row permutation of ``frame`` (rows of ``run``) grouping topics (by code) and ranking
+    documents within each topic."""
+    if order == "file":
+        return np.lexsort((frame["row"].to_numpy(), topic_code))
+    if order == "rank":
+        from divaeval.io.runs import parse_ranks
+
+        ranks = parse_ranks(frame, run.source)
+        perm = np.lexsort((ranks, topic_code))
+        same = (np.diff(topic_code[perm]) == 0) & (np.diff(ranks[perm]) == 0)
+        if same.any():
+            i = int(np.flatnonzero(same)[0])
+            row = int(frame["row"].iat[perm[i + 1]])
+            raise DataError(
+                f"duplicate rank {ranks[perm[i]]} for topic {frame['topic'].iat[perm[i]]} "
+                f"(also at line {run.line_of(int(frame['row'].iat[perm[i]]))}); "
+                "--order rank needs distinct ranks",
+                file=run.path,
+                line=run.line_of(row),
+            )
+        return perm
+    scores = frame["score"].to_numpy()
+    perm = np.lexsort((-scores, topic_code))
+    s_sorted, t_sorted = scores[perm], topic_code[perm]
+    tie_next = (t_sorted[1:] == t_sorted[:-1]) & (s_sorted[1:] == s_sorted[:-1])
+    if tie_next.any():
+        # Break score ties by docno descending (byte order, as trec_eval's strcmp).
+        in_tie = np.zeros(len(perm), dtype=bool)
+        in_tie[:-1] |= tie_next
+        in_tie[1:] |= tie_next
+        group = np.cumsum(np.r_[True, ~tie_next])  # equal (topic, score) runs share a group
+        positions = np.flatnonzero(in_tie)
+        docnos = frame["docno"].to_numpy()[perm[positions]].astype(str)
+        _, doc_rank = np.unique(docnos, return_inverse=True)
+        within = np.lexsort((-doc_rank.ravel(), group[positions]))
+        perm[positions] = perm[positions][within]
+    return perm
+
+
+def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
+    """Order, truncate and check ``run``, and join it with the qrels (see the module doc)."""
+    import pandas as pd
+
+    frame = run.frame
+    topic_code = index.topic_index.get_indexer(frame["topic"])
+    run_only = topic_code < 0
+    if run_only.any():
+        frame = frame[~run_only]
+        topic_code = topic_code[~run_only]
+    perm = _order_rows(run, frame, topic_code, settings.order)
+    topic_sorted = topic_code[perm]
+    docnos = frame["docno"].to_numpy()[perm]
+
+    doc_codes, _ = pd.factorize(docnos)
+    pair = topic_sorted.astype(np.int64) * (int(doc_codes.max(initial=0)) + 1) + doc_codes
+    duplicate = pd.Series(pair).duplicated().to_numpy()
+
+    def positions(topics_in_order: np.ndarray) -> np.ndarray:
+        start = np.r_[True, topics_in_order[1:] != topics_in_order[:-1]]
+        first = np.flatnonzero(start)
+        counts = np.diff(np.r_[first, len(topics_in_order)])
+        return np.arange(len(topics_in_order)) - np.repeat(first, counts)
+
+    keep = np.ones(len(perm), dtype=bool)
+    if settings.dedupe == "first" and duplicate.any():
+        warn(
+            f"{int(duplicate.sum())} repeated docnos dropped (kept the highest-ranked copy)",
+            file=run.path,
+        )
+        keep &= ~duplicate
+    position = np.full(len(perm), -1, dtype=np.int64)
+    position[keep] = positions(topic_sorted[keep])
+    if settings.depth is not None:
+        keep &= position < settings.depth
+    if settings.dedupe == "error":
+        dup_kept = duplicate & keep
+        if dup_kept.any():
+            i = int(np.flatnonzero(dup_kept)[0])
+            first = int(np.flatnonzero((pair == pair[i]) & keep)[0])
+            row_first = int(frame["row"].iat[perm[first]])
+            row = int(frame["row"].iat[perm[i]])
+            raise DataError(
+                f"duplicate docno {docnos[i]} for topic {frame['topic'].iat[perm[i]]} "
+                f"(also at line {run.line_of(row_first)}); use --dedupe first to keep the "
+                "first copy",
+                file=run.path,
+                line=run.line_of(row),
+            )
+
+    run_topics = np.unique(topic_sorted)
+    if settings.complete:
+        eval_codes = np.arange(len(index.topic_index))
+    else:
+        eval_codes = run_topics
+    row_of_code = np.full(len(index.topic_index), -1, dtype=np.int64)
+    row_of_code[eval_codes] = np.arange(len(eval_codes))
+
+    kept_topic = topic_sorted[keep]
+    kept_position = position[keep]
+    qdoc = index.doc_index.get_indexer(docnos[keep])
+    jkey = kept_topic.astype(np.int64) * index.n_docs + qdoc
+    jrow = index.judged_key_index.get_indexer(jkey)
+    unjudged = (qdoc < 0) | (jrow < 0)
+    jrow[unjudged] = len(index.judged_grades) - 1
+
+    n_topics = len(eval_codes)
+    depth = int(kept_position.max(initial=-1)) + 1
+    grades = np.zeros((n_topics, depth, index.width), dtype=np.int16)
+    judged = np.zeros((n_topics, depth), dtype=bool)
+    trow = row_of_code[kept_topic]
+    grades[trow, kept_position] = index.judged_grades[jrow]
+    judged[trow, kept_position] = ~unjudged
+    length = np.bincount(trow, minlength=n_topics).astype(np.int64)
+    in_run = np.zeros(n_topics, dtype=bool)
+    in_run[row_of_code[run_topics]] = True
+    return JudgedRankings(
+        run_name=run.name,
+        material=index.material(eval_codes),
+        grades=grades,
+        judged=judged,
+        length=length,
+        in_run=in_run,
+        settings=settings,
+    )
+
+
+def run_only_topics(run, index: QrelsIndex) -> list[str]:
+    """Topics of ``run`` that the qrels do not judge, sorted."""
+    import pandas as pd
+
+    topics = pd.unique(run.frame["topic"])
+    missing = index.topic_index.get_indexer(topics) < 0
+    return sort_topics(topics[missing])
+
+
+def validate_settings(settings: EvalSettings) -> None:
+    if settings.order not in ORDERS:
+        raise UsageError(f"unknown order {settings.order!r} (choose from {', '.join(ORDERS)})")
+    if settings.depth is not None and settings.depth < 1:
+        raise UsageError(f"depth must be a positive integer, not {settings.depth}")

@@ -1,0 +1,70 @@
+"""Building blocks shared by metric families: discounts, cutoffs, running sums.
+
+Running sums use ``np.cumsum`` (strictly sequential accumulation), so a value at cutoff k is
+accumulated in the same order as the C reference tools do it; discounts use the C library's
+``log`` through :func:`math.log`, as ndeval computes ``log(2)/log(r+1)``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+
+@lru_cache(maxsize=64)
+def _log2_discount(length: int) -> np.ndarray:
+    table = np.array([math.log(2.0) / math.log(r + 1.0) for r in range(1, length + 1)])
+    table.setflags(write=False)
+    return table
+
+
+def log2_discount(length: int) -> np.ndarray:
+    """disc(r) = 1/log2(r+1) for r = 1..length, computed as ln 2 / ln(r+1)."""
+    size = 1 << max(length - 1, 0).bit_length()  # cache by powers of two
+    return _log2_discount(max(size, 1))[:length]
+
+
+def reciprocal_rank_discount(length: int) -> np.ndarray:
+    """1/r for r = 1..length."""
+    return 1.0 / np.arange(1.0, length + 1.0)
+
+
+def repeated_powers(base: float, length: int) -> np.ndarray:
+    """[1, base, base·base, ...] by repeated multiplication, as C loops compute ``w *= base``
+    (not ``base**n``, which can differ in the last bit)."""
+    factors = np.full(length, base, dtype=np.float64)
+    if length:
+        factors[0] = 1.0
+    return np.multiply.accumulate(factors)
+
+
+def depth_for(cutoffs: tuple[int | None, ...], depth: int) -> int:
+    """The number of ranks needed to evaluate ``cutoffs`` on rankings of length ``depth``."""
+    finite = [k for k in cutoffs if k is not None]
+    if any(k is None for k in cutoffs):
+        return max([depth, *finite])
+    return max(finite, default=depth)
+
+
+def at_cutoffs(running: np.ndarray, cutoffs: tuple[int | None, ...]) -> np.ndarray:
+    """Values of running sums ``running[T, K]`` at each cutoff (``None`` = the last rank).
+
+    A cutoff beyond K takes the last value (nothing is ranked below K)."""
+    n_topics, length = running.shape
+    out = np.zeros((n_topics, len(cutoffs)))
+    if length == 0:
+        return out
+    for column, k in enumerate(cutoffs):
+        index = length if k is None else min(k, length)
+        out[:, column] = running[:, index - 1]
+    return out
+
+
+def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, 0 where the denominator is 0."""
+    numerator, denominator = np.broadcast_arrays(numerator, denominator)
+    out = np.zeros(numerator.shape, dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out

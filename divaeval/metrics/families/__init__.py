@@ -1,0 +1,1 @@
+"""Metric families; each module registers its metrics on import."""

@@ -1,0 +1,367 @@
+"""The ndeval family: ERR-IA, nERR-IA, alpha-DCG, alpha-nDCG, NRBP, nNRBP, MAP-IA, P-IA, strec.
+
+Reproduces ndeval 4.5 (TREC Web Track 2009–2014), following ``reference/ndeval.md`` §6:
+
+- relevance is binary: grade >= ``-l`` (default 1); S = number of subtopics with at least one
+  relevant document; intents are weighted uniformly;
+- novelty-biased gain g(r) = Σ_i rel(d_r, i)·(1 − α)^{c_i(r)}, c_i(r) = earlier documents
+  relevant to i (Clarke et al. 2008; Amigó et al. 2018 §3, "alpha-nDCG");
+- the ideal ranking is built greedily over all judged documents, each step taking the largest
+  marginal gain, ties to the largest docno;
+- ERR-IA@k and alpha-DCG@k are divided by the "ideal-ideal" value (a list whose every document
+  is relevant to all S subtopics): II_E(k) = S·Σ_{r≤k}(1−α)^{r−1}/r and
+  II_D(k) = S·Σ_{r≤k}(1−α)^{r−1}/log2(r+1);
+- NRBP = (1 − (1 − α)β)/S · Σ_r β^{r−1} g(r) over the whole run (Clarke et al. 2009);
+- MAP-IA = (1/S)·Σ_i AP_i; P-IA@k = #(relevant (doc, subtopic) pairs in the top k)/(k·S);
+  strec@k = subtopics covered in the top k / S (subtopic recall, Zhai et al. 2003).
+
+The operations are performed in ndeval's order (§6.6), so values agree bit for bit.
+
+Deliberate differences from ndeval (native mode; ``--compat ndeval`` restores the quirks):
+
+- ERR-IA@1 and alpha-DCG@1 are normalised like every other cutoff (ndeval leaves @1 raw);
+- a topic with no relevant document (S = 0) scores 0 in nNRBP, as in every other column
+  (ndeval prints NaN, which makes the mean NaN); divaeval warns about such topics;
+- cutoffs above 20 are allowed (ndeval stops at 20);
+- duplicate qrels lines are rejected when reading (ndeval double-counts them in MAP-IA).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from divaeval.metrics.common import (
+    at_cutoffs,
+    depth_for,
+    log2_discount,
+    repeated_powers,
+    safe_divide,
+)
+from divaeval.metrics.registry import (
+    MetricSpec,
+    Param,
+    in_unit_interval,
+    register,
+    register_preset,
+)
+
+NDEVAL_CUTOFFS = (5, 10, 20)
+FAMILY = "ndeval"
+SOURCE = "ndeval 4.5 (TREC Web Track), reference/ndeval.md §6"
+
+ALPHA = Param("alpha", float, 0.5, "novelty parameter α: redundancy penalty", in_unit_interval)
+BETA = Param("beta", float, 0.5, "NRBP patience β", in_unit_interval)
+
+
+def novelty_gains(relevant: np.ndarray, alpha: float) -> np.ndarray:
+    """g(r) = Σ_i rel(d_r, i)·(1 − α)^{c_i(r)} for ``relevant[T, K, S]`` (bool), summed over
+    subtopics in ascending order as ndeval does."""
+    n_topics, length, width = relevant.shape
+    earlier = np.cumsum(relevant, axis=1, dtype=np.int32) - relevant
+    weights = repeated_powers(1.0 - alpha, length + 1)
+    gains = np.zeros((n_topics, length))
+    for s in range(width):
+        gains += np.where(relevant[:, :, s], weights[earlier[:, :, s]], 0.0)
+    return gains
+
+
+def greedy_ideal_gains(pool_relevant: np.ndarray, alpha: float, length: int) -> np.ndarray:
+    """Gains g*(1..length) of ndeval's greedy ideal ranking (reference/ndeval.md §6.3).
+
+    ``pool_relevant[T, P, S]``: the judged documents of each topic, ordered by docno
+    descending, so that ``argmax`` (first maximum) breaks ties towards the largest docno.
+    """
+    n_topics, pool, width = pool_relevant.shape
+    out = np.zeros((n_topics, length))
+    if pool == 0 or length == 0:
+        return out
+    useful = pool_relevant.any(axis=2)
+    steps = min(length, int(useful.sum(axis=1).max(initial=0)))
+    weight = np.ones((n_topics, width))
+    available = useful.copy()
+    rows = np.arange(n_topics)
+    decay = 1.0 - alpha
+    for step in range(steps):
+        gain = np.zeros((n_topics, pool))
+        for s in range(width):
+            gain += np.where(pool_relevant[:, :, s], weight[:, None, s], 0.0)
+        gain[~available] = -1.0
+        pick = np.argmax(gain, axis=1)
+        best = gain[rows, pick]
+        out[:, step] = np.maximum(best, 0.0)
+        available[rows, pick] = False
+        hit = pool_relevant[rows, pick] & (best > 0)[:, None]
+        weight = np.where(hit, weight * decay, weight)
+    return out
+
+
+def _ideal_gains(jr, alpha: float, rel_level: int, length: int) -> np.ndarray:
+    """Cached greedy ideal gains, shared by every run evaluated on the same topics."""
+    material = jr.material
+    cache = material.cache
+    key = ("ndeval-greedy", alpha, rel_level)
+    cached = cache.get(key)
+    if cached is None or cached.shape[1] < length:
+        pool_relevant = material.pool_grades >= rel_level
+        cached = greedy_ideal_gains(pool_relevant, alpha, length)
+        cache[key] = cached
+    return cached[:, :length]
+
+
+def _tables(jr, alpha: float, cutoffs: tuple[int | None, ...], with_ideal_tail: bool = False):
+    """Run and ideal novelty gains over the ranks needed for ``cutoffs``."""
+    length = depth_for(cutoffs, jr.depth)
+    rel_level = jr.material.rel_level
+    key = ("novelty", alpha, rel_level, length)
+    if key not in jr.cache:
+        relevant = jr.padded_to(length) >= rel_level
+        jr.cache[key] = novelty_gains(relevant, alpha)
+    run = jr.cache[key]
+    ideal_length = length
+    if with_ideal_tail and any(k is None for k in cutoffs):
+        ideal_length = max(length, int(jr.material.pool_size.max(initial=0)))
+    ideal = _ideal_gains(jr, alpha, rel_level, ideal_length)
+    return run, ideal
+
+
+def _subtopic_count(jr) -> np.ndarray:
+    return jr.material.n_relevant_subtopics.astype(np.float64)
+
+
+def _ideal_ideal_factors(jr, alpha: float, length: int) -> np.ndarray:
+    """f_r = S·(1−α)^{r−1} by repeated multiplication from f = S (§6.6 step 4); the
+    ideal-ideal values are running sums of f_r·disc(r) or f_r/r."""
+    factors = np.empty((jr.n_topics, length))
+    factors[:, :] = 1.0 - alpha
+    if length:
+        factors[:, 0] = _subtopic_count(jr)
+    return np.multiply.accumulate(factors, axis=1)
+
+
+def _normalised(jr, alpha: float, cutoffs, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(N_k(run), N_k(ideal)) with N_k = C_k/II(k): the ndeval-normalised DCG (kind 'dcg')
+    or ERR (kind 'err') at each cutoff."""
+    run, ideal = _tables(jr, alpha, cutoffs)
+    length = run.shape[1]
+    factors = _ideal_ideal_factors(jr, alpha, length)
+    if kind == "dcg":
+        discount = log2_discount(length)[None, :]
+        run_sum = np.cumsum(run * discount, axis=1)
+        ideal_sum = np.cumsum(ideal * discount, axis=1)
+        ideal_ideal = np.cumsum(factors * discount, axis=1)
+    else:  # ndeval divides by the rank: g(r)/r and f_r/r
+        ranks = np.arange(1.0, length + 1.0)[None, :]
+        run_sum = np.cumsum(run / ranks, axis=1)
+        ideal_sum = np.cumsum(ideal / ranks, axis=1)
+        ideal_ideal = np.cumsum(factors / ranks, axis=1)
+    run_k = at_cutoffs(run_sum, cutoffs)
+    ideal_k = at_cutoffs(ideal_sum, cutoffs)
+    norm_k = at_cutoffs(ideal_ideal, cutoffs)
+    raw_at_one = np.array([k == 1 for k in cutoffs]) & (jr.settings.compat == "ndeval")
+    run_n = np.where(raw_at_one, run_k, safe_divide(run_k, norm_k))
+    ideal_n = np.where(raw_at_one, ideal_k, safe_divide(ideal_k, norm_k))
+    return run_n, ideal_n
+
+
+def err_ia(jr, params, cutoffs):
+    """ERR-IA@k as ndeval prints it: E_k / II_E(k), E_k = Σ_{r≤k} g(r)/r."""
+    return _normalised(jr, params["alpha"], cutoffs, "err")[0]
+
+
+def n_err_ia(jr, params, cutoffs):
+    """nERR-IA@k = N^E_k(run)/N^E_k(ideal), 0 when the run's alpha-DCG@k is 0."""
+    run_e, ideal_e = _normalised(jr, params["alpha"], cutoffs, "err")
+    run_d, _ = _normalised(jr, params["alpha"], cutoffs, "dcg")
+    return np.where(run_d != 0, safe_divide(run_e, ideal_e), 0.0)
+
+
+def alpha_dcg(jr, params, cutoffs):
+    """alpha-DCG@k as ndeval prints it: DCG_k / II_D(k)."""
+    return _normalised(jr, params["alpha"], cutoffs, "dcg")[0]
+
+
+def alpha_ndcg(jr, params, cutoffs):
+    """alpha-nDCG@k = N^D_k(run)/N^D_k(ideal) (Clarke et al. 2008), 0 when DCG_k = 0."""
+    run_d, ideal_d = _normalised(jr, params["alpha"], cutoffs, "dcg")
+    return np.where(run_d != 0, safe_divide(run_d, ideal_d), 0.0)
+
+
+def _rbp_sums(gains: np.ndarray, beta: float, cutoffs) -> np.ndarray:
+    weights = repeated_powers(beta, gains.shape[1])
+    return at_cutoffs(np.cumsum(gains * weights[None, :], axis=1), cutoffs)
+
+
+def _nrbp_factor(jr, params) -> np.ndarray:
+    alpha, beta = params["alpha"], params["beta"]
+    factor = 1.0 - (1.0 - alpha) * beta
+    return safe_divide(np.full(jr.n_topics, factor), _subtopic_count(jr))[:, None]
+
+
+def nrbp(jr, params, cutoffs):
+    """NRBP = (1 − (1 − α)β)/S · Σ_r β^{r−1} g(r) (Clarke et al. 2009); whole run by default."""
+    run, _ = _tables(jr, params["alpha"], cutoffs)
+    return _rbp_sums(run, params["beta"], cutoffs) * _nrbp_factor(jr, params)
+
+
+def n_nrbp(jr, params, cutoffs):
+    """nNRBP = NRBP / NRBP of the ideal ranking (full-length ideal for the whole run)."""
+    run, ideal = _tables(jr, params["alpha"], cutoffs, with_ideal_tail=True)
+    factor = _nrbp_factor(jr, params)
+    run_value = _rbp_sums(run, params["beta"], cutoffs) * factor
+    ideal_cutoffs = tuple(ideal.shape[1] if k is None else k for k in cutoffs)
+    ideal_value = _rbp_sums(ideal, params["beta"], ideal_cutoffs) * factor
+    if jr.settings.compat == "ndeval":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return run_value / ideal_value
+    return safe_divide(run_value, ideal_value)
+
+
+def map_ia(jr, params, cutoffs):
+    """MAP-IA = (1/S)·Σ_{i: R_i>0} AP_i, AP_i = (1/R_i)·Σ_{r: rel(d_r,i)} h_i(r)/r."""
+    length = depth_for(cutoffs, jr.depth)
+    relevant = jr.padded_to(length) >= jr.material.rel_level
+    hits = np.cumsum(relevant, axis=1, dtype=np.int64)
+    ranks = np.arange(1.0, length + 1.0)[None, :, None]
+    terms = np.where(relevant, hits / ranks, 0.0)
+    totals = np.cumsum(terms, axis=1)  # [T, K, S]
+    counts = jr.material.relevant_count.astype(np.float64)
+    out = np.zeros((jr.n_topics, len(cutoffs)))
+    for column, k in enumerate(cutoffs):
+        index = length if k is None else min(k, length)
+        if index == 0:
+            continue
+        per_subtopic = safe_divide(totals[:, index - 1, :], counts)
+        summed = np.zeros(jr.n_topics)
+        for s in range(per_subtopic.shape[1]):
+            summed += per_subtopic[:, s]
+        out[:, column] = safe_divide(summed, _subtopic_count(jr))
+    return out
+
+
+def _covered_counts(jr, cutoffs):
+    length = depth_for(cutoffs, jr.depth)
+    relevant = jr.padded_to(length) >= jr.material.rel_level
+    per_rank = relevant.sum(axis=2)
+    return relevant, at_cutoffs(np.cumsum(per_rank, axis=1).astype(np.float64), cutoffs)
+
+
+def p_ia(jr, params, cutoffs):
+    """P-IA@k = Σ_{r≤k} Σ_i rel(d_r, i) / (k·S), always divided by k (Agrawal et al. 2009)."""
+    _, counts = _covered_counts(jr, cutoffs)
+    ks = np.array(cutoffs, dtype=np.float64)
+    return safe_divide(counts, ks[None, :] * _subtopic_count(jr)[:, None])
+
+
+def strec(jr, params, cutoffs):
+    """strec@k: share of the S subtopics with a relevant document in the top k."""
+    length = depth_for(cutoffs, jr.depth)
+    relevant = jr.padded_to(length) >= jr.material.rel_level
+    seen = np.maximum.accumulate(relevant, axis=1).sum(axis=2).astype(np.float64)
+    return safe_divide(at_cutoffs(seen, cutoffs), _subtopic_count(jr)[:, None])
+
+
+def _spec(
+    name,
+    compute,
+    summary,
+    params=(ALPHA,),
+    aliases=(),
+    cutoff="required",
+    defaults=NDEVAL_CUTOFFS,
+    notes="",
+):
+    return register(
+        MetricSpec(
+            name=name,
+            family=FAMILY,
+            summary=summary,
+            reference=SOURCE,
+            compute=compute,
+            params=params,
+            aliases=aliases,
+            cutoff=cutoff,
+            default_cutoffs=defaults,
+            notes=notes,
+        )
+    )
+
+
+_AT1 = "ndeval leaves @1 unnormalised; divaeval normalises it unless --compat ndeval."
+_spec(
+    "ERR-IA",
+    err_ia,
+    "novelty-biased ERR, divided by the ideal-ideal value (ndeval's ERR-IA)",
+    notes=_AT1 + " Not textbook ERR-IA: see the intent-aware family.",
+)
+_spec(
+    "nERR-IA",
+    n_err_ia,
+    "ERR-IA normalised by the greedy ideal ranking",
+)
+_spec(
+    "alpha-DCG",
+    alpha_dcg,
+    "alpha-DCG divided by the ideal-ideal value (ndeval's alpha-DCG)",
+    aliases=("a-dcg", "alphadcg"),
+    notes=_AT1,
+)
+_spec(
+    "alpha-nDCG",
+    alpha_ndcg,
+    "alpha-DCG normalised by the greedy ideal ranking",
+    aliases=("a-ndcg", "alphandcg", "andcg"),
+)
+_spec(
+    "NRBP",
+    nrbp,
+    "novelty- and rank-biased precision over the whole run",
+    params=(ALPHA, BETA),
+    cutoff="optional",
+    defaults=(None,),
+)
+_spec(
+    "nNRBP",
+    n_nrbp,
+    "NRBP normalised by the greedy ideal ranking",
+    params=(ALPHA, BETA),
+    cutoff="optional",
+    defaults=(None,),
+    notes="S = 0 topics score 0 (ndeval: NaN) unless --compat ndeval.",
+)
+_spec(
+    "MAP-IA",
+    map_ia,
+    "intent-aware mean average precision over the whole run",
+    params=(),
+    cutoff="optional",
+    defaults=(None,),
+)
+_spec(
+    "P-IA",
+    p_ia,
+    "intent-aware precision at k, divided by k·S",
+    params=(),
+)
+_spec(
+    "strec",
+    strec,
+    "subtopic recall: share of subtopics covered in the top k",
+    params=(),
+    aliases=("s-recall", "srecall", "subtopic-recall"),
+)
+
+register_preset(
+    "ndeval",
+    [
+        "ERR-IA@5,10,20",
+        "nERR-IA@5,10,20",
+        "alpha-DCG@5,10,20",
+        "alpha-nDCG@5,10,20",
+        "NRBP",
+        "nNRBP",
+        "MAP-IA",
+        "P-IA@5,10,20",
+        "strec@5,10,20",
+    ],
+    "ndeval's 21 default columns",
+)
