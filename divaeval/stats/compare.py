@@ -1,0 +1,290 @@
+"""The ``compare`` procedure: every pair of runs on one metric (issue 5, meta-evaluation.md §2-§7).
+
+Input is a score table ``[n_runs, n_topics]`` with run names. Output is a table of run pairs
+(mean difference, d_z, CI, p-value, adjusted p-value, significance) and a table of runs (mean and
+the runs each one significantly beats), plus a one-line signature of the settings.
+
+Corrections (Holm by default) apply to the pairwise tests (t-test, bootstrap, randomisation);
+randomised Tukey HSD is already family-wise, so its p-values are never corrected again: with
+``test="tukey-hsd"`` the correction is always ``none`` (an explicitly requested other correction
+is ignored with a warning).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from divaeval.errors import UsageError, warn
+from divaeval.stats.corrections import adjust_p_values, check_correction_name
+from divaeval.stats.effects import (
+    CI_METHODS,
+    DEFAULT_CI_B,
+    pairwise_bootstrap_cis,
+    pairwise_effect_sizes,
+    pairwise_t_cis,
+)
+from divaeval.stats.significance import (
+    DEFAULT_SEED,
+    GENERATOR_NAME,
+    PairwiseTests,
+    check_score_table,
+    check_test_name,
+    pairwise_tests,
+)
+
+PAIR_COLUMNS = (
+    "run_a",
+    "run_b",
+    "mean_a",
+    "mean_b",
+    "diff",
+    "effect_size",
+    "ci_low",
+    "ci_high",
+    "statistic",
+    "p_value",
+    "p_adjusted",
+    "significant",
+)
+RUN_COLUMNS = ("run", "mean", "beats")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Result of :func:`compare_runs`."""
+
+    pairs: pd.DataFrame  # one row per unordered pair, columns PAIR_COLUMNS
+    runs: pd.DataFrame  # one row per run: run, mean, beats (list of run names)
+    signature: str
+    test: str
+    B: int | None
+    seed: int | None
+    alpha: float
+    correction: str
+    ci: str
+    ci_B: int | None
+    tests: PairwiseTests  # the raw test result (p-values, counts, Δ estimate)
+
+
+def comparison_signature(
+    test: str,
+    *,
+    B: int | None,
+    seed: int | None,
+    alpha: float,
+    correction: str,
+    ci: str = "bootstrap",
+    ci_B: int | None = DEFAULT_CI_B,
+    comparison: str | None = None,
+    exact: bool = False,
+) -> str:
+    """One-line settings signature, e.g. ``test=bootstrap|B=1000|seed=42|rng=PCG64|…``.
+
+    Keys in this order: test, B (``exact`` for an exact enumeration), seed, rng, hsd (Tukey's
+    > or >=), alpha, correction, ci, ci_B. Keys that do not apply are left out; the seed appears
+    whenever the test or the CI resamples.
+    """
+    parts = [f"test={test}"]
+    if exact:
+        parts.append("B=exact")
+    elif B is not None:
+        parts.append(f"B={B}")
+    if seed is not None:
+        parts += [f"seed={seed}", f"rng={GENERATOR_NAME}"]
+    if comparison is not None:
+        parts.append(f"hsd={comparison}")
+    parts += [f"alpha={alpha:g}", f"correction={correction}", f"ci={ci}"]
+    if ci == "bootstrap" and ci_B is not None:
+        parts.append(f"ci_B={ci_B}")
+    return "|".join(parts)
+
+
+def compare_runs(
+    scores: np.ndarray,
+    runs: Sequence[str],
+    *,
+    test: str = "ttest",
+    B: int | None = None,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+    correction: str | None = None,
+    ci: str = "bootstrap",
+    ci_B: int = DEFAULT_CI_B,
+    hsd_comparison: str = ">",
+    exact: bool | None = None,
+) -> Comparison:
+    """Compare every pair of runs of a ``[n_runs, n_topics]`` score table.
+
+    ``test``: ttest | bootstrap | randomization | tukey-hsd; ``B=None`` takes the test's
+    default (bootstrap 1000, randomization 10000 sampled or exact for N ≤ 20, tukey-hsd 5000).
+    ``correction``: holm | bh | bonferroni | none; ``None`` means holm for pairwise tests and
+    none for tukey-hsd. A pair is significant iff its adjusted p-value is < α. ``ci``:
+    bootstrap (percentile, ``ci_B`` resamples, separate seed stream) or t.
+    """
+    test = check_test_name(test)
+    if ci not in CI_METHODS:
+        choices = ", ".join(CI_METHODS)
+        raise UsageError(f"unknown confidence interval {ci!r}; choose one of {choices}")
+    if correction is not None:
+        check_correction_name(correction)
+    if test == "tukey-hsd":
+        if correction not in (None, "none"):
+            warn(
+                f"correction {correction!r} ignored: randomised Tukey HSD is already "
+                "family-wise (correction=none)"
+            )
+        correction = "none"
+    elif correction is None:
+        correction = "holm"
+    run_names = [str(r) for r in runs]
+    table = check_score_table(scores, run_names, min_runs=2, min_topics=2)
+
+    result = pairwise_tests(
+        table, test=test, B=B, seed=seed, alpha=alpha, comparison=hsd_comparison, exact=exact
+    )
+    adjusted = adjust_p_values(result.p_values, correction)
+    significant = adjusted < alpha
+    if ci == "bootstrap":
+        ci_low, ci_high = pairwise_bootstrap_cis(table, B=ci_B, seed=seed, alpha=alpha)
+    else:
+        ci_low, ci_high = pairwise_t_cis(table, alpha=alpha)
+    means = table.mean(axis=1)
+    first, second = result.pairs[:, 0], result.pairs[:, 1]
+    diffs = (table[first] - table[second]).mean(axis=1)
+    pairs = pd.DataFrame(
+        {
+            "run_a": [run_names[i] for i in first],
+            "run_b": [run_names[j] for j in second],
+            "mean_a": means[first],
+            "mean_b": means[second],
+            "diff": diffs,
+            "effect_size": pairwise_effect_sizes(table),
+            "ci_low": ci_low,
+            "ci_high": ci_high,
+            "statistic": result.statistics,
+            "p_value": result.p_values,
+            "p_adjusted": adjusted,
+            "significant": significant,
+        },
+        columns=list(PAIR_COLUMNS),
+    )
+    beats: list[list[str]] = [[] for _ in run_names]
+    for i, j, diff, is_significant in zip(first, second, diffs, significant, strict=True):
+        if is_significant and diff > 0:
+            beats[i].append(run_names[j])
+        elif is_significant and diff < 0:
+            beats[j].append(run_names[i])
+    order = {name: k for k, name in enumerate(run_names)}
+    runs_table = pd.DataFrame(
+        {
+            "run": run_names,
+            "mean": means,
+            "beats": [sorted(b, key=order.__getitem__) for b in beats],
+        },
+        columns=list(RUN_COLUMNS),
+    )
+    resampling_test = test != "ttest" and not result.exact
+    uses_seed = resampling_test or ci == "bootstrap"
+    signature = comparison_signature(
+        test,
+        B=result.B,
+        seed=seed if uses_seed else None,
+        alpha=alpha,
+        correction=correction,
+        ci=ci,
+        ci_B=ci_B,
+        comparison=result.comparison,
+        exact=result.exact,
+    )
+    return Comparison(
+        pairs=pairs,
+        runs=runs_table,
+        signature=signature,
+        test=test,
+        B=result.B,
+        seed=seed if uses_seed else None,
+        alpha=alpha,
+        correction=correction,
+        ci=ci,
+        ci_B=ci_B if ci == "bootstrap" else None,
+        tests=result,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# LaTeX
+# ---------------------------------------------------------------------------------------------
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX's special characters in a run or metric name."""
+    return "".join(_LATEX_SPECIALS.get(char, char) for char in str(text))
+
+
+def _number(value: float, precision: int) -> str:
+    if np.isnan(value):
+        return "nan"
+    if np.isinf(value):
+        return r"$\infty$" if value > 0 else r"$-\infty$"
+    return f"{value:.{precision}f}"
+
+
+def comparison_to_latex(
+    comparison: Comparison, *, table: str = "runs", precision: int = 4, metric: str | None = None
+) -> str:
+    """A LaTeX ``tabular`` of the runs table (mean with superscript indices of the runs it
+    significantly beats) or of the pairs table (``table="pairs"``); significant pairs in bold.
+    The signature goes into a trailing comment line.
+    """
+    if table not in ("runs", "pairs"):
+        raise UsageError(f"unknown LaTeX table {table!r}; choose runs or pairs")
+    lines: list[str] = []
+    if table == "runs":
+        runs = comparison.runs
+        index = {name: k + 1 for k, name in enumerate(runs["run"])}
+        header = latex_escape(metric) if metric else "Mean"
+        lines += [r"\begin{tabular}{rll}", r"\toprule", rf"\# & Run & {header} \\", r"\midrule"]
+        for k, row in enumerate(runs.itertuples(index=False), start=1):
+            marks = ",".join(str(index[name]) for name in row.beats)
+            value = _number(row.mean, precision)
+            if marks:
+                value += rf"$^{{{marks}}}$"
+            lines.append(rf"{k} & {latex_escape(row.run)} & {value} \\")
+    else:
+        lines += [
+            r"\begin{tabular}{llrrrrrr}",
+            r"\toprule",
+            r"Run A & Run B & $\Delta$ & $d_z$ & CI low & CI high & $p$ & $p_{adj}$ \\",
+            r"\midrule",
+        ]
+        for row in comparison.pairs.itertuples(index=False):
+            cells = [
+                latex_escape(row.run_a),
+                latex_escape(row.run_b),
+                *(
+                    _number(v, precision)
+                    for v in (row.diff, row.effect_size, row.ci_low, row.ci_high, row.p_value)
+                ),
+            ]
+            adjusted = _number(row.p_adjusted, precision)
+            cells.append(rf"\textbf{{{adjusted}}}" if row.significant else adjusted)
+            lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", f"% {comparison.signature}"]
+    return "\n".join(lines) + "\n"

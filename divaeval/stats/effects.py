@@ -1,0 +1,174 @@
+"""Effect sizes and confidence intervals of paired mean differences (meta-evaluation.md §7).
+
+- d_z = z̄ / s (s with divisor N − 1); ±inf (sign of z̄) or NaN when all differences are equal.
+- Percentile bootstrap CI of z̄: B resamples of the N differences with replacement (default
+  B = 10,000), the α/2 and 1 − α/2 type-7 quantiles (numpy's default "linear") of the resampled
+  means. Its random stream is separate from the tests': ``default_rng([seed, CI_STREAM])``.
+  As for the tests, the same B index vectors serve every run pair.
+- Student t CI z̄ ± t_{1−α/2, N−1}·s/√N (offered alongside; not part of the reference spec).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from divaeval.errors import UsageError
+from divaeval.stats.significance import (
+    DEFAULT_SEED,
+    _check_alpha,
+    _check_B,
+    _check_pair,
+    _check_seed,
+    _pair_differences,
+    all_index_vectors,
+    check_score_table,
+    run_pair_indices,
+    student_t_quantile,
+)
+
+DEFAULT_CI_B = 10_000
+CI_STREAM = 1
+"""Second SeedSequence word of the CI stream: ``default_rng([seed, CI_STREAM])``."""
+
+CI_METHODS = ("bootstrap", "t")
+
+_CHUNK_ELEMENTS = 4_000_000
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """An interval for the mean difference z̄ = mean(x − y)."""
+
+    mean_difference: float
+    low: float
+    high: float
+    alpha: float
+    method: str  # "bootstrap" (percentile) or "t"
+    B: int | None = None
+    seed: int | None = None
+
+
+def _effect_sizes(z: np.ndarray) -> np.ndarray:
+    mean = z.mean(axis=1)
+    constant = z.max(axis=1) == z.min(axis=1)
+    sd = z.std(axis=1, ddof=1) if z.shape[1] > 1 else np.zeros(z.shape[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = mean / sd
+    first = z[:, 0]
+    undefined = np.where(first > 0, np.inf, np.where(first < 0, -np.inf, np.nan))
+    return np.where(constant, undefined, effect)
+
+
+def pairwise_effect_sizes(scores: np.ndarray) -> np.ndarray:
+    """d_z = z̄ / s for every run pair (§1 order)."""
+    table = check_score_table(scores, min_runs=2, min_topics=1)
+    return _effect_sizes(_pair_differences(table, run_pair_indices(table.shape[0])))
+
+
+def paired_effect_size(x: Sequence[float], y: Sequence[float]) -> float:
+    """Paired standardised mean difference d_z = z̄ / s of z = x − y (§7)."""
+    table = _check_pair(x, y, min_topics=1)
+    return float(_effect_sizes(table[:1] - table[1:])[0])
+
+
+def _bootstrap_counts(indices: np.ndarray) -> np.ndarray:
+    """How often each topic occurs in each resample: ``[B, N]`` counts."""
+    n_samples, n_topics = indices.shape
+    flat = (np.arange(n_samples)[:, None] * n_topics + indices).ravel()
+    return np.bincount(flat, minlength=n_samples * n_topics).reshape(n_samples, n_topics)
+
+
+def ci_bootstrap_indices(n_topics: int, B: int, seed: int) -> np.ndarray:
+    """The CI's B index vectors, from the stream ``default_rng([seed, CI_STREAM])``."""
+    rng = np.random.default_rng([seed, CI_STREAM])
+    return rng.integers(0, n_topics, size=(B, n_topics))
+
+
+def _percentile_intervals(
+    z: np.ndarray, indices: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    n_pairs, n_topics = z.shape
+    counts = _bootstrap_counts(indices).astype(np.float64)
+    low = np.empty(n_pairs)
+    high = np.empty(n_pairs)
+    chunk = max(1, _CHUNK_ELEMENTS // indices.shape[0])
+    for start in range(0, n_pairs, chunk):
+        means = counts @ z[start : start + chunk].T / n_topics  # [B, chunk]
+        quantiles = np.quantile(means, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+        low[start : start + chunk] = quantiles[0]
+        high[start : start + chunk] = quantiles[1]
+    return low, high
+
+
+def pairwise_bootstrap_cis(
+    scores: np.ndarray,
+    B: int = DEFAULT_CI_B,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap CIs (type-7 quantiles) of z̄ for every run pair: (low, high)."""
+    table = check_score_table(scores, min_runs=2, min_topics=1)
+    B, seed, alpha = _check_B(B), _check_seed(seed), _check_alpha(alpha)
+    z = _pair_differences(table, run_pair_indices(table.shape[0]))
+    return _percentile_intervals(z, ci_bootstrap_indices(table.shape[1], B, seed), alpha)
+
+
+def bootstrap_mean_difference_ci(
+    x: Sequence[float],
+    y: Sequence[float],
+    B: int = DEFAULT_CI_B,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+) -> ConfidenceInterval:
+    """Percentile bootstrap CI of mean(x − y) (§7)."""
+    table = _check_pair(x, y, min_topics=1)
+    B, seed, alpha = _check_B(B), _check_seed(seed), _check_alpha(alpha)
+    z = table[:1] - table[1:]
+    low, high = _percentile_intervals(z, ci_bootstrap_indices(z.shape[1], B, seed), alpha)
+    return ConfidenceInterval(
+        float(z.mean()), float(low[0]), float(high[0]), alpha, "bootstrap", B, seed
+    )
+
+
+def exact_bootstrap_mean_difference_ci(
+    x: Sequence[float], y: Sequence[float], alpha: float = 0.05
+) -> ConfidenceInterval:
+    """The percentile CI over all Nᴺ index vectors, equally weighted (§7-§8 oracle; N ≤ 7)."""
+    table = _check_pair(x, y, min_topics=1)
+    alpha = _check_alpha(alpha)
+    z = table[:1] - table[1:]
+    low, high = _percentile_intervals(z, all_index_vectors(z.shape[1]), alpha)
+    return ConfidenceInterval(float(z.mean()), float(low[0]), float(high[0]), alpha, "bootstrap")
+
+
+def _t_intervals(z: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    n_topics = z.shape[1]
+    if n_topics < 2:
+        raise UsageError("a t confidence interval needs at least 2 topics")
+    mean = z.mean(axis=1)
+    half_width = student_t_quantile(1.0 - alpha / 2.0, n_topics - 1) * (
+        z.std(axis=1, ddof=1) / math.sqrt(n_topics)
+    )
+    return mean - half_width, mean + half_width
+
+
+def pairwise_t_cis(scores: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Student t CIs z̄ ± t_{1−α/2,N−1}·s/√N for every run pair: (low, high)."""
+    table = check_score_table(scores, min_runs=2, min_topics=2)
+    alpha = _check_alpha(alpha)
+    return _t_intervals(_pair_differences(table, run_pair_indices(table.shape[0])), alpha)
+
+
+def t_mean_difference_ci(
+    x: Sequence[float], y: Sequence[float], alpha: float = 0.05
+) -> ConfidenceInterval:
+    """Student t CI of mean(x − y) with N − 1 degrees of freedom."""
+    table = _check_pair(x, y, min_topics=2)
+    alpha = _check_alpha(alpha)
+    z = table[:1] - table[1:]
+    low, high = _t_intervals(z, alpha)
+    return ConfidenceInterval(float(z.mean()), float(low[0]), float(high[0]), alpha, "t")

@@ -1,0 +1,826 @@
+"""Paired significance tests on score tables (meta-evaluation.md §1-§5, Sakai WWW 2012 Fig. 2-5).
+
+Every function works on a **score table**: ``scores`` of shape ``[n_runs, n_topics]`` (rows =
+runs, columns = topics in the same order for every run), or on two per-topic vectors ``x`` and
+``y`` for one run pair. Run pairs are unordered and enumerated as in §1: ``(0, 1), (0, 2), …,
+(1, 2), …`` (command-line order, a before b), i.e. :func:`run_pair_indices`.
+
+Resampling conventions (conventions.md §1):
+
+- every resampling function takes ``seed`` and draws from ``numpy.random.default_rng(seed)``
+  (the PCG64 generator); the result records the seed and B actually used;
+- **common random numbers**: the B bootstrap index vectors (or sign vectors) depend only on the
+  seed, B and the number of topics, and the same ones are used for every run pair, so a pair's
+  ASL does not depend on which other runs are in the table;
+- comparisons between a resampled statistic and the observed one use the relative tolerance
+  :func:`tolerance` (τ = 1e-9·max(1, |v_obs|), §1): "v ≥ v_obs" means ``v >= v_obs - τ`` and
+  "v > v_obs" means ``v > v_obs + τ``.
+
+The Student t p-value is computed without scipy (regularised incomplete beta function by a
+continued fraction, :func:`student_t_two_sided_p`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from divaeval.errors import DataError, UsageError
+
+DEFAULT_SEED = 42
+"""Fixed, documented default seed of every resampling procedure."""
+
+GENERATOR_NAME = "PCG64"
+"""Bit generator behind ``numpy.random.default_rng`` (recorded in signatures)."""
+
+DEFAULT_BOOTSTRAP_B = 1000  # Sakai 2012, "Following previous work ... B = 1,000"
+DEFAULT_TUKEY_B = 5000  # Sakai 2012, chosen from the ASL curves of Figure 7(b)
+DEFAULT_RANDOMIZATION_B = 10_000  # meta-evaluation.md §5.2
+EXACT_RANDOMIZATION_MAX_TOPICS = 20  # 2**20 sign vectors (§5.2)
+
+RELATIVE_TOLERANCE = 1e-9
+"""τ = RELATIVE_TOLERANCE · max(1, |v_obs|) (meta-evaluation.md §1)."""
+
+TESTS = ("ttest", "bootstrap", "randomization", "tukey-hsd")
+HSD_COMPARISONS = (">", ">=")
+
+# Elements per resampling chunk (keeps temporary arrays around 32 MB of float64).
+_CHUNK_ELEMENTS = 4_000_000
+
+
+# ---------------------------------------------------------------------------------------------
+# Input handling
+# ---------------------------------------------------------------------------------------------
+
+
+def tolerance(observed: float | np.ndarray) -> float | np.ndarray:
+    """Comparison tolerance τ = 1e-9·max(1, |v_obs|) of meta-evaluation.md §1."""
+    return RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(observed))
+
+
+def check_score_table(
+    scores: np.ndarray | Sequence[Sequence[float]],
+    runs: Sequence[str] | None = None,
+    *,
+    min_runs: int = 1,
+    min_topics: int = 1,
+    name: str = "scores",
+) -> np.ndarray:
+    """Validate a ``[n_runs, n_topics]`` score table and return it as a float64 array.
+
+    Raises :class:`DataError` for a wrong shape, too few runs/topics or non-finite values and
+    :class:`UsageError` for run names that do not match the rows or repeat.
+    """
+    try:
+        table = np.array(scores, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"{name}: not a numeric score table ({exc})") from None
+    if table.ndim != 2:
+        raise DataError(f"{name}: expected a [n_runs, n_topics] table, got shape {table.shape}")
+    n_runs, n_topics = table.shape
+    if runs is not None:
+        if len(runs) != n_runs:
+            raise UsageError(f"{name}: {len(runs)} run names for {n_runs} rows of scores")
+        if len(set(runs)) != len(runs):
+            duplicates = sorted({r for r in runs if list(runs).count(r) > 1})
+            raise UsageError(f"{name}: duplicate run names: {', '.join(duplicates)}")
+    if n_runs < min_runs:
+        raise DataError(f"{name}: need at least {min_runs} runs, got {n_runs}")
+    if n_topics < min_topics:
+        raise DataError(f"{name}: need at least {min_topics} topics, got {n_topics}")
+    if not np.all(np.isfinite(table)):
+        raise DataError(f"{name}: scores contain NaN or infinite values")
+    return table
+
+
+def _check_pair(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, min_topics: int):
+    x_arr = np.asarray(x, dtype=np.float64)
+    y_arr = np.asarray(y, dtype=np.float64)
+    if x_arr.ndim != 1 or x_arr.shape != y_arr.shape:
+        raise DataError(
+            f"paired test: x and y must be 1-D with the same length, got {x_arr.shape} "
+            f"and {y_arr.shape}"
+        )
+    return check_score_table(np.vstack([x_arr, y_arr]), min_runs=2, min_topics=min_topics)
+
+
+def _check_B(B: int, name: str = "B") -> int:
+    if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
+        raise UsageError(f"{name} must be a positive integer, got {B!r}")
+    return int(B)
+
+
+def _check_alpha(alpha: float) -> float:
+    if not (isinstance(alpha, (int, float, np.floating)) and 0.0 < float(alpha) < 1.0):
+        raise UsageError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
+    return float(alpha)
+
+
+def _check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise UsageError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def run_pair_indices(n_runs: int) -> np.ndarray:
+    """Unordered run pairs ``[n_pairs, 2]`` in command-line order (a before b), §1."""
+    first, second = np.triu_indices(n_runs, k=1)
+    return np.column_stack([first, second]).astype(np.intp)
+
+
+def _pair_differences(table: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """z = X[a] − X[b] for every pair, shape ``[n_pairs, n_topics]``."""
+    return table[pairs[:, 0]] - table[pairs[:, 1]]
+
+
+def _all_equal(values: np.ndarray) -> np.ndarray:
+    """True where all values along the last axis are equal (compared as values, §2)."""
+    return values.max(axis=-1) == values.min(axis=-1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Student t distribution without scipy
+# ---------------------------------------------------------------------------------------------
+
+
+def _beta_continued_fraction(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (modified Lentz; DLMF 8.17.22)."""
+    tiny = 1e-300
+    c = 1.0
+    d = 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100_000):
+        m2 = 2 * m
+        # even step d_{2m}
+        numerator = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2))
+        d = 1.0 + numerator * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + numerator / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        # odd step d_{2m+1}
+        numerator = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0))
+        d = 1.0 + numerator * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + numerator / c
+        c = c if abs(c) > tiny else tiny
+        step = d * c
+        h *= step
+        if abs(step - 1.0) < 1e-16:
+            return h
+    raise ArithmeticError("incomplete beta continued fraction did not converge")  # pragma: no cover
+
+
+def regularized_incomplete_beta(a: float, b: float, x: float, y: float | None = None) -> float:
+    """I_x(a, b); ``y`` = 1 − x may be given exactly to keep precision near x = 1."""
+    if y is None:
+        y = 1.0 - x
+    if x <= 0.0:
+        return 0.0
+    if y <= 0.0:
+        return 1.0
+    log_front = (
+        a * math.log(x) + b * math.log(y) + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    )
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _beta_continued_fraction(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _beta_continued_fraction(b, a, y) / b
+
+
+def student_t_two_sided_p(t: float, df: float) -> float:
+    """Two-sided p = 2·P(T_df ≥ |t|) = I_{df/(df+t²)}(df/2, 1/2)."""
+    if df <= 0:
+        raise UsageError(f"degrees of freedom must be positive, got {df}")
+    if math.isnan(t):
+        return math.nan
+    if math.isinf(t):
+        return 0.0
+    t2 = t * t
+    denominator = df + t2
+    return min(1.0, regularized_incomplete_beta(df / 2.0, 0.5, df / denominator, t2 / denominator))
+
+
+def student_t_quantile(probability: float, df: float) -> float:
+    """q with P(T_df ≤ q) = probability (bisection on :func:`student_t_two_sided_p`)."""
+    if not 0.0 < probability < 1.0:
+        raise UsageError(f"probability must be in (0, 1), got {probability}")
+    if probability == 0.5:
+        return 0.0
+    two_sided = 2.0 * min(probability, 1.0 - probability)
+    low, high = 0.0, 1.0
+    while student_t_two_sided_p(high, df) > two_sided:
+        high *= 2.0
+    for _ in range(200):
+        middle = 0.5 * (low + high)
+        if middle in (low, high):
+            break
+        if student_t_two_sided_p(middle, df) > two_sided:
+            low = middle
+        else:
+            high = middle
+    quantile = 0.5 * (low + high)
+    return quantile if probability > 0.5 else -quantile
+
+
+# ---------------------------------------------------------------------------------------------
+# Result types
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TTestResult:
+    """Paired t-test of one run pair (§5.1)."""
+
+    statistic: float
+    p_value: float
+    df: int
+    mean_difference: float
+    degenerate: bool  # all differences equal (s = 0): p = 1 if z̄ = 0 else 0
+
+
+@dataclass(frozen=True)
+class BootstrapTestResult:
+    """Sakai's paired bootstrap test of one run pair (Fig. 2) with its Δ estimate (Fig. 3)."""
+
+    statistic: float  # t(z)
+    p_value: float  # ASL = count / B
+    count: int
+    B: int | None  # None for the exact enumeration
+    seed: int | None
+    alpha: float
+    required_delta: float  # |w̄*| of the ⌈αB⌉-th largest |t(w*)| (Fig. 3)
+    degenerate: bool
+
+
+@dataclass(frozen=True)
+class RandomizationTestResult:
+    """Two-sided paired randomisation (sign-flip) test of one run pair (§5.2)."""
+
+    statistic: float  # Σ z_t
+    p_value: float
+    count: int  # resampled |Σ s_t z_t| ≥ |Σ z_t| (the exact count includes the observed vector)
+    B: int | None  # None when exact
+    seed: int | None
+    exact: bool
+
+
+@dataclass(frozen=True)
+class SignTestResult:
+    """Two-sided sign (binomial) test of per-topic preferences (§5.3)."""
+
+    wins: int
+    losses: int
+    ties: int
+    p_value: float
+
+
+@dataclass(frozen=True)
+class PairwiseTests:
+    """One test applied to every run pair of a score table (pairs in §1 order).
+
+    ``p_values`` are the raw (uncorrected) p-values / ASLs; for Tukey HSD they are already
+    family-wise. ``required_delta`` is Sakai's Δ estimate (Fig. 3 for the bootstrap: max over
+    pairs; Fig. 5 for Tukey HSD: min over significant pairs, ``None`` when none is significant);
+    ``None`` for the other tests.
+    """
+
+    test: str
+    pairs: np.ndarray  # [n_pairs, 2] run indices
+    statistics: np.ndarray  # t, Σz or the mean difference (HSD)
+    p_values: np.ndarray
+    B: int | None
+    seed: int | None
+    alpha: float
+    required_delta: float | None = None
+    pair_deltas: np.ndarray | None = None  # bootstrap: per-pair Δ of Fig. 3
+    counts: np.ndarray | None = None
+    comparison: str | None = None  # Tukey HSD: ">" or ">="
+    exact: bool = False
+
+    def p_value_matrix(self, n_runs: int) -> np.ndarray:
+        """Symmetric ``[n_runs, n_runs]`` matrix of p-values (NaN on the diagonal)."""
+        matrix = np.full((n_runs, n_runs), np.nan)
+        matrix[self.pairs[:, 0], self.pairs[:, 1]] = self.p_values
+        matrix[self.pairs[:, 1], self.pairs[:, 0]] = self.p_values
+        return matrix
+
+
+@dataclass(frozen=True)
+class TukeyHSDResult(PairwiseTests):
+    """Randomised Tukey HSD (Fig. 4) over all runs; also the sorted permutation ranges."""
+
+    means: np.ndarray | None = None
+    ranges: np.ndarray | None = None  # max − min of the permuted column means, one per resample
+
+
+# ---------------------------------------------------------------------------------------------
+# Paired t-test (§5.1)
+# ---------------------------------------------------------------------------------------------
+
+
+def _t_statistics(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """t = z̄ / (s/√N) per row of z, with the degenerate rule of §5.1 (s = 0)."""
+    n_topics = z.shape[1]
+    mean = z.mean(axis=1)
+    degenerate = _all_equal(z)
+    sd = z.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / (sd / math.sqrt(n_topics))
+    constant = z[:, 0]
+    signed_infinity = np.where(constant > 0, np.inf, -np.inf)
+    t = np.where(degenerate, np.where(constant == 0, 0.0, signed_infinity), t)
+    return t, mean, degenerate
+
+
+def pairwise_t_tests(scores: np.ndarray, alpha: float = 0.05) -> PairwiseTests:
+    """Paired two-sided t-test for every run pair (§5.1; equals scipy's ``ttest_rel``)."""
+    table = check_score_table(scores, min_runs=2, min_topics=2)
+    alpha = _check_alpha(alpha)
+    pairs = run_pair_indices(table.shape[0])
+    z = _pair_differences(table, pairs)
+    t, _, degenerate = _t_statistics(z)
+    df = table.shape[1] - 1
+    p_values = np.array(
+        [
+            (1.0 if t_value == 0 else 0.0) if is_degenerate else student_t_two_sided_p(t_value, df)
+            for t_value, is_degenerate in zip(t.tolist(), degenerate.tolist(), strict=True)
+        ]
+    )
+    return PairwiseTests("ttest", pairs, t, p_values, None, None, alpha)
+
+
+def paired_t_test(x: Sequence[float], y: Sequence[float]) -> TTestResult:
+    """Paired two-sided t-test of x − y with N − 1 degrees of freedom (§5.1)."""
+    table = _check_pair(x, y, min_topics=2)
+    z = table[:1] - table[1:]
+    t, mean, degenerate = _t_statistics(z)
+    result = pairwise_t_tests(table)
+    return TTestResult(
+        statistic=float(t[0]),
+        p_value=float(result.p_values[0]),
+        df=table.shape[1] - 1,
+        mean_difference=float(mean[0]),
+        degenerate=bool(degenerate[0]),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Sakai's paired bootstrap test (Fig. 2) and Δ estimate (Fig. 3)
+# ---------------------------------------------------------------------------------------------
+
+
+def _delta_rank(alpha: float, n_samples: int) -> int:
+    """⌈α·B⌉, guarded against binary rounding (0.05·1000 must give 50)."""
+    return max(1, min(n_samples, math.ceil(round(alpha * n_samples, 9))))
+
+
+def bootstrap_indices(n_topics: int, B: int, seed: int) -> np.ndarray:
+    """The B bootstrap index vectors ``[B, n_topics]`` drawn with replacement from ``seed``."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n_topics, size=(B, n_topics))
+
+
+def _bootstrap_from_indices(
+    z: np.ndarray, indices: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Fig. 2 and 3 for every row of z with the given index vectors.
+
+    Returns (t(z), count, per-pair Δ, degenerate) per row.
+    """
+    n_pairs, n_topics = z.shape
+    n_samples = indices.shape[0]
+    t_observed, mean, degenerate = _t_statistics(z)
+    abs_t_observed = np.abs(t_observed)
+    # Shift to the null hypothesis; a constant z gives exactly w = 0 (§2, degenerate rule).
+    w = np.where(degenerate[:, None], 0.0, z - mean[:, None])
+    with np.errstate(invalid="ignore"):  # |t(z)| = inf gives NaN here; handled below
+        threshold = abs_t_observed - tolerance(abs_t_observed)  # |t*| ≥ |t(z)| with tolerance
+    rank = _delta_rank(alpha, n_samples)
+    counts = np.zeros(n_pairs, dtype=np.int64)
+    deltas = np.zeros(n_pairs)
+    root_n = math.sqrt(n_topics)
+    chunk = max(1, _CHUNK_ELEMENTS // (n_samples * n_topics))
+    for start in range(0, n_pairs, chunk):
+        block = w[start : start + chunk]
+        resampled = block[:, indices]  # [chunk, B, N]
+        equal = _all_equal(resampled)
+        first = resampled[..., 0]
+        resampled_mean = np.where(equal, first, resampled.mean(axis=-1))
+        resampled_sd = resampled.std(axis=-1, ddof=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_star = resampled_mean / (resampled_sd / root_n)
+        # All resampled values equal: t = 0 for the value 0, +inf otherwise (§2).
+        abs_t_star = np.where(equal, np.where(first == 0, 0.0, np.inf), np.abs(t_star))
+        counts[start : start + chunk] = np.count_nonzero(
+            abs_t_star >= threshold[start : start + chunk, None], axis=1
+        )
+        # Fig. 3: the sample with the ⌈αB⌉-th largest |t*|, ties by sample index ascending.
+        order = np.argsort(-abs_t_star, axis=1, kind="stable")
+        chosen = order[:, rank - 1]
+        deltas[start : start + chunk] = np.abs(
+            np.take_along_axis(resampled_mean, chosen[:, None], axis=1)[:, 0]
+        )
+    # Observed degenerate pairs: ASL 1 when z̄ = 0, else 0 (every t* = 0 < ∞ = |t(z)|).
+    counts = np.where(degenerate, np.where(z[:, 0] == 0, n_samples, 0), counts)
+    return t_observed, counts, deltas, degenerate
+
+
+def pairwise_bootstrap_tests(
+    scores: np.ndarray,
+    B: int = DEFAULT_BOOTSTRAP_B,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+) -> PairwiseTests:
+    """Sakai's studentised, shifted paired bootstrap test (Fig. 2) for every run pair.
+
+    ASL = #{b : |t(w*ᵇ)| ≥ |t(z)|} / B. ``required_delta`` is Fig. 3's Δ_α: for every pair the
+    |w̄*| of the sample with the ⌈αB⌉-th largest |t(w*)| (ties broken by sample index
+    ascending), maximised over pairs. The same B index vectors serve every pair.
+    """
+    table = check_score_table(scores, min_runs=2, min_topics=2)
+    B = _check_B(B)
+    seed = _check_seed(seed)
+    alpha = _check_alpha(alpha)
+    pairs = run_pair_indices(table.shape[0])
+    z = _pair_differences(table, pairs)
+    indices = bootstrap_indices(table.shape[1], B, seed)
+    t_observed, counts, deltas, _ = _bootstrap_from_indices(z, indices, alpha)
+    return PairwiseTests(
+        "bootstrap",
+        pairs,
+        t_observed,
+        counts / B,
+        B,
+        seed,
+        alpha,
+        required_delta=float(deltas.max()),
+        pair_deltas=deltas,
+        counts=counts,
+    )
+
+
+def _bootstrap_pair_result(
+    x, y, indices_for, alpha: float, B: int | None, seed: int | None
+) -> BootstrapTestResult:
+    table = _check_pair(x, y, min_topics=2)
+    alpha = _check_alpha(alpha)
+    z = table[:1] - table[1:]
+    indices = indices_for(table.shape[1])
+    t_observed, counts, deltas, degenerate = _bootstrap_from_indices(z, indices, alpha)
+    n_samples = indices.shape[0]
+    return BootstrapTestResult(
+        statistic=float(t_observed[0]),
+        p_value=float(counts[0] / n_samples),
+        count=int(counts[0]),
+        B=B,
+        seed=seed,
+        alpha=alpha,
+        required_delta=float(deltas[0]),
+        degenerate=bool(degenerate[0]),
+    )
+
+
+def paired_bootstrap_test(
+    x: Sequence[float],
+    y: Sequence[float],
+    B: int = DEFAULT_BOOTSTRAP_B,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+) -> BootstrapTestResult:
+    """Sakai's paired bootstrap test of x vs y (Fig. 2) and the pair's Δ of Fig. 3."""
+    B = _check_B(B)
+    seed = _check_seed(seed)
+    return _bootstrap_pair_result(
+        x, y, lambda n: bootstrap_indices(n, B, seed), alpha, B=B, seed=seed
+    )
+
+
+def all_index_vectors(n_topics: int) -> np.ndarray:
+    """All n^n index vectors (each once) in lexicographic order, for exact enumeration."""
+    if n_topics > 7:
+        raise UsageError(f"exact bootstrap enumeration is limited to 7 topics, got {n_topics}")
+    grid = np.indices((n_topics,) * n_topics).reshape(n_topics, -1).T
+    return np.ascontiguousarray(grid)
+
+
+def exact_paired_bootstrap_test(
+    x: Sequence[float], y: Sequence[float], alpha: float = 0.05
+) -> BootstrapTestResult:
+    """Fig. 2 with the B random index vectors replaced by all Nᴺ of them (§8 oracle; N ≤ 7)."""
+    return _bootstrap_pair_result(x, y, all_index_vectors, alpha, B=None, seed=None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Paired randomisation (sign-flip) test (§5.2)
+# ---------------------------------------------------------------------------------------------
+
+
+def sign_vectors(n_topics: int, B: int, seed: int) -> np.ndarray:
+    """B random sign vectors ``[B, n_topics]`` of ±1.0 (each sign kept/flipped with prob. 1/2)."""
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2, size=(B, n_topics), dtype=np.int8)
+    return (2.0 * bits - 1.0).astype(np.float64)
+
+
+def _exact_sign_flip_counts(z: np.ndarray) -> np.ndarray:
+    """#{s ∈ {±1}ᴺ : |Σ s_t z_t| ≥ |Σ z_t|} per row of z, enumerated by subset-sum doubling."""
+    n_pairs, n_topics = z.shape
+    observed = np.abs(z.sum(axis=1))
+    threshold = observed - tolerance(observed)
+    counts = np.zeros(n_pairs, dtype=np.int64)
+    chunk = max(1, _CHUNK_ELEMENTS // (2**n_topics))
+    for start in range(0, n_pairs, chunk):
+        block = z[start : start + chunk]
+        sums = np.zeros((block.shape[0], 1))
+        for topic in range(n_topics):
+            column = block[:, topic : topic + 1]
+            sums = np.concatenate([sums + column, sums - column], axis=1)
+        counts[start : start + chunk] = np.count_nonzero(
+            np.abs(sums) >= threshold[start : start + chunk, None], axis=1
+        )
+    return counts
+
+
+def _sampled_sign_flip_counts(z: np.ndarray, B: int, seed: int) -> np.ndarray:
+    n_pairs, n_topics = z.shape
+    observed = np.abs(z.sum(axis=1))
+    threshold = observed - tolerance(observed)
+    rng = np.random.default_rng(seed)
+    counts = np.zeros(n_pairs, dtype=np.int64)
+    chunk = max(1, _CHUNK_ELEMENTS // max(n_topics, n_pairs))
+    for start in range(0, B, chunk):
+        size = min(chunk, B - start)
+        bits = rng.integers(0, 2, size=(size, n_topics), dtype=np.int8)
+        signs = 2.0 * bits - 1.0
+        sums = signs @ z.T  # [size, n_pairs]
+        counts += np.count_nonzero(np.abs(sums) >= threshold[None, :], axis=0)
+    return counts
+
+
+def _resolve_exact(exact: bool | None, n_topics: int) -> bool:
+    if exact is None:
+        return n_topics <= EXACT_RANDOMIZATION_MAX_TOPICS
+    if exact and n_topics > 25:
+        raise UsageError(
+            f"exact randomisation test needs 2^{n_topics} sign vectors; use exact=False"
+        )
+    return bool(exact)
+
+
+def pairwise_randomization_tests(
+    scores: np.ndarray,
+    B: int = DEFAULT_RANDOMIZATION_B,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+    exact: bool | None = None,
+) -> PairwiseTests:
+    """Two-sided paired sign-flip randomisation test for every run pair (§5.2).
+
+    ``exact=None`` enumerates all 2ᴺ sign vectors when N ≤ 20 (p = count/2ᴺ, the observed vector
+    included) and otherwise samples B sign vectors (p = (1 + count)/(B + 1)); the same sign
+    vectors serve every pair. ``B`` and ``seed`` are recorded as ``None`` when exact.
+    """
+    table = check_score_table(scores, min_runs=2, min_topics=1)
+    alpha = _check_alpha(alpha)
+    pairs = run_pair_indices(table.shape[0])
+    z = _pair_differences(table, pairs)
+    n_topics = table.shape[1]
+    if _resolve_exact(exact, n_topics):
+        counts = _exact_sign_flip_counts(z)
+        p_values = counts / float(2**n_topics)
+        return PairwiseTests(
+            "randomization",
+            pairs,
+            z.sum(axis=1),
+            p_values,
+            None,
+            None,
+            alpha,
+            counts=counts,
+            exact=True,
+        )
+    B = _check_B(B)
+    seed = _check_seed(seed)
+    counts = _sampled_sign_flip_counts(z, B, seed)
+    p_values = (1.0 + counts) / (B + 1.0)
+    return PairwiseTests(
+        "randomization", pairs, z.sum(axis=1), p_values, B, seed, alpha, counts=counts
+    )
+
+
+def paired_randomization_test(
+    x: Sequence[float],
+    y: Sequence[float],
+    B: int = DEFAULT_RANDOMIZATION_B,
+    seed: int = DEFAULT_SEED,
+    exact: bool | None = None,
+) -> RandomizationTestResult:
+    """Two-sided paired randomisation test of x vs y (§5.2); exact for N ≤ 20 by default."""
+    table = _check_pair(x, y, min_topics=1)
+    result = pairwise_randomization_tests(table, B=B, seed=seed, exact=exact)
+    return RandomizationTestResult(
+        statistic=float(result.statistics[0]),
+        p_value=float(result.p_values[0]),
+        count=int(result.counts[0]),
+        B=result.B,
+        seed=result.seed,
+        exact=result.exact,
+    )
+
+
+def exact_paired_randomization_test(x: Sequence[float], y: Sequence[float]) -> float:
+    """Exact sign-flip p-value: #{s : |Σ s_t z_t| ≥ |Σ z_t|} / 2ᴺ over all 2ᴺ sign vectors."""
+    return paired_randomization_test(x, y, exact=True).p_value
+
+
+# ---------------------------------------------------------------------------------------------
+# Randomised Tukey HSD (Fig. 4) and Δ estimate (Fig. 5)
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_comparison(comparison: str) -> str:
+    if comparison not in HSD_COMPARISONS:
+        raise UsageError(f"Tukey HSD comparison must be '>' or '>=', got {comparison!r}")
+    return comparison
+
+
+def _hsd_counts(sorted_ranges: np.ndarray, differences: np.ndarray, comparison: str) -> np.ndarray:
+    """#{b : range_b > d} (or ≥) for every |x̄_a − x̄_b| = d, with the §1 tolerance."""
+    n_samples = sorted_ranges.shape[0]
+    tau = tolerance(differences)
+    if comparison == ">":
+        below = np.searchsorted(sorted_ranges, differences + tau, side="right")
+    else:
+        below = np.searchsorted(sorted_ranges, differences - tau, side="left")
+    return (n_samples - below).astype(np.int64)
+
+
+def _hsd_result(
+    table: np.ndarray,
+    ranges: np.ndarray,
+    alpha: float,
+    comparison: str,
+    B: int | None,
+    seed: int | None,
+) -> TukeyHSDResult:
+    means = table.mean(axis=1)
+    pairs = run_pair_indices(table.shape[0])
+    differences = means[pairs[:, 0]] - means[pairs[:, 1]]
+    sorted_ranges = np.sort(ranges)
+    counts = _hsd_counts(sorted_ranges, np.abs(differences), comparison)
+    p_values = counts / float(ranges.shape[0])
+    significant = p_values < alpha
+    required_delta = float(np.abs(differences[significant]).min()) if significant.any() else None
+    return TukeyHSDResult(
+        "tukey-hsd",
+        pairs,
+        differences,
+        p_values,
+        B,
+        seed,
+        alpha,
+        required_delta=required_delta,
+        counts=counts,
+        comparison=comparison,
+        means=means,
+        ranges=sorted_ranges,
+    )
+
+
+def randomized_tukey_hsd(
+    scores: np.ndarray,
+    B: int = DEFAULT_TUKEY_B,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+    comparison: str = ">",
+) -> TukeyHSDResult:
+    """Randomised Tukey HSD (Carterette 2012; Sakai 2012 Fig. 4) over all runs at once.
+
+    For b = 1…B every topic's R values are permuted independently across the runs, and
+    range_b = max − min of the permuted run means; ASL(a, b') = #{b : range_b > |x̄_a − x̄_b'|}/B
+    (``comparison=">"`` as in Fig. 4, or ``">="``). The p-values are family-wise and must not be
+    corrected again. ``required_delta`` is Fig. 5's Δ_α: the smallest |x̄_a − x̄_b'| among pairs
+    with ASL < α, ``None`` if no pair is significant.
+    """
+    table = check_score_table(scores, min_runs=2, min_topics=1)
+    B = _check_B(B)
+    seed = _check_seed(seed)
+    alpha = _check_alpha(alpha)
+    comparison = _check_comparison(comparison)
+    n_runs, n_topics = table.shape
+    by_topic = np.ascontiguousarray(table.T)  # [T, R]: one row per topic, permuted within rows
+    rng = np.random.default_rng(seed)
+    ranges = np.empty(B)
+    chunk = max(1, _CHUNK_ELEMENTS // (n_runs * n_topics))
+    for start in range(0, B, chunk):
+        size = min(chunk, B - start)
+        permuted = rng.permuted(np.broadcast_to(by_topic, (size, n_topics, n_runs)), axis=-1)
+        run_means = permuted.mean(axis=1)  # [size, R]
+        ranges[start : start + size] = run_means.max(axis=1) - run_means.min(axis=1)
+    return _hsd_result(table, ranges, alpha, comparison, B, seed)
+
+
+def exact_tukey_hsd(
+    scores: np.ndarray, alpha: float = 0.05, comparison: str = ">"
+) -> TukeyHSDResult:
+    """Fig. 4 over all (R!)ᵀ row-permutation combinations, each once (§8 oracle, tiny tables)."""
+    table = check_score_table(scores, min_runs=2, min_topics=1)
+    alpha = _check_alpha(alpha)
+    comparison = _check_comparison(comparison)
+    n_runs, n_topics = table.shape
+    permutations = np.array(list(itertools.permutations(range(n_runs))))
+    n_combinations = len(permutations) ** n_topics
+    if n_combinations > 2_000_000:
+        raise UsageError(f"exact Tukey HSD would enumerate {n_combinations} combinations")
+    combinations = np.indices((len(permutations),) * n_topics).reshape(n_topics, -1)
+    totals = np.zeros((n_combinations, n_runs))
+    for topic in range(n_topics):
+        permuted_rows = table[:, topic][permutations]  # [R!, R]
+        totals += permuted_rows[combinations[topic]]
+    run_means = totals / n_topics
+    ranges = run_means.max(axis=1) - run_means.min(axis=1)
+    return _hsd_result(table, ranges, alpha, comparison, None, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sign (binomial) test (§5.3)
+# ---------------------------------------------------------------------------------------------
+
+
+def sign_test(wins: int, losses: int, ties: int = 0) -> SignTestResult:
+    """Two-sided sign test: p = min(1, 2·Σ_{k ≤ min(W, L)} C(n', k)/2^{n'}), n' = W + L (§5.3)."""
+    for label, value in (("wins", wins), ("losses", losses), ("ties", ties)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise UsageError(f"sign test: {label} must be a non-negative integer, got {value!r}")
+    wins, losses, ties = int(wins), int(losses), int(ties)
+    n = wins + losses
+    if n == 0:
+        return SignTestResult(wins, losses, ties, 1.0)
+    tail = sum(math.comb(n, k) for k in range(min(wins, losses) + 1))
+    # Exact integer arithmetic; int / int is correctly rounded even for huge n.
+    p_value = min(1.0, (2 * tail) / (2**n))
+    return SignTestResult(wins, losses, ties, p_value)
+
+
+def sign_test_preferences(preferences: Sequence[float] | np.ndarray) -> SignTestResult:
+    """Sign test of per-topic preferences (+ = run a preferred, − = run b, 0 = tie)."""
+    values = np.asarray(preferences, dtype=np.float64)
+    if values.ndim != 1 or not np.all(np.isfinite(values)):
+        raise DataError("sign test: preferences must be a 1-D array of finite numbers")
+    return sign_test(
+        int(np.count_nonzero(values > 0)),
+        int(np.count_nonzero(values < 0)),
+        int(np.count_nonzero(values == 0)),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Dispatcher
+# ---------------------------------------------------------------------------------------------
+
+
+def default_B(test: str) -> int | None:
+    """Default number of resamples of ``test`` (None for the t-test)."""
+    return {
+        "ttest": None,
+        "bootstrap": DEFAULT_BOOTSTRAP_B,
+        "randomization": DEFAULT_RANDOMIZATION_B,
+        "tukey-hsd": DEFAULT_TUKEY_B,
+    }[check_test_name(test)]
+
+
+def check_test_name(test: str) -> str:
+    if test not in TESTS:
+        raise UsageError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
+    return test
+
+
+def pairwise_tests(
+    scores: np.ndarray,
+    test: str = "ttest",
+    B: int | None = None,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+    comparison: str = ">",
+    exact: bool | None = None,
+) -> PairwiseTests:
+    """Run ``test`` (ttest | bootstrap | randomization | tukey-hsd) on every run pair.
+
+    ``B=None`` takes the test's default (1000, 10000, 5000). ``comparison`` only applies to
+    Tukey HSD and ``exact`` only to the randomisation test.
+    """
+    test = check_test_name(test)
+    if B is None:
+        B = default_B(test)
+    if test == "ttest":
+        return pairwise_t_tests(scores, alpha=alpha)
+    if test == "bootstrap":
+        return pairwise_bootstrap_tests(scores, B=B, seed=seed, alpha=alpha)
+    if test == "randomization":
+        return pairwise_randomization_tests(scores, B=B, seed=seed, alpha=alpha, exact=exact)
+    return randomized_tukey_hsd(scores, B=B, seed=seed, alpha=alpha, comparison=comparison)
