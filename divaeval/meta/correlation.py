@@ -1,0 +1,175 @@
+"""Rank correlation between the system rankings induced by metrics (meta-evaluation.md §11).
+
+A metric ranks the runs by their **unrounded** mean scores (Golbus et al. 2013 Tables 5-8).
+
+- Kendall's τ-b (default) over unordered run pairs: (n_c − n_d) / √((n_0 − n_1)(n_0 − n_2)),
+  where a tie is exact floating-point equality of the unrounded means; τ-a = (n_c − n_d)/n_0.
+  τ-b equals scipy's ``kendalltau``; NaN when either ranking is all ties.
+- τ_ap (Yilmaz, Aslam, Robertson, SIGIR 2008) of a candidate ranking against a reference:
+  (2/(R − 1)) Σ_{i=2..R} C(i)/(i − 1) − 1, with C(i) = number of runs above position i in the
+  candidate that are also above that run in the reference. It needs strict rankings: ties in the
+  means are broken by run name ascending. The symmetric τ_ap is the average of both directions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from divaeval.errors import DataError, UsageError
+from divaeval.stats.significance import check_score_table
+
+CORRELATION_MEASURES = ("tau_b", "tau_a", "tau_ap", "tau_ap_sym")
+
+
+def run_means(
+    values: np.ndarray | Sequence[float], runs: Sequence[str] | None = None, name: str = "scores"
+) -> np.ndarray:
+    """Per-run means of a ``[n_runs, n_topics]`` table; a 1-D array is taken as the means."""
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim == 1:
+        array = array[:, None]
+    table = check_score_table(array, runs, min_runs=1, min_topics=1, name=name)
+    return table.mean(axis=1)
+
+
+def _check_same_length(x: np.ndarray, y: np.ndarray) -> None:
+    if x.shape != y.shape or x.ndim != 1:
+        raise DataError(
+            f"rank correlation: need two 1-D arrays of equal length, got {x.shape} and {y.shape}"
+        )
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise DataError("rank correlation: values must be finite")
+
+
+def kendall_tau(x: Sequence[float], y: Sequence[float], variant: str = "b") -> float:
+    """Kendall's τ-b (``variant="b"``) or τ-a between two score vectors over the same runs."""
+    if variant not in ("a", "b"):
+        raise UsageError(f"Kendall's tau variant must be 'a' or 'b', got {variant!r}")
+    x_arr = np.asarray(x, dtype=np.float64)
+    y_arr = np.asarray(y, dtype=np.float64)
+    _check_same_length(x_arr, y_arr)
+    n = x_arr.size
+    if n < 2:
+        return math.nan
+    first, second = np.triu_indices(n, k=1)
+    sign_x = np.sign(x_arr[first] - x_arr[second])
+    sign_y = np.sign(y_arr[first] - y_arr[second])
+    concordant_minus_discordant = float(np.sum(sign_x * sign_y))
+    n_pairs = first.size
+    if variant == "a":
+        return concordant_minus_discordant / n_pairs
+    tied_x = int(np.count_nonzero(sign_x == 0))
+    tied_y = int(np.count_nonzero(sign_y == 0))
+    denominator = math.sqrt((n_pairs - tied_x) * (n_pairs - tied_y))
+    return concordant_minus_discordant / denominator if denominator > 0 else math.nan
+
+
+def system_ranking(means: Sequence[float], runs: Sequence[str]) -> list[int]:
+    """Run indices from best to worst: mean descending, ties by run name ascending."""
+    values = np.asarray(means, dtype=np.float64)
+    if values.shape != (len(runs),):
+        raise DataError(f"{len(runs)} run names for {values.size} mean values")
+    return sorted(range(len(runs)), key=lambda i: (-values[i], str(runs[i])))
+
+
+def tau_ap(candidate: Sequence[float], reference: Sequence[float], runs: Sequence[str]) -> float:
+    """τ_ap(candidate | reference) between the rankings induced by two score vectors."""
+    cand = np.asarray(candidate, dtype=np.float64)
+    ref = np.asarray(reference, dtype=np.float64)
+    _check_same_length(cand, ref)
+    n = cand.size
+    if n < 2:
+        return math.nan
+    candidate_order = system_ranking(cand, runs)
+    reference_position = np.empty(n, dtype=np.intp)
+    reference_position[system_ranking(ref, runs)] = np.arange(n)
+    positions = reference_position[candidate_order]  # reference position of c_1 … c_R
+    above = np.tril(positions[None, :] < positions[:, None], k=-1)  # [i, k]: k < i, c_k above c_i
+    correct = above.sum(axis=1)[1:]  # C(i) for i = 2 … R
+    return float(2.0 / (n - 1) * np.sum(correct / np.arange(1, n)) - 1.0)
+
+
+def symmetric_tau_ap(x: Sequence[float], y: Sequence[float], runs: Sequence[str]) -> float:
+    """(τ_ap(y | x) + τ_ap(x | y)) / 2."""
+    return 0.5 * (tau_ap(y, x, runs) + tau_ap(x, y, runs))
+
+
+def rank_correlation(
+    x: Sequence[float], y: Sequence[float], runs: Sequence[str], measure: str = "tau_b"
+) -> float:
+    """One of tau_b | tau_a | tau_ap (x as candidate, y as reference) | tau_ap_sym."""
+    if measure == "tau_b":
+        return kendall_tau(x, y, "b")
+    if measure == "tau_a":
+        return kendall_tau(x, y, "a")
+    if measure == "tau_ap":
+        return tau_ap(x, y, runs)
+    if measure == "tau_ap_sym":
+        return symmetric_tau_ap(x, y, runs)
+    raise UsageError(
+        f"unknown correlation {measure!r}; choose one of {', '.join(CORRELATION_MEASURES)}"
+    )
+
+
+def _means_by_metric(
+    scores_by_metric: Mapping[str, np.ndarray], runs: Sequence[str]
+) -> dict[str, np.ndarray]:
+    if not scores_by_metric:
+        raise UsageError("rank correlation needs at least one metric")
+    return {name: run_means(v, runs, name) for name, v in scores_by_metric.items()}
+
+
+def rank_correlation_matrix(
+    scores_by_metric: Mapping[str, np.ndarray], runs: Sequence[str], measure: str = "tau_b"
+) -> pd.DataFrame:
+    """Metric × metric matrix of ``measure`` between system rankings.
+
+    Values are ``[n_runs, n_topics]`` tables (ranked by their means) or 1-D mean vectors. For
+    the asymmetric ``tau_ap`` the cell (row, column) is τ_ap(row | column), i.e. the column
+    metric is the reference.
+    """
+    means = _means_by_metric(scores_by_metric, runs)
+    names = list(means)
+    matrix = np.array(
+        [[rank_correlation(means[a], means[b], runs, measure) for b in names] for a in names]
+    )
+    return pd.DataFrame(matrix, index=names, columns=names)
+
+
+def rank_correlations(
+    scores_by_metric: Mapping[str, np.ndarray], runs: Sequence[str]
+) -> pd.DataFrame:
+    """Long table over unordered metric pairs: metric_a, metric_b, tau_b, tau_a,
+    tau_ap_a_given_b (a as candidate), tau_ap_b_given_a, tau_ap_sym."""
+    means = _means_by_metric(scores_by_metric, runs)
+    names = list(means)
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            a_given_b = tau_ap(means[a], means[b], runs)
+            b_given_a = tau_ap(means[b], means[a], runs)
+            rows.append(
+                {
+                    "metric_a": a,
+                    "metric_b": b,
+                    "tau_b": kendall_tau(means[a], means[b], "b"),
+                    "tau_a": kendall_tau(means[a], means[b], "a"),
+                    "tau_ap_a_given_b": a_given_b,
+                    "tau_ap_b_given_a": b_given_a,
+                    "tau_ap_sym": 0.5 * (a_given_b + b_given_a),
+                }
+            )
+    columns = [
+        "metric_a",
+        "metric_b",
+        "tau_b",
+        "tau_a",
+        "tau_ap_a_given_b",
+        "tau_ap_b_given_a",
+        "tau_ap_sym",
+    ]
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,193 @@
+"""Discriminative power, Δ estimates and ASL curves (Sakai WWW 2012 §4.1, Fig. 2-5, 7-9;
+meta-evaluation.md §4).
+
+Discriminative power of a metric with a test = #{run pairs with ASL < α} / #pairs. It is
+reported with the test's Δ estimate (bootstrap: Fig. 3, max over pairs; Tukey HSD: Fig. 5, min
+over significant pairs, ``None`` when there is none) and the ASL curve (the pairs' ASLs sorted
+ascending). Every metric is tested with the same seed, so the metrics see the same bootstrap
+index vectors / permutation stream. No correction is applied (Sakai counts raw ASL < α).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from divaeval.errors import UsageError
+from divaeval.stats.significance import (
+    DEFAULT_SEED,
+    GENERATOR_NAME,
+    PairwiseTests,
+    check_score_table,
+    check_test_name,
+    pairwise_tests,
+)
+
+
+@dataclass(frozen=True)
+class MetricDiscriminativePower:
+    """Discriminative power of one metric with one test."""
+
+    metric: str
+    test: str
+    alpha: float
+    n_pairs: int
+    n_significant: int
+    required_delta: float | None  # Fig. 3 (bootstrap) / Fig. 5 (tukey-hsd); None otherwise
+    tests: PairwiseTests
+
+    @property
+    def power(self) -> float:
+        """Share of run pairs with ASL < α."""
+        return self.n_significant / self.n_pairs
+
+
+@dataclass(frozen=True)
+class DiscriminativePower:
+    """Result of :func:`discriminative_power` for several metrics and one test."""
+
+    runs: list[str]
+    test: str
+    alpha: float
+    B: int | None
+    seed: int | None
+    metrics: dict[str, MetricDiscriminativePower]
+    signature: str
+
+    def table(self) -> pd.DataFrame:
+        """One row per metric: metric, test, alpha, significant, pairs, power, power_percent,
+        required_delta."""
+        rows = [
+            {
+                "metric": name,
+                "test": self.test,
+                "alpha": self.alpha,
+                "significant": item.n_significant,
+                "pairs": item.n_pairs,
+                "power": item.power,
+                "power_percent": 100.0 * item.power,
+                "required_delta": item.required_delta,
+            }
+            for name, item in self.metrics.items()
+        ]
+        return pd.DataFrame(
+            rows,
+            columns=[
+                "metric",
+                "test",
+                "alpha",
+                "significant",
+                "pairs",
+                "power",
+                "power_percent",
+                "required_delta",
+            ],
+        )
+
+    def asl_curves(self) -> pd.DataFrame:
+        """Long table of ASL curves: metric, rank (1-based), run_a, run_b, asl; per metric the
+        pairs sorted by ASL ascending (ties in pair order)."""
+        frames = []
+        for name, item in self.metrics.items():
+            order = np.argsort(item.tests.p_values, kind="stable")
+            pairs = item.tests.pairs[order]
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "metric": name,
+                        "rank": np.arange(1, len(order) + 1),
+                        "run_a": [self.runs[i] for i in pairs[:, 0]],
+                        "run_b": [self.runs[j] for j in pairs[:, 1]],
+                        "asl": item.tests.p_values[order],
+                    }
+                )
+            )
+        return pd.concat(frames, ignore_index=True)
+
+
+def discriminative_power_signature(
+    test: str, *, B: int | None, seed: int | None, alpha: float
+) -> str:
+    """``test=bootstrap|B=1000|seed=42|rng=PCG64|alpha=0.05`` (keys that apply only)."""
+    parts = [f"test={test}"]
+    if B is not None:
+        parts.append(f"B={B}")
+    if seed is not None:
+        parts += [f"seed={seed}", f"rng={GENERATOR_NAME}"]
+    parts.append(f"alpha={alpha:g}")
+    return "|".join(parts)
+
+
+def discriminative_power(
+    scores_by_metric: Mapping[str, np.ndarray],
+    runs: Sequence[str],
+    *,
+    test: str = "bootstrap",
+    B: int | None = None,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+    hsd_comparison: str = ">",
+) -> DiscriminativePower:
+    """Discriminative power of every metric (share of run pairs with ASL < α) with ``test``.
+
+    ``scores_by_metric`` maps a metric name to its ``[n_runs, n_topics]`` table (same runs in the
+    same order for every metric). ``test`` is bootstrap (Sakai's, B = 1000) or tukey-hsd
+    (B = 5000) as in the paper; ttest and randomization are accepted too (no Δ estimate).
+    """
+    test = check_test_name(test)
+    if not scores_by_metric:
+        raise UsageError("discriminative power needs at least one metric")
+    run_names = [str(r) for r in runs]
+    results: dict[str, MetricDiscriminativePower] = {}
+    used_B: int | None = None
+    used_seed: int | None = None
+    for metric, scores in scores_by_metric.items():
+        table = check_score_table(scores, run_names, min_runs=2, min_topics=2, name=metric)
+        tests = pairwise_tests(
+            table, test=test, B=B, seed=seed, alpha=alpha, comparison=hsd_comparison
+        )
+        used_B, used_seed = tests.B, tests.seed
+        significant = int(np.count_nonzero(tests.p_values < alpha))
+        results[metric] = MetricDiscriminativePower(
+            metric=metric,
+            test=test,
+            alpha=alpha,
+            n_pairs=len(tests.pairs),
+            n_significant=significant,
+            required_delta=tests.required_delta,
+            tests=tests,
+        )
+    signature = discriminative_power_signature(test, B=used_B, seed=used_seed, alpha=alpha)
+    if test == "tukey-hsd":
+        signature = signature.replace("|alpha=", f"|hsd={hsd_comparison}|alpha=")
+    return DiscriminativePower(run_names, test, alpha, used_B, used_seed, results, signature)
+
+
+def plot_asl_curves(result: DiscriminativePower, path: str, *, title: str | None = None) -> None:
+    """Draw the ASL curves (one line per metric; pairs sorted by ASL, Sakai's Fig. 7-9) to
+    ``path``. Needs matplotlib (the ``plot`` extra)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UsageError(
+            "plotting ASL curves needs matplotlib: pip install 'divaeval[plot]'"
+        ) from None
+    curves = result.asl_curves()
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for metric, curve in curves.groupby("metric", sort=False):
+        axes.plot(curve["rank"], curve["asl"], label=str(metric))
+    axes.axhline(result.alpha, color="grey", linestyle=":", linewidth=1)
+    axes.set_xlabel("run pairs sorted by ASL")
+    axes.set_ylabel("ASL (p-value)")
+    axes.set_ylim(bottom=0.0)
+    axes.set_title(title or f"ASL curves ({result.signature})", fontsize=8)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
