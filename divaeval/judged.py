@@ -77,6 +77,9 @@ class TopicMaterial:
     intent_weight: np.ndarray  # [T, S] float: intent probabilities (0 on padding)
     intent_nav: np.ndarray  # [T, S] bool: navigational intent
     rel_level: int
+    #: the largest grade anywhere in the qrels file (every topic, not only these): the scale
+    #: maximum G of collection-wide grade mappings such as textbook ERR's (2^g − 1)/2^G
+    qrels_max_grade: int = 0
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -102,6 +105,7 @@ class TopicMaterial:
             intent_weight=self.intent_weight[rows],
             intent_nav=self.intent_nav[rows],
             rel_level=self.rel_level,
+            qrels_max_grade=self.qrels_max_grade,
         )
 
 
@@ -258,6 +262,7 @@ class QrelsIndex:
             intent_weight=weight,
             intent_nav=nav,
             rel_level=rel_level,
+            qrels_max_grade=max(int(frame["grade"].max()), 0),
         )
         self._materials: dict[bytes, TopicMaterial] = {}
 
