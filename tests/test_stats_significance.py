@@ -1,0 +1,355 @@
+"""Significance tests against hand-worked oracles (meta-evaluation.md §8), scipy and enumeration."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.stats
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from divaeval.errors import DataError, UsageError
+from divaeval.stats import significance as sig
+from divaeval.stats.significance import (
+    exact_paired_bootstrap_test,
+    exact_paired_randomization_test,
+    exact_tukey_hsd,
+    paired_bootstrap_test,
+    paired_randomization_test,
+    paired_t_test,
+    pairwise_bootstrap_tests,
+    pairwise_randomization_tests,
+    pairwise_t_tests,
+    pairwise_tests,
+    randomized_tukey_hsd,
+    run_pair_indices,
+    sign_test,
+    sign_test_preferences,
+    student_t_quantile,
+    student_t_two_sided_p,
+)
+
+# meta-evaluation.md §8: 3 runs (rows) x 5 topics (columns); means 0.53, 0.46, 0.29.
+WORKED = np.array(
+    [
+        [0.50, 0.60, 0.30, 0.80, 0.45],  # A
+        [0.40, 0.55, 0.35, 0.60, 0.40],  # B
+        [0.30, 0.20, 0.10, 0.40, 0.45],  # C
+    ]
+)
+A, B, C = WORKED
+
+
+def binomial_margin(p: float, n: int) -> float:
+    """4 standard errors of a sampled proportion, plus one count of slack."""
+    return 4.0 * math.sqrt(p * (1.0 - p) / n) + 1.0 / n
+
+
+# ------------------------------------------------------------------------------- pair order
+
+
+def test_pairs_are_enumerated_in_command_line_order():
+    assert run_pair_indices(4).tolist() == [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
+
+
+# ------------------------------------------------------------------------------- t-test
+
+
+def test_t_test_worked_example():
+    # A-B: z = (0.10, 0.05, -0.05, 0.20, 0.05), z̄ = 0.35/5 = 0.07,
+    # s² = (0.03² + 0.02² + 0.12² + 0.13² + 0.02²)/4 = 0.0330/4 = 0.00825, s = 0.090830,
+    # t = 0.07 / (0.090830/√5) = 1.723281, df = 4, p = 0.159935.
+    result = paired_t_test(A, B)
+    assert result.statistic == pytest.approx(1.723281, abs=1e-6)
+    assert result.p_value == pytest.approx(0.159935, abs=1e-6)
+    assert result.df == 4
+    assert result.mean_difference == pytest.approx(0.07)
+    table = pairwise_t_tests(WORKED)
+    np.testing.assert_allclose(table.statistics, [1.723281, 3.207135, 2.493001], atol=1e-6)
+    np.testing.assert_allclose(table.p_values, [0.159935, 0.032678, 0.067268], atol=1e-6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(0, 1), st.floats(0, 1)),
+        min_size=2,
+        max_size=40,
+    )
+)
+def test_t_test_matches_scipy(pairs):
+    x = np.array([p[0] for p in pairs])
+    y = np.array([p[1] for p in pairs])
+    z = x - y
+    assume(z.max() != z.min())
+    assume(np.std(z) > 1e-9 * max(1.0, np.abs(z).max()))  # avoid cancellation-dominated cases
+    expected = scipy.stats.ttest_rel(x, y)
+    result = paired_t_test(x, y)
+    assert result.statistic == pytest.approx(expected.statistic, rel=1e-9)
+    assert result.p_value == pytest.approx(expected.pvalue, rel=1e-9, abs=1e-300)
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 9, 24, 49, 200, 5000])
+@pytest.mark.parametrize("t", [0.0, 1e-8, 0.3, 1.0, 1.96, 2.5, 4.0, 10.0, 50.0, 1e4])
+def test_student_t_p_value_matches_scipy(t, df):
+    expected = 2.0 * scipy.stats.t.sf(t, df)
+    # scipy's t.sf loses ~1e-9 absolute precision for |t| ≲ 1e-4 (closed forms below check ours)
+    tolerance = 1e-8 if t < 1e-4 else 1e-300
+    assert student_t_two_sided_p(t, df) == pytest.approx(expected, rel=1e-10, abs=tolerance)
+    assert student_t_two_sided_p(-t, df) == student_t_two_sided_p(t, df)
+
+
+@pytest.mark.parametrize("t", [0.0, 1e-12, 1e-8, 0.3, 1.0, 2.5, 10.0, 1e3, 1e6])
+def test_student_t_p_value_closed_forms(t):
+    # df = 1 (Cauchy): p = 1 − (2/π)·atan|t|; df = 2: p = 1 − |t|/√(2 + t²)
+    cauchy = 1.0 - 2.0 / math.pi * math.atan(t) if t < 1 else 2.0 / math.pi * math.atan(1.0 / t)
+    assert student_t_two_sided_p(t, 1) == pytest.approx(cauchy, rel=1e-12)
+    two = (
+        1.0 - t / math.sqrt(2.0 + t * t)
+        if t < 1
+        else 2.0 / (math.sqrt(2 + t * t) * (math.sqrt(2 + t * t) + t))
+    )
+    assert student_t_two_sided_p(t, 2) == pytest.approx(two, rel=1e-12)
+
+
+@pytest.mark.parametrize("df", [1, 4, 30, 1000])
+@pytest.mark.parametrize("probability", [0.6, 0.9, 0.975, 0.995, 0.025])
+def test_student_t_quantile_matches_scipy(probability, df):
+    assert student_t_quantile(probability, df) == pytest.approx(
+        scipy.stats.t.ppf(probability, df), rel=1e-9
+    )
+
+
+def test_t_test_degenerate_differences():
+    # all differences equal: p = 0 when z̄ ≠ 0 (t = ±inf), p = 1 when z̄ = 0.
+    shifted = paired_t_test([0.5, 0.6, 0.7], [0.4, 0.5, 0.6])
+    assert shifted.degenerate and shifted.p_value == 0.0 and shifted.statistic == math.inf
+    negative = paired_t_test([0.4, 0.5], [0.5, 0.6])
+    assert negative.statistic == -math.inf and negative.p_value == 0.0
+    same = paired_t_test([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
+    assert same.degenerate and same.p_value == 1.0 and same.statistic == 0.0
+
+
+# ------------------------------------------------------------------------------- bootstrap
+
+
+def test_exact_bootstrap_worked_example():
+    # All 5⁵ = 3125 index vectors: counts 480, 115, 280 (the 5 single-topic vectors count, as
+    # their |t| is +inf). Δ (Fig. 3): the 157th largest |t| (⌈0.05·3125⌉) has |w̄| 0.08, 0.12,
+    # 0.13 for A-B, A-C, B-C.
+    expected = {(0, 1): (480, 0.08), (0, 2): (115, 0.12), (1, 2): (280, 0.13)}
+    for (a, b), (count, delta) in expected.items():
+        result = exact_paired_bootstrap_test(WORKED[a], WORKED[b])
+        assert result.count == count
+        assert result.p_value == count / 3125
+        assert result.required_delta == pytest.approx(delta, abs=1e-12)
+        assert result.B is None and result.seed is None
+
+
+def test_sampled_bootstrap_agrees_with_exact_enumeration():
+    result = pairwise_bootstrap_tests(WORKED, B=1000, seed=7)
+    for asl, exact in zip(result.p_values, [0.1536, 0.0368, 0.0896], strict=True):
+        assert abs(asl - exact) <= binomial_margin(exact, 1000)
+    assert result.B == 1000 and result.seed == 7
+    # Δ_α = max over pairs (Fig. 3); the exact value is 0.13, a sampled one is close.
+    assert result.required_delta == pytest.approx(result.pair_deltas.max())
+    assert 0.08 <= result.required_delta <= 0.18
+
+
+def test_single_pair_bootstrap_equals_the_pairwise_table_row():
+    # common random numbers: a pair's ASL does not depend on the other runs
+    table = pairwise_bootstrap_tests(WORKED, B=500, seed=3)
+    single = paired_bootstrap_test(B, C, B=500, seed=3)
+    assert single.p_value == table.p_values[2]
+    assert single.required_delta == table.pair_deltas[2]
+
+
+def test_bootstrap_degenerate_rules():
+    # constant non-zero difference: every w = 0, every t* = 0 < ∞ = |t(z)| → ASL 0
+    shifted = paired_bootstrap_test([0.5, 0.6, 0.7, 0.9], [0.4, 0.5, 0.6, 0.8], B=200)
+    assert shifted.p_value == 0.0 and shifted.degenerate
+    same = paired_bootstrap_test([0.5, 0.6, 0.7], [0.5, 0.6, 0.7], B=200)
+    assert same.p_value == 1.0
+
+
+def test_bootstrap_is_deterministic_for_a_seed():
+    first = pairwise_bootstrap_tests(WORKED, B=300, seed=11)
+    second = pairwise_bootstrap_tests(WORKED, B=300, seed=11)
+    np.testing.assert_array_equal(first.p_values, second.p_values)
+    np.testing.assert_array_equal(first.pair_deltas, second.pair_deltas)
+
+
+# ------------------------------------------------------------------------------- randomisation
+
+
+def test_exact_randomization_worked_example():
+    # A-B: z = (0.10, 0.05, -0.05, 0.20, 0.05), |Σz| = 0.35. Of the 32 sign vectors, those with
+    # |Σ s z| ≥ 0.35 are ± (all +) and ± (flip -0.05 only) ... 8 in total: p = 8/32 = 0.25.
+    # A-C: the zero difference doubles every configuration: 4/32 = 0.125. B-C: 4/32.
+    assert exact_paired_randomization_test(A, B) == 0.25
+    assert exact_paired_randomization_test(A, C) == 0.125
+    assert exact_paired_randomization_test(B, C) == 0.125
+    automatic = paired_randomization_test(A, B)  # N = 5 ≤ 20: exact by default
+    assert automatic.exact and automatic.B is None and automatic.count == 8
+
+
+def brute_force_sign_flip_p(z: np.ndarray) -> float:
+    """Independent enumeration with explicit sign vectors."""
+    n = len(z)
+    signs = np.array(np.meshgrid(*[[1.0, -1.0]] * n, indexing="ij")).reshape(n, -1).T
+    sums = np.abs(signs @ z)
+    observed = abs(z.sum())
+    return float(np.mean(sums >= observed - 1e-9 * max(1.0, observed)))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sampled_randomization_converges_to_exact(seed):
+    rng = np.random.default_rng(100 + seed)
+    x = rng.random(9)
+    y = np.clip(x - 0.1 + 0.3 * rng.standard_normal(9), 0, 1)
+    exact = exact_paired_randomization_test(x, y)
+    assert exact == pytest.approx(brute_force_sign_flip_p(x - y), abs=1e-15)
+    n_samples = 40_000
+    sampled = paired_randomization_test(x, y, B=n_samples, seed=seed, exact=False)
+    assert (sampled.exact, sampled.B) == (False, n_samples)
+    assert sampled.p_value == (1 + sampled.count) / (n_samples + 1)
+    assert abs(sampled.p_value - exact) <= binomial_margin(exact, n_samples)
+
+
+def test_sampled_randomization_p_is_never_zero():
+    x = np.linspace(0.5, 1.0, 30)
+    result = paired_randomization_test(x, x - 0.4 - 0.01 * np.arange(30), B=1000, seed=1)
+    assert result.p_value == 1 / 1001
+
+
+def test_randomization_uses_sampling_above_twenty_topics():
+    rng = np.random.default_rng(5)
+    table = rng.random((3, 21))
+    result = pairwise_randomization_tests(table, B=2000, seed=9)
+    assert not result.exact and result.B == 2000 and result.seed == 9
+
+
+# ------------------------------------------------------------------------------- Tukey HSD
+
+
+def test_exact_tukey_hsd_worked_example():
+    # All (3!)⁵ = 7776 row-permutation combinations. Counts with ">" (Fig. 4): 5724, 48, 1356;
+    # with ">=": 6096, 120, 1692 (0.783951, 0.015432, 0.217593).
+    strict = exact_tukey_hsd(WORKED)
+    assert strict.counts.tolist() == [5724, 48, 1356]
+    np.testing.assert_allclose(strict.p_values, [0.736111, 0.006173, 0.174383], atol=1e-6)
+    loose = exact_tukey_hsd(WORKED, comparison=">=")
+    assert loose.counts.tolist() == [6096, 120, 1692]
+    # Fig. 5: only A-C is significant at 0.05 → Δ = |0.53 − 0.29| = 0.24
+    assert strict.required_delta == pytest.approx(0.24)
+    assert exact_tukey_hsd(WORKED, alpha=0.001).required_delta is None
+
+
+def test_sampled_tukey_hsd_agrees_with_exact_enumeration():
+    result = randomized_tukey_hsd(WORKED, B=5000, seed=42)
+    assert result.B == 5000 and result.seed == 42 and result.comparison == ">"
+    for asl, exact in zip(result.p_values, [0.736111, 0.006173, 0.174383], strict=True):
+        assert abs(asl - exact) <= binomial_margin(exact, 5000)
+    np.testing.assert_allclose(result.means, [0.53, 0.46, 0.29])
+
+
+def test_tukey_hsd_with_two_runs_is_the_sign_flip_test():
+    # With R = 2, permuting a topic's two values flips the sign of its difference; the range is
+    # |Σ s z|/N, so HSD with ">=" is the exact sign-flip test.
+    for first, second in [(A, B), (A, C), (B, C)]:
+        hsd = exact_tukey_hsd(np.vstack([first, second]), comparison=">=")
+        assert hsd.p_values[0] == pytest.approx(exact_paired_randomization_test(first, second))
+
+
+def test_tukey_hsd_family_wise_error_rate_under_the_null():
+    # 1000 null data sets (5 exchangeable runs x 12 topics, topic effects plus noise): the share
+    # with at least one pair at ASL < 0.05 must stay at α (3 standard errors of slack); it should
+    # not be far below α either (the test is exact under exchangeability).
+    rng = np.random.default_rng(2024)
+    n_sets, alpha = 1000, 0.05
+    rejections = 0
+    for k in range(n_sets):
+        topic_effect = rng.random(12)
+        table = np.clip(topic_effect + 0.15 * rng.standard_normal((5, 12)), 0, 1)
+        result = randomized_tukey_hsd(table, B=400, seed=k)
+        rejections += bool(np.any(result.p_values < alpha))
+    rate = rejections / n_sets
+    slack = 3 * math.sqrt(alpha * (1 - alpha) / n_sets)
+    assert alpha - slack <= rate <= alpha + slack
+
+
+def test_tukey_hsd_is_deterministic_and_seed_dependent():
+    rng = np.random.default_rng(1)
+    table = rng.random((6, 15))
+    first = randomized_tukey_hsd(table, B=1000, seed=5)
+    second = randomized_tukey_hsd(table, B=1000, seed=5)
+    np.testing.assert_array_equal(first.p_values, second.p_values)
+    np.testing.assert_array_equal(first.ranges, second.ranges)
+    other = randomized_tukey_hsd(table, B=1000, seed=6)
+    assert not np.array_equal(first.ranges, other.ranges)
+
+
+def test_tukey_hsd_is_more_conservative_than_the_bootstrap():
+    rng = np.random.default_rng(3)
+    table = np.clip(rng.random((8, 25)) * 0.5 + np.linspace(0, 0.3, 8)[:, None], 0, 1)
+    hsd = randomized_tukey_hsd(table, B=2000, seed=1)
+    boot = pairwise_bootstrap_tests(table, B=1000, seed=1)
+    assert np.count_nonzero(hsd.p_values < 0.05) <= np.count_nonzero(boot.p_values < 0.05)
+
+
+# ------------------------------------------------------------------------------- sign test
+
+
+def test_sign_test_worked_example():
+    # W = 7, L = 1, 2 ties: n' = 8, p = 2·(C(8,0) + C(8,1))/2⁸ = 2·9/256 = 0.0703125
+    result = sign_test(7, 1, 2)
+    assert result.p_value == 0.0703125
+    prefs = [1, 1, 1, 0, 1, -1, 1, 1, 0, 1]
+    assert sign_test_preferences(prefs) == result
+
+
+@given(st.integers(0, 60), st.integers(0, 60))
+def test_sign_test_matches_scipy_binomtest(wins, losses):
+    expected = 1.0 if wins + losses == 0 else scipy.stats.binomtest(wins, wins + losses).pvalue
+    assert sign_test(wins, losses).p_value == pytest.approx(expected, rel=1e-12)
+
+
+def test_sign_test_without_decisions():
+    assert sign_test(0, 0, 5).p_value == 1.0
+
+
+# ------------------------------------------------------------------------------- dispatcher, errors
+
+
+def test_dispatcher_defaults():
+    assert pairwise_tests(WORKED, "bootstrap").B == 1000
+    assert pairwise_tests(WORKED, "tukey-hsd").B == 5000
+    assert pairwise_tests(WORKED, "randomization").exact
+    assert pairwise_tests(WORKED, "ttest").B is None
+
+
+def test_bad_input_raises_divaeval_errors():
+    with pytest.raises(UsageError):
+        pairwise_tests(WORKED, "wilcoxon")
+    with pytest.raises(UsageError):
+        randomized_tukey_hsd(WORKED, B=0)
+    with pytest.raises(UsageError):
+        randomized_tukey_hsd(WORKED, comparison="<")
+    with pytest.raises(UsageError):
+        pairwise_bootstrap_tests(WORKED, alpha=1.5)
+    with pytest.raises(UsageError):
+        pairwise_bootstrap_tests(WORKED, seed=-1)
+    with pytest.raises(DataError):
+        pairwise_t_tests(np.array([[0.1, np.nan], [0.2, 0.3]]))
+    with pytest.raises(DataError):
+        pairwise_t_tests(np.array([[0.1], [0.2]]))  # one topic: no degrees of freedom
+    with pytest.raises(DataError):
+        paired_t_test([0.1, 0.2], [0.1, 0.2, 0.3])
+    with pytest.raises(UsageError):
+        sig.check_score_table(WORKED, ["a", "b"])
+    with pytest.raises(UsageError):
+        sig.check_score_table(WORKED, ["a", "b", "a"])
+    with pytest.raises(UsageError):
+        sign_test(-1, 2)
