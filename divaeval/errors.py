@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3  # a bug in divaeval itself
 
 
 class DivaevalError(Exception):

@@ -116,6 +116,18 @@ def read_table(source: Source, *, min_columns: int, dtypes: dict[int, object] | 
             width = max(width + 1, int(match.group(3)))
 
 
+def field_count(table, row: int) -> int:
+    """Number of fields actually present on table row ``row``."""
+    values = table.iloc[row]
+    return int(sum(1 for v in values if isinstance(v, str) and v != ""))
+
+
+def missing_field(table, column: int):
+    """Boolean array: rows that lack field ``column`` (0-based)."""
+    values = table[column]
+    return values.isna().to_numpy() | (values.to_numpy() == "")
+
+
 def display_name(path: str) -> str:
     """The name used for a file in run names when its tag is ambiguous."""
     return "<stdin>" if path == "-" else os.path.basename(path)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from divaeval.errors import DataError, warn
-from divaeval.io._text import Source, read_source, read_table
+from divaeval.io._text import Source, missing_field, read_source, read_table
 from divaeval.io.qrels import INTENT_TYPES
 
 INTENT_COLUMNS = "topic subtopic probability [inf|nav]"
@@ -44,19 +44,20 @@ def read_intents(path: str) -> Intents:
     def fail(row: int, message: str) -> DataError:
         return DataError(message, file=source.name, line=source.line_of(row))
 
-    short = table[2].isna().to_numpy()
+    short = missing_field(table, 2)
     if short.any():
         row = int(np.flatnonzero(short)[0])
         raise fail(row, f"expected 3 or 4 columns ({INTENT_COLUMNS})")
-    if table.shape[1] > 4:
-        row = int(np.flatnonzero(table[4].notna().to_numpy())[0])
+    if table.shape[1] > 4 and (~missing_field(table, 4)).any():
+        row = int(np.flatnonzero(~missing_field(table, 4))[0])
         raise fail(row, f"expected 3 or 4 columns ({INTENT_COLUMNS})")
     probability = pd.to_numeric(table[2], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(probability) | (probability < 0) | (probability > 1)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise fail(row, f"probability {table[2].iat[row]!r} is not a number in [0, 1]")
-    types = table[3].fillna("").to_numpy(dtype=object)
+    types = np.array(table[3].to_numpy(dtype=object), copy=True)
+    types[missing_field(table, 3)] = ""
     bad_type = (types != "") & ~np.isin(types, INTENT_TYPES)
     if bad_type.any():
         row = int(np.flatnonzero(bad_type)[0])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from divaeval.errors import DataError
-from divaeval.io._text import Source, read_source, read_table
+from divaeval.io._text import Source, field_count, missing_field, read_source, read_table
 
 QRELS_COLUMNS = "topic subtopic docno grade [inf|nav]"
 INTENT_TYPES = ("inf", "nav")
@@ -81,21 +81,23 @@ def read_qrels(path: str) -> Qrels:
     if len(table) == 0:
         raise DataError("qrels file has no judgments", file=source.name)
 
-    short = table[3].isna().to_numpy()
+    short = missing_field(table, 3)
     if short.any():
         row = int(np.flatnonzero(short)[0])
-        found = int(table.iloc[row].notna().sum())
+        found = field_count(table, row)
         raise _fail(source, row, f"expected 4 or 5 columns ({QRELS_COLUMNS}), found {found}")
     if table.shape[1] > 5:
-        long = table[5].notna().to_numpy()
+        long = ~missing_field(table, 5)
         row = int(np.flatnonzero(long)[0])
-        found = int(table.iloc[row].notna().sum())
+        found = field_count(table, row)
         message = f"expected 4 or 5 columns ({QRELS_COLUMNS}), found {found}"
         if found == 6 and row == 0:
-            message += "; is this a run file? divaeval takes RUN... QRELS (qrels last)"
+            message += ("; this looks like a run file: divaeval takes RUN... QRELS "
+                        "(qrels last)")
         raise _fail(source, row, message)
 
-    types = table[4].fillna("").to_numpy(dtype=object)
+    types = np.array(table[4].to_numpy(dtype=object), copy=True)
+    types[missing_field(table, 4)] = ""
     typed = types != ""
     if typed.any():
         bad_type = typed & ~np.isin(types, INTENT_TYPES)

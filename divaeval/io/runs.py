@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from divaeval.errors import DataError
-from divaeval.io._text import Source, read_source, read_table
+from divaeval.io._text import Source, field_count, missing_field, read_source, read_table
 
 RUN_COLUMNS = "topic Q0 docno rank score tag"
 
@@ -58,13 +58,14 @@ def read_run(path: str) -> Run:
     if len(table) == 0:
         raise DataError("run file has no lines", file=source.name)
 
-    short = table[5].isna().to_numpy() | (table[5].to_numpy() == "")
+    short = missing_field(table, 5)
     if short.any():
         row = int(np.flatnonzero(short)[0])
-        found = int(table.iloc[row].notna().sum())
+        found = field_count(table, row)
         message = f"expected 6 columns ({RUN_COLUMNS}), found {found}"
-        if found in (3, 4, 5) and row == 0:
-            message += "; is this a qrels file? divaeval takes RUN... QRELS (qrels last)"
+        if found in (4, 5) and row == 0:
+            message += ("; this looks like a qrels file: divaeval takes RUN... QRELS "
+                        "(qrels last, unlike trec_eval)")
         raise _fail_row(source, row, message)
 
     if scores is None:

@@ -68,3 +68,25 @@ def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     out = np.zeros(numerator.shape, dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator != 0)
     return out
+
+
+def _per_distinct(values: np.ndarray, template: str) -> np.ndarray:
+    """Apply the text round trip ``float(template % v)`` once per distinct value."""
+    array = np.asarray(values, dtype=np.float64)
+    distinct, inverse = np.unique(array, return_inverse=True)
+    rounded = np.array([float(template % v) for v in distinct.tolist()], dtype=np.float64)
+    return rounded[inverse].reshape(array.shape)
+
+
+def printf_round(values: np.ndarray, decimals: int) -> np.ndarray:
+    """``values`` printed with C's ``%.<decimals>f`` and read back: the exact decimal rounding
+    of each binary value (ties, which only exact binary halves reach, to even), as reference
+    tools that write or print 4-decimal values compute it. ``np.round`` scales first and can
+    differ at a rounding boundary. Formats each distinct value once."""
+    return _per_distinct(values, f"%.{decimals}f")
+
+
+def round_significant(values: np.ndarray, digits: int) -> np.ndarray:
+    """``values`` printed with C's ``%.<digits>g`` and read back (``digits`` significant
+    digits), once per distinct value."""
+    return _per_distinct(values, f"%.{digits}g")

@@ -1,0 +1,22 @@
+# divaeval developer tasks. `make install` sets everything up and runs the main job on
+# sample_data/; `make test` runs the test suite.
+PYTHON ?= python3
+
+.PHONY: install test lint bench clean
+
+install:
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	divaeval sample_data/run.txt sample_data/qrels.txt -m rbu -m alpha-ndcg
+
+test:
+	$(PYTHON) -m pytest -q tests
+
+lint:
+	$(PYTHON) -m ruff check divaeval tests bench
+	$(PYTHON) -m ruff format --check divaeval tests bench
+
+bench:
+	$(PYTHON) bench/run_all.py
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache bench/out

@@ -1,0 +1,5 @@
+"""``python -m divaeval``."""
+
+from divaeval.cli import entry_point
+
+entry_point()

@@ -1,0 +1,126 @@
+"""Per-topic score tables and their means over topics.
+
+:class:`RunScores` holds one run's per-topic values for every measure, plus the topics the run
+and the qrels disagree on. Means are taken over the evaluated topics: the topics in both the run
+and the qrels, or every qrels topic with ``-c`` (missing topics are evaluated as empty rankings
+and so count as 0). Run-only topics are never in a mean.
+
+Topic means (``--mean``):
+
+- ``arith``: the arithmetic mean (trec_eval, ndeval; NaN propagates, as in ndeval's amean);
+- ``geom``: the geometric mean of max(value, ε) with ε = 1e-5, as trec_eval's ``gm_map``
+  (other-metrics.md; Golbus et al. 2013 §6.2 "geometric mean");
+- ``dd``: the mean weighted by 1 − diversity difficulty of each topic (Golbus et al. 2013 §6.2,
+  Eq. 2), from :mod:`divaeval.collection`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from divaeval.errors import UsageError
+
+GEOMETRIC_EPSILON = 1e-5
+MEANS = ("arith", "geom", "dd")
+
+
+@dataclass
+class RunScores:
+    """One run's per-topic values (``values[measure][i]`` for ``topics[i]``)."""
+
+    name: str
+    path: str
+    topics: np.ndarray  # evaluated topics, sorted
+    values: dict  # Measure -> np.ndarray over topics
+    run_only_topics: list[str] = field(default_factory=list)
+    missing_topics: list[str] = field(default_factory=list)  # qrels topics the run lacks
+
+
+def topic_mean(values: np.ndarray, how: str = "arith", weights: np.ndarray | None = None) -> float:
+    """Mean of per-topic values: arithmetic, geometric (trec_eval gm_map's ε = 1e-5), or
+    weighted by ``weights`` (``dd``: 1 − diversity difficulty)."""
+    if len(values) == 0:
+        return float("nan")
+    if how == "arith":
+        # cumsum accumulates sequentially, in topic order, as ndeval sums its columns
+        return float(np.cumsum(values)[-1] / len(values))
+    if how == "geom":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(np.exp(np.mean(np.log(np.maximum(values, GEOMETRIC_EPSILON)))))
+    if how == "dd":
+        if weights is None:
+            raise UsageError("--mean dd needs diversity-difficulty weights")
+        total_weight = float(np.sum(weights))
+        if total_weight == 0:
+            return float("nan")
+        return float(np.sum(values * weights) / total_weight)
+    raise UsageError(f"unknown topic mean {how!r} (choose from {', '.join(MEANS)})")
+
+
+def means(run: RunScores, measures: Sequence, how: str = "arith",
+          weights: dict[str, float] | None = None) -> dict:
+    """Measure -> mean over the run's evaluated topics."""
+    topic_weights = None
+    if how == "dd":
+        if weights is None:
+            raise UsageError("--mean dd needs diversity-difficulty weights")
+        topic_weights = np.array([weights.get(str(t), 0.0) for t in run.topics])
+    return {m: topic_mean(run.values[m], how, topic_weights) for m in measures}
+
+
+def long_table(runs: Sequence[RunScores], measures: Sequence, *, per_topic: bool = True,
+               summary: bool = True, how: str = "arith", weights=None):
+    """The long-form score table: one row per (run, topic, measure) with ``topic = "all"``
+    for the mean. Columns: run, topic, measure, value."""
+    import pandas as pd
+
+    frames = []
+    names = [m.name for m in measures]
+    for run in runs:
+        if per_topic and len(run.topics):
+            block = np.column_stack([run.values[m] for m in measures]) if measures else None
+            if block is not None:
+                frames.append(
+                    pd.DataFrame(
+                        {
+                            "run": run.name,
+                            "topic": np.repeat(run.topics.astype(object), len(measures)),
+                            "measure": np.tile(np.array(names, dtype=object), len(run.topics)),
+                            "value": block.ravel(),
+                        }
+                    )
+                )
+        if summary:
+            averaged = means(run, measures, how, weights)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "run": run.name,
+                        "topic": "all",
+                        "measure": names,
+                        "value": [averaged[m] for m in measures],
+                    }
+                )
+            )
+    if not frames:
+        return pd.DataFrame({"run": [], "topic": [], "measure": [], "value": []})
+    return pd.concat(frames, ignore_index=True)
+
+
+def score_matrix(table, measure: str):
+    """(runs, topics, values[n_runs, n_topics]) for one measure of a long table's per-topic
+    rows, topics sorted; used by significance tests and meta-evaluation."""
+    from divaeval.topics import sort_topics
+
+    rows = table[(table["measure"] == measure) & (table["topic"] != "all")]
+    if rows.empty:
+        raise UsageError(f"no per-topic values for measure {measure!r}")
+    wide = rows.pivot_table(index="run", columns="topic", values="value", aggfunc="first",
+                            sort=False)
+    topics = sort_topics(wide.columns)
+    runs = list(dict.fromkeys(rows["run"]))
+    wide = wide.reindex(index=runs, columns=topics)
+    return runs, topics, wide.to_numpy(dtype=np.float64)

@@ -1,0 +1,41 @@
+"""Report writers: one module per output format, one entry per format in :data:`FORMATS`.
+
+A writer is ``write(evaluation, out, options)``: it prints an
+:class:`~divaeval.api.Evaluation` to the text stream ``out``. Adding a format is one module
+with a ``write`` function plus one entry here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TextIO
+
+#: format name -> module under divaeval.report that defines ``write``.
+FORMATS: dict[str, str] = {
+    "trec_eval": "trec_eval",
+    "ndeval": "ndeval",
+    "csv": "longform",
+    "tsv": "longform",
+    "jsonl": "longform",
+    "json": "longform",
+    "table": "table",
+}
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What to print: per-topic rows, the summary, value precision, the topic mean, and the
+    settings signature (embedded by formats with metadata, e.g. json)."""
+
+    format: str = "trec_eval"
+    per_topic: bool = False
+    summary: bool = True
+    precision: int | None = None
+    mean: str = "arith"
+    signature: str = ""
+
+
+def write_report(evaluation, out: TextIO, options: ReportOptions) -> None:
+    module = importlib.import_module(f"divaeval.report.{FORMATS[options.format]}")
+    module.write(evaluation, out, options)
