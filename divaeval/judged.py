@@ -80,12 +80,27 @@ class TopicMaterial:
     #: the largest grade anywhere in the qrels file (every topic, not only these): the scale
     #: maximum G of collection-wide grade mappings such as textbook ERR's (2^g − 1)/2^G
     qrels_max_grade: int = 0
+    #: [T] int: judged documents whose largest qrels grade is >= 0 (trec_eval's num_rel at
+    #: ``-l 0`` or below, where negative grades stay "judged but never relevant")
+    judged_nonnegative: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def relevant_subtopic(self) -> np.ndarray:
         """[T, S] bool: the subtopic has at least one document with grade >= rel_level."""
         return self.relevant_count > 0
+
+    def relevant_documents(self, level: int) -> np.ndarray:
+        """[T] int: trec_eval's num_rel on per-document grades (max over subtopics): judged
+        documents with grade >= ``level`` (and >= 0: negative grades are never relevant)."""
+        key = ("relevant_documents", level)
+        if key not in self.cache:
+            if level >= 1 or self.judged_nonnegative is None:
+                counts = (self.pool_grades.max(axis=2) >= max(level, 1)).sum(axis=1)
+            else:
+                counts = self.judged_nonnegative
+            self.cache[key] = np.asarray(counts, dtype=np.int64)
+        return self.cache[key]
 
     @property
     def n_relevant_subtopics(self) -> np.ndarray:
@@ -106,6 +121,9 @@ class TopicMaterial:
             intent_nav=self.intent_nav[rows],
             rel_level=self.rel_level,
             qrels_max_grade=self.qrels_max_grade,
+            judged_nonnegative=(
+                None if self.judged_nonnegative is None else self.judged_nonnegative[rows]
+            ),
         )
 
 
@@ -224,6 +242,9 @@ class QrelsIndex:
         is_rel = frame["grade"].to_numpy() >= rel_level
         np.add.at(relevant_count, (topic_code[is_rel], column[is_rel]), 1)
         judged_count = np.bincount(judged_topic, minlength=n_topics)
+        doc_max = np.full(n_judged, np.iinfo(np.int64).min, dtype=np.int64)
+        np.maximum.at(doc_max, judged_row, frame["grade"].to_numpy().astype(np.int64))
+        judged_nonnegative = np.bincount(judged_topic[doc_max >= 0], minlength=n_topics)
 
         # Ideal material: positively judged documents per topic, docno descending.
         positive = grades[:n_judged].max(axis=1) > 0
@@ -263,6 +284,7 @@ class QrelsIndex:
             intent_nav=nav,
             rel_level=rel_level,
             qrels_max_grade=max(int(frame["grade"].max()), 0),
+            judged_nonnegative=judged_nonnegative,
         )
         self._materials: dict[bytes, TopicMaterial] = {}
 
