@@ -68,7 +68,11 @@ def test_same_seed_gives_the_same_result():
     rng = np.random.default_rng(1)
     scores = {"m": rng.random((4, 10))}
     runs = list("abcd")
-    first = discriminative_power(scores, runs, test="tukey-hsd", B=300, seed=3)
+    calls = []
+    first = discriminative_power(
+        scores, runs, test="tukey-hsd", B=300, seed=3, progress=lambda *a: calls.append(a)
+    )
+    assert calls == [("m", 1, 1)]
     second = discriminative_power(scores, runs, test="tukey-hsd", B=300, seed=3)
     np.testing.assert_array_equal(
         first.metrics["m"].tests.p_values, second.metrics["m"].tests.p_values

@@ -10,7 +10,7 @@ index vectors / permutation stream. No correction is applied (Sakai counts raw A
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,12 +130,14 @@ def discriminative_power(
     seed: int = DEFAULT_SEED,
     alpha: float = 0.05,
     hsd_comparison: str = ">",
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> DiscriminativePower:
     """Discriminative power of every metric (share of run pairs with ASL < α) with ``test``.
 
     ``scores_by_metric`` maps a metric name to its ``[n_runs, n_topics]`` table (same runs in the
     same order for every metric). ``test`` is bootstrap (Sakai's, B = 1000) or tukey-hsd
     (B = 5000) as in the paper; ttest and randomization are accepted too (no Δ estimate).
+    ``progress(metric, done, total)`` is called after each metric (for a CLI progress bar).
     """
     test = check_test_name(test)
     if not scores_by_metric:
@@ -144,7 +146,7 @@ def discriminative_power(
     results: dict[str, MetricDiscriminativePower] = {}
     used_B: int | None = None
     used_seed: int | None = None
-    for metric, scores in scores_by_metric.items():
+    for done, (metric, scores) in enumerate(scores_by_metric.items(), start=1):
         table = check_score_table(scores, run_names, min_runs=2, min_topics=2, name=metric)
         tests = pairwise_tests(
             table, test=test, B=B, seed=seed, alpha=alpha, comparison=hsd_comparison
@@ -160,6 +162,8 @@ def discriminative_power(
             required_delta=tests.required_delta,
             tests=tests,
         )
+        if progress is not None:
+            progress(metric, done, len(scores_by_metric))
     signature = discriminative_power_signature(test, B=used_B, seed=used_seed, alpha=alpha)
     if test == "tukey-hsd":
         signature = signature.replace("|alpha=", f"|hsd={hsd_comparison}|alpha=")

@@ -527,22 +527,37 @@ def sign_vectors(n_topics: int, B: int, seed: int) -> np.ndarray:
     return (2.0 * bits - 1.0).astype(np.float64)
 
 
+def _subset_sums(z: np.ndarray) -> np.ndarray:
+    """Σ s_t z_t for all 2ⁿ sign vectors of each row of z (doubling), ``[n_rows, 2ⁿ]``."""
+    sums = np.zeros((z.shape[0], 1))
+    for topic in range(z.shape[1]):
+        column = z[:, topic : topic + 1]
+        sums = np.concatenate([sums + column, sums - column], axis=1)
+    return sums
+
+
 def _exact_sign_flip_counts(z: np.ndarray) -> np.ndarray:
-    """#{s ∈ {±1}ᴺ : |Σ s_t z_t| ≥ |Σ z_t|} per row of z, enumerated by subset-sum doubling."""
+    """#{s ∈ {±1}ᴺ : |Σ s_t z_t| ≥ |Σ z_t|} per row of z.
+
+    Meet in the middle: the sign vectors are split into the two halves of the topics; for each
+    first-half sum a, the second-half sums b with a + b ≥ thr or a + b ≤ −thr are counted in
+    the sorted b (thr = |Σz| − τ).
+    """
     n_pairs, n_topics = z.shape
     observed = np.abs(z.sum(axis=1))
     threshold = observed - tolerance(observed)
-    counts = np.zeros(n_pairs, dtype=np.int64)
-    chunk = max(1, _CHUNK_ELEMENTS // (2**n_topics))
-    for start in range(0, n_pairs, chunk):
-        block = z[start : start + chunk]
-        sums = np.zeros((block.shape[0], 1))
-        for topic in range(n_topics):
-            column = block[:, topic : topic + 1]
-            sums = np.concatenate([sums + column, sums - column], axis=1)
-        counts[start : start + chunk] = np.count_nonzero(
-            np.abs(sums) >= threshold[start : start + chunk, None], axis=1
-        )
+    half = n_topics // 2
+    first_sums = _subset_sums(z[:, :half])
+    second_sums = np.sort(_subset_sums(z[:, half:]), axis=1)
+    n_second = second_sums.shape[1]
+    counts = np.empty(n_pairs, dtype=np.int64)
+    for k in range(n_pairs):
+        if threshold[k] <= 0:  # observed sum 0: every sign vector counts
+            counts[k] = first_sums.shape[1] * n_second
+            continue
+        upper = n_second - np.searchsorted(second_sums[k], threshold[k] - first_sums[k], "left")
+        lower = np.searchsorted(second_sums[k], -threshold[k] - first_sums[k], "right")
+        counts[k] = int(upper.sum() + lower.sum())
     return counts
 
 
