@@ -60,8 +60,9 @@ def topic_mean(values: np.ndarray, how: str = "arith", weights: np.ndarray | Non
     raise UsageError(f"unknown topic mean {how!r} (choose from {', '.join(MEANS)})")
 
 
-def means(run: RunScores, measures: Sequence, how: str = "arith",
-          weights: dict[str, float] | None = None) -> dict:
+def means(
+    run: RunScores, measures: Sequence, how: str = "arith", weights: dict[str, float] | None = None
+) -> dict:
     """Measure -> mean over the run's evaluated topics."""
     topic_weights = None
     if how == "dd":
@@ -71,8 +72,15 @@ def means(run: RunScores, measures: Sequence, how: str = "arith",
     return {m: topic_mean(run.values[m], how, topic_weights) for m in measures}
 
 
-def long_table(runs: Sequence[RunScores], measures: Sequence, *, per_topic: bool = True,
-               summary: bool = True, how: str = "arith", weights=None):
+def long_table(
+    runs: Sequence[RunScores],
+    measures: Sequence,
+    *,
+    per_topic: bool = True,
+    summary: bool = True,
+    how: str = "arith",
+    weights=None,
+):
     """The long-form score table: one row per (run, topic, measure) with ``topic = "all"``
     for the mean. Columns: run, topic, measure, value."""
     import pandas as pd
@@ -118,8 +126,9 @@ def score_matrix(table, measure: str):
     rows = table[(table["measure"] == measure) & (table["topic"] != "all")]
     if rows.empty:
         raise UsageError(f"no per-topic values for measure {measure!r}")
-    wide = rows.pivot_table(index="run", columns="topic", values="value", aggfunc="first",
-                            sort=False)
+    wide = rows.pivot_table(
+        index="run", columns="topic", values="value", aggfunc="first", sort=False
+    )
     topics = sort_topics(wide.columns)
     runs = list(dict.fromkeys(rows["run"]))
     wide = wide.reindex(index=runs, columns=topics)

@@ -19,8 +19,7 @@ import numpy as np
 
 from divaeval.aggregate import RunScores, long_table
 from divaeval.errors import DataError, warn
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics, \
-    validate_settings
+from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics, validate_settings
 
 DEFAULT_MEASURES = ("ndeval",)
 _SUFFIXES = re.compile(r"(\.gz)?$")
@@ -38,8 +37,14 @@ class Evaluation:
 
     def table(self, *, per_topic: bool = True, summary: bool = True, mean: str = "arith"):
         weights = difficulty_weights(self.index) if mean == "dd" else None
-        return long_table(self.runs, self.measures, per_topic=per_topic, summary=summary,
-                          how=mean, weights=weights)
+        return long_table(
+            self.runs,
+            self.measures,
+            per_topic=per_topic,
+            summary=summary,
+            how=mean,
+            weights=weights,
+        )
 
 
 def difficulty_weights(index: QrelsIndex) -> dict[str, float]:
@@ -48,7 +53,7 @@ def difficulty_weights(index: QrelsIndex) -> dict[str, float]:
 
     table = collection.collection_table(index.qrels.frame, rel_level=index.rel_level)
     weights = collection.difficulty_weights(table)
-    return {str(topic): float(value) for topic, value in weights.items()}
+    return {str(topic): float(value) for topic, value in weights.items() if value == value}
 
 
 def _run_label(path: str) -> str:
@@ -72,8 +77,14 @@ def _name_runs(runs: Sequence) -> None:
     warn(f"runs share the tag(s) {', '.join(sorted(shared))}; named by their file names instead")
 
 
-def load_inputs(run_paths: Sequence[str], qrels_path: str, *, intents_path: str | None = None,
-                topics_path: str | None = None, settings: EvalSettings = EvalSettings()):
+def load_inputs(
+    run_paths: Sequence[str],
+    qrels_path: str,
+    *,
+    intents_path: str | None = None,
+    topics_path: str | None = None,
+    settings: EvalSettings = EvalSettings(),
+):
     """Read and validate every input file; returns (runs, qrels index)."""
     from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
 
@@ -84,8 +95,13 @@ def load_inputs(run_paths: Sequence[str], qrels_path: str, *, intents_path: str 
     qrels = read_qrels(qrels_path)
     intents = read_intents(intents_path) if intents_path else None
     topic_types = read_topic_types(topics_path) if topics_path else None
-    index = QrelsIndex(qrels, rel_level=settings.rel_level, intents=intents,
-                       topic_types=topic_types, normalize_intents=settings.normalize_intents)
+    index = QrelsIndex(
+        qrels,
+        rel_level=settings.rel_level,
+        intents=intents,
+        topic_types=topic_types,
+        normalize_intents=settings.normalize_intents,
+    )
     _name_runs(runs)
     _warn_empty_topics(index, settings)
     return runs, index
@@ -96,13 +112,16 @@ def _warn_empty_topics(index: QrelsIndex, settings: EvalSettings) -> None:
     if empty.any():
         example = index.topic_index[int(np.flatnonzero(empty)[0])]
         nan_note = " (nNRBP is NaN, as ndeval prints it)" if settings.compat == "ndeval" else ""
-        warn(f"{int(empty.sum())} qrels topics have no document with grade >= "
-             f"{settings.rel_level} (e.g. topic {example}); they score 0{nan_note}",
-             file=index.qrels.path)
+        warn(
+            f"{int(empty.sum())} qrels topics have no document with grade >= "
+            f"{settings.rel_level} (e.g. topic {example}); they score 0{nan_note}",
+            file=index.qrels.path,
+        )
 
 
-def score_runs(runs: Sequence, index: QrelsIndex, measures: Sequence,
-               settings: EvalSettings) -> list[RunScores]:
+def score_runs(
+    runs: Sequence, index: QrelsIndex, measures: Sequence, settings: EvalSettings
+) -> list[RunScores]:
     """Evaluate every run on ``measures``; warns about topic mismatches."""
     from divaeval.metrics import compute_measures
 
@@ -111,42 +130,80 @@ def score_runs(runs: Sequence, index: QrelsIndex, measures: Sequence,
         jr = judge_run(run, index, settings)
         extra = run_only_topics(run, index)
         if extra:
-            warn(f"run {run.name}: {len(extra)} topics are not in the qrels "
-                 f"(e.g. {', '.join(extra[:3])}); not evaluated", file=run.path)
+            warn(
+                f"run {run.name}: {len(extra)} topics are not in the qrels "
+                f"(e.g. {', '.join(extra[:3])}); not evaluated",
+                file=run.path,
+            )
         missing = [str(t) for t in jr.topics[~jr.in_run]]
         if not settings.complete:
-            lacking = ~np.isin(index.topic_index.to_numpy(), jr.topics)
+            import pandas as pd
+
+            lacking = pd.Index(jr.topics).get_indexer(index.topic_index) < 0
             missing = [str(t) for t in index.topic_index[lacking]]
             if missing:
-                warn(f"run {run.name} lacks {len(missing)} qrels topics "
-                     f"(e.g. {', '.join(missing[:3])}); they are not in the mean "
-                     "(-c counts them as 0)", file=run.path)
+                warn(
+                    f"run {run.name} lacks {len(missing)} qrels topics "
+                    f"(e.g. {', '.join(missing[:3])}); they are not in the mean "
+                    "(-c counts them as 0)",
+                    file=run.path,
+                )
             if jr.n_topics == 0:
-                raise DataError(f"no topic of run {run.name} is in the qrels "
-                                f"(qrels topics look like {index.topic_index[0]!r})",
-                                file=run.path)
+                raise DataError(
+                    f"no topic of run {run.name} is in the qrels "
+                    f"(qrels topics look like {index.topic_index[0]!r})",
+                    file=run.path,
+                )
         values = compute_measures(jr, measures)
-        results.append(RunScores(name=run.name, path=run.path, topics=jr.topics,
-                                 values=values, run_only_topics=extra, missing_topics=missing))
+        results.append(
+            RunScores(
+                name=run.name,
+                path=run.path,
+                topics=jr.topics,
+                values=values,
+                run_only_topics=extra,
+                missing_topics=missing,
+            )
+        )
     return results
 
 
-def run_evaluation(run_paths: Sequence[str], qrels_path: str, measures: Sequence[str] = (),
-                   *, intents: str | None = None, topics: str | None = None,
-                   settings: EvalSettings = EvalSettings()) -> Evaluation:
+def run_evaluation(
+    run_paths: Sequence[str],
+    qrels_path: str,
+    measures: Sequence[str] = (),
+    *,
+    intents: str | None = None,
+    topics: str | None = None,
+    settings: EvalSettings = EvalSettings(),
+) -> Evaluation:
     """Read, judge and score: the structured result behind :func:`evaluate` and the CLI."""
     from divaeval.metrics import parse_measures
 
     parsed = parse_measures(list(measures) or list(DEFAULT_MEASURES))
-    runs, index = load_inputs(run_paths, qrels_path, intents_path=intents, topics_path=topics,
-                              settings=settings)
-    return Evaluation(runs=score_runs(runs, index, parsed, settings), measures=parsed,
-                      settings=settings, index=index)
+    runs, index = load_inputs(
+        run_paths, qrels_path, intents_path=intents, topics_path=topics, settings=settings
+    )
+    return Evaluation(
+        runs=score_runs(runs, index, parsed, settings),
+        measures=parsed,
+        settings=settings,
+        index=index,
+    )
 
 
-def evaluate(runs: str | Sequence[str], qrels: str, measures: Sequence[str] = (), *,
-             per_topic: bool = True, summary: bool = True, mean: str = "arith",
-             intents: str | None = None, topics: str | None = None, **settings):
+def evaluate(
+    runs: str | Sequence[str],
+    qrels: str,
+    measures: Sequence[str] = (),
+    *,
+    per_topic: bool = True,
+    summary: bool = True,
+    mean: str = "arith",
+    intents: str | None = None,
+    topics: str | None = None,
+    **settings,
+):
     """Evaluate run files against a qrels file; returns the long-form score table.
 
     ``measures`` are ``-m`` strings (``"alpha-nDCG@5,10"``, ``"ndeval"``, ``"rbu(p=0.9)"``);
@@ -155,6 +212,7 @@ def evaluate(runs: str | Sequence[str], qrels: str, measures: Sequence[str] = ()
     """
     if isinstance(runs, str):
         runs = [runs]
-    result = run_evaluation(runs, qrels, measures, intents=intents, topics=topics,
-                            settings=EvalSettings(**settings))
+    result = run_evaluation(
+        runs, qrels, measures, intents=intents, topics=topics, settings=EvalSettings(**settings)
+    )
     return result.table(per_topic=per_topic, summary=summary, mean=mean)

@@ -22,8 +22,7 @@ class DefaultCommandGroup(click.Group):
     ``divaeval run.txt qrels.txt`` = ``divaeval evaluate run.txt qrels.txt``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h",
-                                                                     "--version"):
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             args = [MAIN_COMMAND, *args]
         return super().parse_args(ctx, args)
 
@@ -31,8 +30,11 @@ class DefaultCommandGroup(click.Group):
         formatter.write_usage("divaeval", "[OPTIONS] RUN... QRELS  |  divaeval COMMAND ...")
 
 
-@click.group(cls=DefaultCommandGroup, context_settings={"help_option_names": ["-h", "--help"]},
-             invoke_without_command=False)
+@click.group(
+    cls=DefaultCommandGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    invoke_without_command=False,
+)
 @click.version_option(__version__, "--version", prog_name="divaeval")
 def cli() -> None:
     """Evaluate search-result diversification runs (ndeval, NTCIREVAL, RBU, lexicographic
@@ -45,50 +47,128 @@ def cli() -> None:
     """
 
 
-_ORDER_HELP = ("ranking order: score = trec_eval's (score desc, ties by docno desc), rank = "
-               "the rank column (ndeval's default), file = file order (NTCIREVAL, RBU)")
+_ORDER_HELP = (
+    "ranking order: score = trec_eval's (score desc, ties by docno desc), rank = "
+    "the rank column (ndeval's default), file = file order (NTCIREVAL, RBU)"
+)
 
 
 @cli.command(MAIN_COMMAND)
 @click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
-              help="NAME[(p=v,...)][@k,...] or a preset (ndeval, ...); repeatable; "
-                   "default: ndeval")
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    metavar="MEASURE",
+    help="NAME[(p=v,...)][@k,...] or a preset (ndeval, ...); repeatable; default: ndeval",
+)
 @click.option("-q", "--per-topic", is_flag=True, help="also print per-topic values")
 @click.option("-n", "--no-summary", is_flag=True, help="no mean over topics")
-@click.option("-c", "--complete", is_flag=True,
-              help="average over all qrels topics; topics missing from a run count as 0")
-@click.option("-M", "--depth", type=click.IntRange(min=1), default=None,
-              help="keep the first N documents per topic after ordering")
-@click.option("-l", "--rel-level", type=int, default=1, show_default=True,
-              help="minimum grade that binary measures count as relevant")
-@click.option("--order", type=click.Choice(["score", "rank", "file"]), default=None,
-              help=_ORDER_HELP + " [default: score; rank with --compat ndeval]")
-@click.option("--dedupe", type=click.Choice(["error", "first"]), default="error",
-              show_default=True, help="a docno repeated in a topic: error, or keep the first")
-@click.option("--compat", type=click.Choice(["ndeval", "ntcireval"]), default=None,
-              help="reproduce the named tool's quirks (documented per metric)")
-@click.option("--intents", type=str, default=None, metavar="FILE",
-              help="intent probabilities: topic subtopic probability [inf|nav]")
-@click.option("--topics", "topics_file", type=str, default=None, metavar="FILE",
-              help="TREC Web Track topics XML (subtopic types inf/nav)")
-@click.option("--normalize-intents", is_flag=True,
-              help="rescale intent probabilities that do not sum to 1")
-@click.option("--mean", type=click.Choice(["arith", "geom", "dd"]), default="arith",
-              show_default=True, help="topic average: arithmetic, geometric (gm_map), or "
-                                      "weighted by 1 - diversity difficulty")
-@click.option("-f", "--format", "output_format", default="trec_eval", show_default=True,
-              type=click.Choice(["trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json",
-                                 "table"]), help="output format")
-@click.option("--precision", type=click.IntRange(0, 17), default=None,
-              help="decimals printed (default: the format's own)")
-@click.option("-o", "--output", type=str, default=None, metavar="FILE",
-              help="write to FILE instead of stdout")
-@click.option("--signature", is_flag=True,
-              help="print the settings signature on stderr")
-def evaluate_command(files, measures, per_topic, no_summary, complete, depth, rel_level, order,
-                     dedupe, compat, intents, topics_file, normalize_intents, mean,
-                     output_format, precision, output, signature) -> None:
+@click.option(
+    "-c",
+    "--complete",
+    is_flag=True,
+    help="average over all qrels topics; topics missing from a run count as 0",
+)
+@click.option(
+    "-M",
+    "--depth",
+    type=click.IntRange(min=1),
+    default=None,
+    help="keep the first N documents per topic after ordering",
+)
+@click.option(
+    "-l",
+    "--rel-level",
+    type=int,
+    default=1,
+    show_default=True,
+    help="minimum grade that binary measures count as relevant",
+)
+@click.option(
+    "--order",
+    type=click.Choice(["score", "rank", "file"]),
+    default=None,
+    help=_ORDER_HELP + " [default: score; rank with --compat ndeval]",
+)
+@click.option(
+    "--dedupe",
+    type=click.Choice(["error", "first"]),
+    default="error",
+    show_default=True,
+    help="a docno repeated in a topic: error, or keep the first",
+)
+@click.option(
+    "--compat",
+    type=click.Choice(["ndeval", "ntcireval"]),
+    default=None,
+    help="reproduce the named tool's quirks (documented per metric)",
+)
+@click.option(
+    "--intents",
+    type=str,
+    default=None,
+    metavar="FILE",
+    help="intent probabilities: topic subtopic probability [inf|nav]",
+)
+@click.option(
+    "--topics",
+    "topics_file",
+    type=str,
+    default=None,
+    metavar="FILE",
+    help="TREC Web Track topics XML (subtopic types inf/nav)",
+)
+@click.option(
+    "--normalize-intents", is_flag=True, help="rescale intent probabilities that do not sum to 1"
+)
+@click.option(
+    "--mean",
+    type=click.Choice(["arith", "geom", "dd"]),
+    default="arith",
+    show_default=True,
+    help="topic average: arithmetic, geometric (gm_map), or weighted by 1 - diversity difficulty",
+)
+@click.option(
+    "-f",
+    "--format",
+    "output_format",
+    default="trec_eval",
+    show_default=True,
+    type=click.Choice(["trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", "table"]),
+    help="output format",
+)
+@click.option(
+    "--precision",
+    type=click.IntRange(0, 17),
+    default=None,
+    help="decimals printed (default: the format's own)",
+)
+@click.option(
+    "-o", "--output", type=str, default=None, metavar="FILE", help="write to FILE instead of stdout"
+)
+@click.option("--signature", is_flag=True, help="print the settings signature on stderr")
+def evaluate_command(
+    files,
+    measures,
+    per_topic,
+    no_summary,
+    complete,
+    depth,
+    rel_level,
+    order,
+    dedupe,
+    compat,
+    intents,
+    topics_file,
+    normalize_intents,
+    mean,
+    output_format,
+    precision,
+    output,
+    signature,
+) -> None:
     """Evaluate RUN files against QRELS (the last file). A file may be '-' (stdin) and
     gzipped."""
     from divaeval.api import run_evaluation
@@ -100,14 +180,32 @@ def evaluate_command(files, measures, per_topic, no_summary, complete, depth, re
         raise UsageError("need at least one RUN and the QRELS file (qrels last)")
     if order is None:
         order = "rank" if compat == "ndeval" else "score"
-    settings = EvalSettings(order=order, depth=depth, rel_level=rel_level, complete=complete,
-                            dedupe=dedupe, compat=compat, normalize_intents=normalize_intents)
-    result = run_evaluation(list(files[:-1]), files[-1], measures, intents=intents,
-                            topics=topics_file, settings=settings)
+    settings = EvalSettings(
+        order=order,
+        depth=depth,
+        rel_level=rel_level,
+        complete=complete,
+        dedupe=dedupe,
+        compat=compat,
+        normalize_intents=normalize_intents,
+    )
+    result = run_evaluation(
+        list(files[:-1]),
+        files[-1],
+        measures,
+        intents=intents,
+        topics=topics_file,
+        settings=settings,
+    )
     sig = _signature(result, mean)
-    options = ReportOptions(format=output_format, per_topic=per_topic or output_format == "ndeval",
-                            summary=not no_summary, precision=precision, mean=mean,
-                            signature=sig)
+    options = ReportOptions(
+        format=output_format,
+        per_topic=per_topic or output_format == "ndeval",
+        summary=not no_summary,
+        precision=precision,
+        mean=mean,
+        signature=sig,
+    )
     if signature:
         click.echo(sig, err=True)
     _emit(lambda out: write_report(result, out, options), output)
@@ -115,8 +213,7 @@ def evaluate_command(files, measures, per_topic, no_summary, complete, depth, re
 
 def _signature(result, mean: str) -> str:
     measures = ",".join(m.name for m in result.measures)
-    return (f"divaeval {__version__}|{result.settings.signature()}|mean={mean}|"
-            f"measures={measures}")
+    return f"divaeval {__version__}|{result.settings.signature()}|mean={mean}|measures={measures}"
 
 
 def _emit(writer, output: str | None) -> None:
@@ -133,8 +230,14 @@ def _emit(writer, output: str | None) -> None:
 
 
 @cli.command("metrics")
-@click.option("-f", "--format", "output_format", type=click.Choice(["text", "jsonl"]),
-              default="text", show_default=True)
+@click.option(
+    "-f",
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "jsonl"]),
+    default="text",
+    show_default=True,
+)
 def metrics_command(output_format: str) -> None:
     """List every metric: name, aliases, parameters, cutoffs, definition and source."""
     import json
@@ -145,11 +248,21 @@ def metrics_command(output_format: str) -> None:
     specs = all_specs()
     if output_format == "jsonl":
         for spec in specs:
-            click.echo(json.dumps({
-                "name": spec.name, "family": spec.family, "aliases": list(spec.aliases),
-                "params": {p.name: p.default for p in spec.params}, "cutoff": spec.cutoff,
-                "default_cutoffs": list(spec.default_cutoffs), "summary": spec.summary,
-                "reference": spec.reference, "notes": spec.notes}))
+            click.echo(
+                json.dumps(
+                    {
+                        "name": spec.name,
+                        "family": spec.family,
+                        "aliases": list(spec.aliases),
+                        "params": {p.name: p.default for p in spec.params},
+                        "cutoff": spec.cutoff,
+                        "default_cutoffs": list(spec.default_cutoffs),
+                        "summary": spec.summary,
+                        "reference": spec.reference,
+                        "notes": spec.notes,
+                    }
+                )
+            )
         return
     family = None
     for spec in specs:
@@ -174,6 +287,78 @@ def metrics_command(output_format: str) -> None:
     for name, (items, summary) in presets().items():
         click.echo(f"  {name}: {summary}")
         click.echo(f"      = {' '.join(items)}")
+
+
+def _table_format_option(default: str = "table"):
+    from divaeval.report.frames import TABLE_FORMATS
+
+    return click.option(
+        "-f",
+        "--format",
+        "output_format",
+        type=click.Choice(TABLE_FORMATS),
+        default=default,
+        show_default=True,
+        help="output format",
+    )
+
+
+@cli.command("collection")
+@click.argument("qrels", metavar="QRELS")
+@click.option(
+    "-l",
+    "--rel-level",
+    type=int,
+    default=1,
+    show_default=True,
+    help="minimum grade that counts as relevant",
+)
+@click.option(
+    "--cover",
+    type=click.Choice(["exact", "greedy"]),
+    default="exact",
+    show_default=True,
+    help="xi: exact minimum set cover or the greedy approximation",
+)
+@click.option(
+    "--dd-exponent",
+    type=click.Choice(["xi", "xi+1"]),
+    default="xi",
+    show_default=True,
+    help="exponent of Eq. 1 (xi+1 reproduces Golbus Tables 1-2)",
+)
+@click.option(
+    "--smr-rank",
+    type=click.IntRange(min=1),
+    default=None,
+    help="subtopic miss rate at this rank (default: xi, Eq. 4)",
+)
+@_table_format_option("table")
+@click.option("--precision", type=click.IntRange(0, 17), default=4, show_default=True)
+@click.option("-o", "--output", type=str, default=None, metavar="FILE")
+def collection_command(
+    qrels, rel_level, cover, dd_exponent, smr_rank, output_format, precision, output
+) -> None:
+    """Per-topic collection analysis of QRELS: relevant documents, per-subtopic counts, xi,
+    d_max, d_mean, diversity difficulty dd and subtopic miss rate (Golbus et al. 2013)."""
+    from divaeval.collection import collection_table
+    from divaeval.io import read_qrels
+    from divaeval.report.frames import write_frame
+
+    frame = read_qrels(qrels).frame
+    table = collection_table(
+        frame, rel_level=rel_level, cover=cover, dd_exponent=dd_exponent, smr_rank=smr_rank
+    )
+    signature = (
+        f"divaeval {__version__}|collection|rel={rel_level}|cover={cover}|"
+        f"dd_exponent={dd_exponent}|smr_rank={smr_rank or 'xi'}"
+    )
+    _emit(
+        lambda out: write_frame(
+            table, out, output_format, key="topic", precision=precision, signature=signature
+        ),
+        output,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,8 +401,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug in divaeval, not a user error: still one line
         if debug:
             raise
-        click.echo(f"divaeval: internal error: {type(exc).__name__}: {exc} "
-                   "(rerun with --debug for the traceback, and please report it)", err=True)
+        click.echo(
+            f"divaeval: internal error: {type(exc).__name__}: {exc} "
+            "(rerun with --debug for the traceback, and please report it)",
+            err=True,
+        )
         return EXIT_INTERNAL
     return 0
 

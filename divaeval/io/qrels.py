@@ -77,7 +77,12 @@ def read_qrels(path: str) -> Qrels:
     import pandas as pd
 
     source = read_source(path, what="qrels")
-    table = read_table(source, min_columns=5)
+    try:  # fast path: the C parser reads integral grades (it also takes 2.0 as 2)
+        table = read_table(source, min_columns=5, dtypes={3: np.int64})
+        grades = table[3].to_numpy(dtype=np.int64)
+    except (ValueError, OverflowError):
+        table = read_table(source, min_columns=5)
+        grades = None
     if len(table) == 0:
         raise DataError("qrels file has no judgments", file=source.name)
 
@@ -92,8 +97,7 @@ def read_qrels(path: str) -> Qrels:
         found = field_count(table, row)
         message = f"expected 4 or 5 columns ({QRELS_COLUMNS}), found {found}"
         if found == 6 and row == 0:
-            message += ("; this looks like a run file: divaeval takes RUN... QRELS "
-                        "(qrels last)")
+            message += "; this looks like a run file: divaeval takes RUN... QRELS (qrels last)"
         raise _fail(source, row, message)
 
     types = np.array(table[4].to_numpy(dtype=object), copy=True)
@@ -108,7 +112,8 @@ def read_qrels(path: str) -> Qrels:
                 message += "; is this a run file?"
             raise _fail(source, row, message)
 
-    grades = _parse_grades(source, table[3])
+    if grades is None or (np.abs(grades) > GRADE_LIMIT).any():
+        grades = _parse_grades(source, table[3].astype(str))
     frame = pd.DataFrame(
         {
             "topic": table[0].to_numpy(dtype=object),
@@ -124,9 +129,15 @@ def read_qrels(path: str) -> Qrels:
 
 
 def _check_duplicates(source: Source, frame) -> None:
-    dup = frame.duplicated(["topic", "subtopic", "docno"], keep=False).to_numpy()
-    if not dup.any():
+    import pandas as pd
+
+    key = np.zeros(len(frame), dtype=np.int64)
+    for column in ("topic", "subtopic", "docno"):
+        codes, uniques = pd.factorize(frame[column])
+        key = key * max(len(uniques), 1) + codes
+    if not pd.Series(key).duplicated().any():
         return
+    dup = frame.duplicated(["topic", "subtopic", "docno"], keep=False).to_numpy()
     rows = frame[dup]
     first_key = rows.iloc[0][["topic", "subtopic", "docno"]]
     same = rows[

@@ -64,8 +64,10 @@ def read_run(path: str) -> Run:
         found = field_count(table, row)
         message = f"expected 6 columns ({RUN_COLUMNS}), found {found}"
         if found in (4, 5) and row == 0:
-            message += ("; this looks like a qrels file: divaeval takes RUN... QRELS "
-                        "(qrels last, unlike trec_eval)")
+            message += (
+                "; this looks like a qrels file: divaeval takes RUN... QRELS "
+                "(qrels last, unlike trec_eval)"
+            )
         raise _fail_row(source, row, message)
 
     if scores is None:

@@ -14,18 +14,24 @@ from typing import TextIO
 
 
 def write(evaluation, out: TextIO, options) -> None:
-    table = evaluation.table(per_topic=options.per_topic, summary=options.summary,
-                             mean=options.mean)
+    table = evaluation.table(
+        per_topic=options.per_topic, summary=options.summary, mean=options.mean
+    )
     if options.precision is not None:
         table["value"] = table["value"].round(options.precision)
     if options.format in ("csv", "tsv"):
         sep = "," if options.format == "csv" else "\t"
-        table.to_csv(out, sep=sep, index=False, lineterminator="\n", na_rep="NaN",
-                     float_format=None)
+        table.to_csv(
+            out, sep=sep, index=False, lineterminator="\n", na_rep="NaN", float_format=None
+        )
         return
     records = [
-        {"run": run, "topic": topic, "measure": measure,
-         "value": None if isinstance(value, float) and math.isnan(value) else value}
+        {
+            "run": run,
+            "topic": topic,
+            "measure": measure,
+            "value": None if isinstance(value, float) and math.isnan(value) else value,
+        }
         for run, topic, measure, value in table.itertuples(index=False, name=None)
     ]
     if options.format == "jsonl":

@@ -40,5 +40,8 @@ def write(evaluation, out: TextIO, options) -> None:
                 out.write(f"{run.name},{topic},{row}\n")
         if options.summary:
             averaged = means(run, measures, options.mean)
-            out.write(f"{run.name},amean," + ",".join(
-                _number(averaged[m], precision) for m in measures) + "\n")
+            out.write(
+                f"{run.name},amean,"
+                + ",".join(_number(averaged[m], precision) for m in measures)
+                + "\n"
+            )

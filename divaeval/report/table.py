@@ -24,13 +24,17 @@ def write(evaluation, out: TextIO, options) -> None:
     for run in evaluation.runs:
         if options.per_topic:
             for i, topic in enumerate(run.topics.tolist()):
-                table.add_row(run.name, topic,
-                              *(f"{run.values[m][i]:.{precision}f}" for m in measures))
+                table.add_row(
+                    run.name, topic, *(f"{run.values[m][i]:.{precision}f}" for m in measures)
+                )
         if options.summary:
             averaged = means(run, measures, options.mean)
-            table.add_row(run.name, f"mean ({len(run.topics)})",
-                          *(f"{averaged[m]:.{precision}f}" for m in measures),
-                          style="bold" if options.per_topic else None)
+            table.add_row(
+                run.name,
+                f"mean ({len(run.topics)})",
+                *(f"{averaged[m]:.{precision}f}" for m in measures),
+                style="bold" if options.per_topic else None,
+            )
     Console(file=out, width=max(100, 24 + 12 * len(measures))).print(table)
     if options.signature:
         Console(file=out, width=200).print(f"[dim]{options.signature}[/dim]")

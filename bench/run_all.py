@@ -1,0 +1,135 @@
+"""``make bench``: end-to-end timings of divaeval against the reference implementations.
+
+Every timing is wall-clock for a whole command (parse + evaluate + print), best of
+``--repeat`` runs, on this machine; peak memory is the child's max RSS. The reference for the
+ndeval family is pyndeval (ndeval 4.5's C code) reading the same files in Python. Results go
+to stdout and ``bench/out/results.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FIX = os.path.join(ROOT, "tests", "fixtures", "trec2012")
+RUNS_2012 = [
+    os.path.join(FIX, f"{name}.txt.gz")
+    for name in (
+        "ql-cata-filtered",
+        "ql-cata",
+        "ql-catb-filtered",
+        "ql-catb",
+        "rm-cata-filtered",
+        "rm-cata",
+        "rm-catb-filtered",
+        "rm-catb",
+        "dssa-wt2012",
+    )
+]
+QRELS_2012 = os.path.join(FIX, "qrels-for-ndeval.txt.gz")
+OUT = os.path.join(HERE, "out")
+
+
+def timed(command: list[str], repeat: int) -> tuple[float, float]:
+    """(best wall seconds, peak RSS MiB) of a command run ``repeat`` times."""
+    best = float("inf")
+    peak = 0.0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        elapsed = time.perf_counter() - start
+        if proc.returncode != 0:
+            raise SystemExit(f"failed: {' '.join(command)}\n{proc.stderr.decode()}")
+        best = min(best, elapsed)
+        peak = max(peak, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+    return best, peak
+
+
+def registered(name: str) -> bool:
+    from divaeval.errors import UsageError
+    from divaeval.metrics import parse_measure
+
+    try:
+        parse_measure(name)
+        return True
+    except UsageError:
+        return False
+
+
+def divaeval_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "divaeval", *args]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="skip the 1M-line run")
+    args = parser.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    results: dict[str, dict] = {}
+
+    def record(key: str, command: list[str], repeat: int = args.repeat, **extra) -> None:
+        seconds, mib = timed(command, repeat)
+        results[key] = {"seconds": round(seconds, 3), "peak_mib": round(mib, 1), **extra}
+        print(f"{key:<58} {seconds:8.3f} s {mib:8.1f} MiB", flush=True)
+
+    # Issue 2: the 9 real 2012 runs, ndeval's 21 columns, vs pyndeval on the same files.
+    record(
+        "2012: 9 runs -m ndeval (divaeval)",
+        divaeval_cmd(*RUNS_2012, QRELS_2012, "-m", "ndeval", "-q"),
+    )
+    record(
+        "2012: 9 runs, ndeval's 21 columns (pyndeval 0.0.8)",
+        [sys.executable, os.path.join(HERE, "pyndeval_reference.py"), QRELS_2012, *RUNS_2012],
+    )
+    ratio = (
+        results["2012: 9 runs, ndeval's 21 columns (pyndeval 0.0.8)"]["seconds"]
+        / results["2012: 9 runs -m ndeval (divaeval)"]["seconds"]
+    )
+    results["ratio pyndeval/divaeval (ndeval family)"] = {"ratio": round(ratio, 2)}
+    print(f"{'  -> divaeval is faster by a factor of':<58} {ratio:8.2f}")
+
+    optional = {
+        "2012: 9 runs -m ntcir@10,20": ["ntcir@10,20"],
+        "2012: 9 runs, every metric @20": ["all@20"],
+    }
+    for key, measures in optional.items():
+        if all(registered(m) for m in measures):
+            flags = [x for m in measures for x in ("-m", m)]
+            record(key, divaeval_cmd(*RUNS_2012, QRELS_2012, *flags, "-q"))
+
+    if not args.quick:
+        from generate import generate
+
+        qrels, run = generate(OUT, 10_000, 100, 5, 20, 42)
+        record(
+            "1M lines: alpha-nDCG@20 ERR-IA@20 strec@20",
+            divaeval_cmd(run, qrels, "-m", "alpha-ndcg@20", "-m", "err-ia@20", "-m", "strec@20"),
+        )
+        extra = [m for m in ("rbu", "nDCG-IA@20", "alpha#-nDCG-IA@20") if registered(m)]
+        if extra:
+            flags = [x for m in extra for x in ("-m", m)]
+            record(f"1M lines: {' '.join(extra)}", divaeval_cmd(run, qrels, *flags))
+        record(
+            "1M lines: parse only (divaeval -m strec@1)", divaeval_cmd(run, qrels, "-m", "strec@1")
+        )
+    record("startup: divaeval --help", divaeval_cmd("--help"), repeat=5)
+
+    stats = os.path.join(HERE, "bench_stats.py")
+    if os.path.exists(stats):
+        print("\nresampling statistics (bench/bench_stats.py):", flush=True)
+        subprocess.run([sys.executable, stats], check=True)
+    with open(os.path.join(OUT, "results.json"), "w") as handle:
+        json.dump(results, handle, indent=1)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, HERE)
+    main()
