@@ -83,9 +83,10 @@ def load_inputs(
     *,
     intents_path: str | None = None,
     topics_path: str | None = None,
-    settings: EvalSettings = EvalSettings(),
+    settings: EvalSettings | None = None,
 ):
     """Read and validate every input file; returns (runs, qrels index)."""
+    settings = settings or EvalSettings()
     from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
 
     validate_settings(settings)
@@ -175,9 +176,10 @@ def run_evaluation(
     *,
     intents: str | None = None,
     topics: str | None = None,
-    settings: EvalSettings = EvalSettings(),
+    settings: EvalSettings | None = None,
 ) -> Evaluation:
     """Read, judge and score: the structured result behind :func:`evaluate` and the CLI."""
+    settings = settings or EvalSettings()
     from divaeval.metrics import parse_measures
 
     parsed = parse_measures(list(measures) or list(DEFAULT_MEASURES))

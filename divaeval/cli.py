@@ -7,6 +7,7 @@ code 2 for usage errors and 1 for bad data; ``--debug`` shows the traceback inst
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -411,10 +412,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _flush_quietly() -> None:
-    try:
+    with contextlib.suppress(BrokenPipeError, ValueError):
         sys.stdout.flush()
-    except (BrokenPipeError, ValueError):
-        pass
 
 
 def entry_point() -> None:

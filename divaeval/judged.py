@@ -174,23 +174,27 @@ class JudgedRankings:
 
 
 def _subtopic_columns(topic_code: np.ndarray, subtopic: np.ndarray):
-    """Column of each (topic, subtopic) pair: subtopics ascending (numerically when all are
-    integers, as ndeval iterates them), per topic. Returns (pair_code per line, pairs frame)."""
+    """Column of each qrels line's subtopic within its topic: subtopics ascending (numerically
+    when all are integers, as ndeval iterates them). Returns (column per line, pairs frame with
+    one row per (topic, subtopic): topic, subtopic, column)."""
     import pandas as pd
 
-    order = sort_topics(pd.unique(subtopic))
-    rank_of = {s: i for i, s in enumerate(order)}
-    sub_rank = pd.Series(subtopic).map(rank_of).to_numpy(dtype=np.int64)
-    pairs = pd.DataFrame({"topic": topic_code, "rank": sub_rank, "subtopic": subtopic})
-    pairs = pairs.drop_duplicates(["topic", "rank"]).sort_values(["topic", "rank"])
-    first = np.r_[0, np.flatnonzero(np.diff(pairs["topic"].to_numpy())) + 1]
-    counts = np.diff(np.r_[first, len(pairs)])
-    pairs["column"] = np.arange(len(pairs)) - np.repeat(first, counts)
-    column_of = pd.Series(
-        pairs["column"].to_numpy(), index=pd.MultiIndex.from_arrays([pairs["topic"], pairs["rank"]])
-    )
-    line_column = column_of.reindex(pd.MultiIndex.from_arrays([topic_code, sub_rank])).to_numpy()
-    return line_column.astype(np.int64), pairs
+    codes, uniques = pd.factorize(subtopic)
+    order = sort_topics(uniques)
+    rank_of_unique = pd.Index(order).get_indexer(uniques)
+    n_ranks = max(len(order), 1)
+    key = topic_code.astype(np.int64) * n_ranks + rank_of_unique[codes]
+    pair_keys, line_pair = np.unique(key, return_inverse=True)
+    pair_topic = pair_keys // n_ranks
+    first = np.r_[0, np.flatnonzero(np.diff(pair_topic)) + 1]
+    counts = np.diff(np.r_[first, len(pair_keys)])
+    pair_column = np.arange(len(pair_keys)) - np.repeat(first, counts)
+    pairs = pd.DataFrame({
+        "topic": pair_topic,
+        "subtopic": np.asarray(order, dtype=object)[pair_keys % n_ranks],
+        "column": pair_column,
+    })
+    return pair_column[line_pair.ravel()].astype(np.int64), pairs
 
 
 class QrelsIndex:
@@ -483,10 +487,7 @@ def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
             )
 
     run_topics = np.unique(topic_sorted)
-    if settings.complete:
-        eval_codes = np.arange(len(index.topic_index))
-    else:
-        eval_codes = run_topics
+    eval_codes = np.arange(len(index.topic_index)) if settings.complete else run_topics
     row_of_code = np.full(len(index.topic_index), -1, dtype=np.int64)
     row_of_code[eval_codes] = np.arange(len(eval_codes))
 
