@@ -119,7 +119,9 @@ def read_table(source: Source, *, min_columns: int, dtypes: dict[int, object] | 
 def field_count(table, row: int) -> int:
     """Number of fields actually present on table row ``row``."""
     values = table.iloc[row]
-    return int(sum(1 for v in values if isinstance(v, str) and v != ""))
+    # string fields are "" or NaN when missing; float columns (the run's score) are NaN
+    return int(sum(1 for v in values if isinstance(v, str) and v != "" or
+                   isinstance(v, float) and v == v))
 
 
 def missing_field(table, column: int):

@@ -63,7 +63,8 @@ def read_run(path: str) -> Run:
         row = int(np.flatnonzero(short)[0])
         found = field_count(table, row)
         message = f"expected 6 columns ({RUN_COLUMNS}), found {found}"
-        if found in (4, 5) and row == 0:
+        fifth = str(table[4].iat[row]).lower()
+        if row == 0 and (found == 4 or (found == 5 and fifth in ("inf", "nav"))):
             message += (
                 "; this looks like a qrels file: divaeval takes RUN... QRELS "
                 "(qrels last, unlike trec_eval)"
