@@ -7,7 +7,9 @@ one-line definition, the paper or tool it follows, and a pure ``compute`` functi
 back by :func:`parse_measures` (round trip).
 
 Syntax: ``NAME[(param=value,...)][@k1,k2,...]``; names are case-insensitive and ``-``/``_`` are
-interchangeable. A preset (``-m ndeval``) expands to a list of measures.
+interchangeable. A piece without ``=`` continues the previous parameter's value, so a list
+value keeps its commas: ``D-nDCG(gains=1:1,2:3,3:7)@10``. A preset (``-m ndeval``) expands to
+a list of measures.
 
 ``compute(jr, params, cutoffs)`` receives a :class:`~divaeval.judged.JudgedRankings`, the bound
 parameters as a dict and a tuple of cutoffs (``None`` = the whole ranking) and returns a float
@@ -224,6 +226,22 @@ def _parse_cutoffs(text: str, spec: MetricSpec, raw: str) -> list[int]:
     return sorted(cutoffs)
 
 
+def _assignments(params: str, text: str) -> list[tuple[str, str]]:
+    """``name=value`` pairs of a parameter list. A comma-separated piece without ``=``
+    continues the previous value, so list-valued parameters keep their commas
+    (``gains=1:1,2:3,3:7``) and display names round trip."""
+    pairs: list[list[str]] = []
+    for piece in params.split(","):
+        if "=" in piece:
+            key, value = piece.split("=", 1)
+            pairs.append([key.strip(), value.strip()])
+        elif pairs and piece.strip():
+            pairs[-1][1] += "," + piece.strip()
+        elif piece.strip():
+            raise UsageError(f"{text!r}: parameter {piece.strip()!r} needs name=value")
+    return [(key, value) for key, value in pairs]
+
+
 def parse_measure(text: str) -> list[Measure]:
     """Parse one ``-m`` argument (a measure, a measure with several cutoffs, or a preset)."""
     _load_families()
@@ -254,12 +272,7 @@ def parse_measure(text: str) -> list[Measure]:
     spec = get_spec(name)
     values = spec.defaults()
     if match.group("params"):
-        for assignment in match.group("params").split(","):
-            if not assignment.strip():
-                continue
-            if "=" not in assignment:
-                raise UsageError(f"{text!r}: parameter {assignment.strip()!r} needs name=value")
-            key, value = (part.strip() for part in assignment.split("=", 1))
+        for key, value in _assignments(match.group("params"), text):
             param = spec.param(key)
             if param is None:
                 known = ", ".join(p.name for p in spec.params) or "none"

@@ -1,0 +1,800 @@
+"""The NTCIR diversity family: I-rec, D-, D#-, DIN-, DIN#-nDCG and -Q, P+Q, P+Q#, EfP, and the
+single-intent bases Q, P+, nERR and nDCG, as NTCIREVAL 190111 computes them.
+
+Definitions follow Sakai, *Evaluation with Informational and Navigational Intents* (WWW 2012,
+"the paper") and ``reference/ntcireval.md`` ("the spec"):
+
+- **Gains** (spec §4). The per-intent gain g_i(d) is the grade (NTCIREVAL's Lk = k) by default,
+  ``gain=exp`` gives 2^g − 1 and ``gains=1:1,2:3,3:7`` an explicit map (the paper's §2.1
+  values). Negative grades (the Web Track's −2) and 0 give 0. A document is relevant to intent
+  i iff g_i(d) > 0 (NTCIREVAL's L1+).
+- **Global gain** GG(d) = Σ_i P(i|q)·g_i(d) (paper Eq. 6) with the intent probabilities of the
+  topic material (``--intents``, else uniform over the subtopics with a relevant document).
+  The **ideal list** holds every document with GG > 0 sorted by GG descending; R is its length
+  (spec §4). Rank r of a system list is relevant iff its gain G(r) > 0 (spec §6.1).
+- **Cut-off first** (spec §5): every value at cutoff l uses only the top l. No cutoff means the
+  whole ranking (then Q is NTCIREVAL's ``Q-measure``, divided by R).
+- **D-nDCG@l** = Σ_{r≤l} GG(r)/log(r+1) ÷ Σ_{r≤l} GG*(r)/log(r+1) (NTCIREVAL's ``MSnDCG@l``
+  line, paper Eq. 1 on global gains). **D-Q@l** = Σ_{relevant r≤l} BR(r) / min(l, R), with the
+  blended ratio BR(r) = (β·CG(r) + count(r)) / (β·CG*(r) + r) (paper Eqs. 2–3, ``Q@l``).
+- **I-rec@l** = intents covered by the top l / intents with at least one relevant document
+  (spec §6.4). Every subtopic with a relevant document counts, also one the intent file
+  forgot (as NTCIREVAL does); I-rec equals ndeval's strec for the default gains and ``-l 1``.
+- **D#-X@l** = γ·I-rec@l + (1 − γ)·D-X@l (paper Eq. 7, γ = 0.5).
+- **DIN gains** (paper Eq. 8, spec §6.6): a navigational intent credits only the first
+  retrieved document relevant to it; DIN-nDCG and DIN-Q use the D ideal list (Eqs. 9–11), so
+  their maximum can be below 1. DIN#-X = γ·I-rec + (1 − γ)·DIN-X.
+- **P+Q@l** = Σ_i P(i|q)·v_i over the intents with a relevant document (paper Eq. 12, spec
+  §6.7): v_i = Q@l for an informational intent and P+ for a navigational one, both on the
+  per-intent gains against the intent's own ideal list. **P+** (paper Eq. 4) = mean BR over the
+  relevant ranks ≤ rp, rp = the first rank holding the largest gain of the truncated list;
+  gains are compared with a relative tolerance of 1e-9, so 0.3·3 equals 0.9. P+Q# = γ·I-rec +
+  (1 − γ)·P+Q.
+- **Single-intent bases** on the global gains and the D ideal (the ``.Dnev`` lines of
+  ``gcompute``; with one intent of probability 1 they are the ad hoc metrics): ``Q``, ``P+``,
+  ``nERR`` (ERR with stop probability G(r)/(gmax + 1), normalised by the ideal list's ERR) and
+  ``nDCG``, the Järvelin–Kekäläinen form (no discount for r ≤ b, else 1/log_b r; *not*
+  D-nDCG).
+- **EfP@l** (paper §4.2, spec §11): share of the top l that is effectively relevant to some
+  intent (relevant to an informational intent, or the first relevant document of a
+  navigational one); divided by l (by the list length without a cutoff). No reference tool
+  computes it; the paper's Figure 1 example is 3/5 = 0.6 (its text says 0.8).
+
+Deliberate differences from NTCIREVAL 190111 (native mode):
+
+- Values are computed from unrounded gains; NTCIREVAL writes GG with 6 significant digits and
+  system gains with 4 decimals, and forms D#, DIN#, P+Q, P+Q# (and its means) from printed
+  4-decimal values, so it agrees with the exact values to about 1.5e-4. With ``--compat
+  ntcireval`` every value of this family is NTCIREVAL's printed value: gains rounded as it
+  writes them, composites from 4-decimal components, and each value rounded to 4 decimals as
+  C's ``%.4f`` does (the arithmetic mean of those values is then NEV2mean's mean over the same
+  topics).
+- Duplicate documents in a run are rejected or dropped by the run reader (``--dedupe``);
+  NTCIREVAL credits every copy (D-nDCG above 1).
+- A topic without relevant documents scores 0 in every metric, consistently (NTCIREVAL stops
+  with an error and prints only D#/DIN# lines of 0.0000); duplicate qrels lines are rejected
+  by the reader (NTCIREVAL counts them twice); an intent with relevant documents but no
+  probability gets weight 0 with a warning (NTCIREVAL corrupts its derived files and scores D
+  as 0).
+- Topics are evaluated as the other families do (``-c`` adds qrels topics missing from the
+  run, as NTCIREVAL scores them 0); NTCIREVAL's means divide by the topics of the probability
+  file.
+- Grades are read from any integer scale (NTCIREVAL ignores labels above L9).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from divaeval.errors import UsageError
+from divaeval.metrics.common import (
+    at_cutoffs,
+    log2_discount,
+    printf_round,
+    round_significant,
+    safe_divide,
+)
+from divaeval.metrics.registry import (
+    MetricSpec,
+    Param,
+    in_unit_interval,
+    non_negative,
+    register,
+    register_preset,
+)
+
+FAMILY = "ntcir"
+SOURCE = "NTCIREVAL 190111; Sakai, WWW 2012; reference/ntcireval.md"
+DEFAULT_CUTOFFS = (10,)
+COMPAT = "ntcireval"
+#: relative tolerance of gain equality (P+'s preferred rank)
+GAIN_TOLERANCE = 1e-9
+
+
+def parse_gain_map(text: str) -> tuple[tuple[int, float], ...]:
+    """``1:1,2:3,3:7`` (or with ``;``) → ((1, 1.0), (2, 3.0), (3, 7.0)); raises ValueError."""
+    pairs: dict[int, float] = {}
+    for item in text.replace(";", ",").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        grade_text, sep, gain_text = item.partition(":")
+        if not sep:
+            raise ValueError(f"{item!r} is not grade:gain")
+        try:
+            grade = int(grade_text)
+            gain = float(gain_text)
+        except ValueError:
+            raise ValueError(f"{item!r} is not grade:gain (an integer and a number)") from None
+        if grade < 1:
+            raise ValueError(f"grade {grade} must be >= 1 (grades <= 0 have gain 0)")
+        if not math.isfinite(gain) or gain < 0:
+            raise ValueError(f"gain {gain_text!r} must be a finite number >= 0")
+        if grade in pairs:
+            raise ValueError(f"grade {grade} is mapped twice")
+        pairs[grade] = gain
+    if not pairs:
+        raise ValueError("empty map")
+    return tuple(sorted(pairs.items()))
+
+
+def _check_gain_map(text: str) -> str | None:
+    if text == "":
+        return None
+    try:
+        parse_gain_map(text)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+GAIN = Param(
+    "gain",
+    str,
+    "linear",
+    "grade-to-gain mapping: linear (gain = grade, NTCIREVAL's default) or exp (2^g − 1)",
+    choices=("linear", "exp"),
+)
+GAINS = Param(
+    "gains",
+    str,
+    "",
+    "explicit grade:gain map, e.g. 1:1,2:3,3:7 (';' also separates); overrides gain",
+    _check_gain_map,
+)
+BETA = Param(
+    "beta", float, 1.0, "blended-ratio β (user persistence; 0 gives AP-like values)", non_negative
+)
+GAMMA = Param("gamma", float, 0.5, "weight γ of I-rec in the # combination", in_unit_interval)
+LOGB = Param(
+    "logb",
+    float,
+    2.0,
+    "log base b of Järvelin–Kekäläinen nDCG",
+    lambda b: None if b > 1 else "must be > 1",
+)
+GAIN_PARAMS = (GAIN, GAINS)
+
+
+def gain_key(params: dict) -> tuple:
+    """Hashable description of the gain mapping of a measure's parameters."""
+    mapping = params.get("gains", "")
+    kind = params.get("gain", "linear")
+    if mapping:
+        if kind != "linear":
+            raise UsageError("give either gain= or gains=, not both")
+        return ("map", parse_gain_map(mapping))
+    return (kind,)
+
+
+def _compat(jr) -> bool:
+    return jr.settings.compat == COMPAT
+
+
+def _gain_table(material, key: tuple) -> np.ndarray:
+    """Gain of grade g at index g (negative grades are clipped to 0 before the lookup)."""
+    top = int(material.max_grade.max(initial=0))
+    grades = np.arange(top + 1)
+    if key[0] == "linear":
+        return grades.astype(np.float64)
+    if key[0] == "exp":
+        return np.ldexp(1.0, grades) - 1.0
+    mapping = dict(key[1])
+    present = np.unique(material.pool_grades[material.pool_grades > 0])
+    missing = [int(g) for g in present if int(g) not in mapping]
+    if missing:
+        raise UsageError(
+            f"gains map has no gain for grade {missing[0]}, which the qrels use "
+            f"(map: {','.join(f'{g}:{v:g}' for g, v in key[1])})"
+        )
+    table = np.zeros(top + 1)
+    for grade, gain in mapping.items():
+        if grade <= top:
+            table[grade] = gain
+    return table
+
+
+def _lookup(table: np.ndarray, grades: np.ndarray) -> np.ndarray:
+    return table[np.clip(grades, 0, len(table) - 1)]
+
+
+def _weighted_intents(gains: np.ndarray, weight: np.ndarray, compat: bool) -> np.ndarray:
+    """P(i|q)·g_i per intent column (``gains[T, N, S]``, ``weight[T, S]``); in compat mode
+    written with 6 significant digits as NTCIREVAL's din file holds them."""
+    values = gains * weight[:, None, :]
+    return round_significant(values, 6) if compat else values
+
+
+def _sum_intents(values: np.ndarray) -> np.ndarray:
+    """Σ over intent columns, in column order."""
+    total = np.zeros(values.shape[:2])
+    for s in range(values.shape[2]):
+        total += values[:, :, s]
+    return total
+
+
+def _descending(values: np.ndarray) -> np.ndarray:
+    return -np.sort(-values, axis=1)
+
+
+@dataclass
+class Ideal:
+    """Ideal material of a topic set for one gain mapping (cached on the material)."""
+
+    table: np.ndarray  # grade -> gain
+    global_gains: np.ndarray  # [T, P] GG* descending (zeros after R)
+    count: np.ndarray  # [T] R: documents with GG > 0
+    intent_gains: np.ndarray  # [T, P, S] per-intent ideal gains, descending along P
+    intent_count: np.ndarray  # [T, S] R_i
+    has_relevant: np.ndarray  # [T, S] the intent has a relevant document
+
+
+def ideal_material(material, key: tuple, compat: bool) -> Ideal:
+    """The D ideal list (spec §4: every document with GG > 0, by GG descending) and the
+    per-intent ideal lists (Irelv_i), from the topic's positively judged documents."""
+    cache_key = ("ntcir-ideal", key, compat)
+    cached = material.cache.get(cache_key)
+    if cached is not None:
+        return cached
+    table = _gain_table(material, key)
+    pool = _lookup(table, material.pool_grades)  # [T, P, S]
+    pool = np.where(material.subtopic_valid[:, None, :], pool, 0.0)
+    global_pool = _sum_intents(_weighted_intents(pool, material.intent_weight, compat))
+    if compat:
+        global_pool = round_significant(global_pool, 6)
+    ideal = Ideal(
+        table=table,
+        global_gains=_descending(global_pool),
+        count=(global_pool > 0).sum(axis=1),
+        intent_gains=_descending(pool),
+        intent_count=(pool > 0).sum(axis=1),
+        has_relevant=(pool > 0).any(axis=1),
+    )
+    material.cache[cache_key] = ideal
+    return ideal
+
+
+def _pad(values: np.ndarray, length: int) -> np.ndarray:
+    """Cut or zero-pad axis 1 to ``length``."""
+    if values.shape[1] >= length:
+        return values[:, :length]
+    shape = list(values.shape)
+    shape[1] = length - values.shape[1]
+    return np.concatenate([values, np.zeros(shape, dtype=values.dtype)], axis=1)
+
+
+@dataclass
+class Tables:
+    """Per-run gains over the first ``length`` ranks (cached on the judged run)."""
+
+    ideal: Ideal
+    length: int
+    intent: np.ndarray  # [T, K, S] per-intent gains g_i(d_r)
+    relevant: np.ndarray  # [T, K, S] g_i(d_r) > 0
+    first: np.ndarray  # [T, K, S] d_r is the first document relevant to intent i
+    global_gains: np.ndarray  # [T, K] GG(d_r) (paper Eq. 6)
+    din_gains: np.ndarray  # [T, K] GG_DIN(d_r) (paper Eq. 8)
+    ideal_gains: np.ndarray  # [T, K] GG*(r)
+
+
+def _length(jr, cutoffs: tuple[int | None, ...], ideal: Ideal) -> int:
+    finite = [k for k in cutoffs if k is not None]
+    if any(k is None for k in cutoffs):
+        return max([jr.depth, int(ideal.count.max(initial=0)), *finite, 1])
+    return max(finite)
+
+
+def tables(jr, params: dict, cutoffs: tuple[int | None, ...]) -> Tables:
+    """Gains of the run and of the ideal list for ``params``' gain mapping."""
+    key = gain_key(params)
+    compat = _compat(jr)
+    material = jr.material
+    ideal = ideal_material(material, key, compat)
+    length = _length(jr, cutoffs, ideal)
+    cache_key = ("ntcir-run", key, compat, length)
+    cached = jr.cache.get(cache_key)
+    if cached is not None:
+        return cached
+    intent = _lookup(ideal.table, jr.padded_to(length))  # [T, K, S]
+    relevant = intent > 0
+    first = relevant & (np.cumsum(relevant, axis=1, dtype=np.int32) == 1)
+    weighted = _weighted_intents(intent, material.intent_weight, compat)
+    global_gains = _sum_intents(weighted)
+    counted = ~material.intent_nav[:, None, :] | first  # inf: always; nav: first time only
+    din_gains = _sum_intents(np.where(counted, weighted, 0.0))
+    if compat:  # the 4-decimal gains of NTCIREVAL's label files (spec §8)
+        global_gains = printf_round(round_significant(global_gains, 6), 4)
+        din_gains = printf_round(din_gains, 4)
+    result = Tables(
+        ideal=ideal,
+        length=length,
+        intent=intent,
+        relevant=relevant,
+        first=first,
+        global_gains=global_gains,
+        din_gains=din_gains,
+        ideal_gains=_pad(ideal.global_gains, length),
+    )
+    jr.cache[cache_key] = result
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# gcompute's measures on one gain list (rows are topics, or topic × intent pairs)
+
+
+def _ranks(length: int) -> np.ndarray:
+    return np.arange(1.0, length + 1.0)[None, :]
+
+
+def ms_ndcg(gains: np.ndarray, ideal: np.ndarray, cutoffs) -> np.ndarray:
+    """MSnDCG@l = Σ_{r≤l} G(r)/log(r+1) ÷ Σ_{r≤l} G*(r)/log(r+1) (paper Eq. 1)."""
+    discount = log2_discount(gains.shape[1])[None, :]
+    system = at_cutoffs(np.cumsum(gains * discount, axis=1), cutoffs)
+    best = at_cutoffs(np.cumsum(ideal * discount, axis=1), cutoffs)
+    return safe_divide(system, best)
+
+
+def blended_ratio(gains: np.ndarray, ideal: np.ndarray, beta: float):
+    """(relevant, count, BR) with BR(r) = (β·CG(r) + count(r)) / (β·CG*(r) + r) (Eq. 2)."""
+    relevant = gains > 0
+    count = np.cumsum(relevant, axis=1, dtype=np.int64)
+    ratio = (beta * np.cumsum(gains, axis=1) + count) / (
+        beta * np.cumsum(ideal, axis=1) + _ranks(gains.shape[1])
+    )
+    return relevant, count, ratio
+
+
+def _cutoff_denominator(count: np.ndarray, cutoffs) -> np.ndarray:
+    """min(l, R) per cutoff (R without a cutoff), shape [rows, C]."""
+    columns = [count if k is None else np.minimum(count, k) for k in cutoffs]
+    return np.stack(columns, axis=1).astype(np.float64)
+
+
+def q_measure(gains, ideal, count, beta: float, cutoffs) -> np.ndarray:
+    """Q@l = Σ_{relevant r≤l} BR(r) / min(l, R) (paper Eq. 3 with the cutoff of §2.1)."""
+    relevant, _, ratio = blended_ratio(gains, ideal, beta)
+    total = at_cutoffs(np.cumsum(np.where(relevant, ratio, 0.0), axis=1), cutoffs)
+    return safe_divide(total, _cutoff_denominator(count, cutoffs))
+
+
+def p_plus(gains, ideal, beta: float, cutoffs) -> np.ndarray:
+    """P+ on the list truncated at l (paper Eq. 4): (1/count(rp))·Σ_{relevant r≤rp} BR(r),
+    rp = the first rank whose gain equals the largest gain in the top l; 0 without relevant
+    documents."""
+    relevant, count, ratio = blended_ratio(gains, ideal, beta)
+    summed = np.cumsum(np.where(relevant, ratio, 0.0), axis=1)
+    running_max = np.maximum.accumulate(gains, axis=1)
+    rows = np.arange(gains.shape[0])
+    out = np.zeros((gains.shape[0], len(cutoffs)))
+    length = gains.shape[1]
+    if length == 0:
+        return out
+    for column, k in enumerate(cutoffs):
+        last = length if k is None else min(k, length)
+        top = running_max[:, last - 1]
+        reached = gains >= (top * (1.0 - GAIN_TOLERANCE))[:, None]
+        rp = np.argmax(reached, axis=1)  # first rank with (a gain equal to) the maximum
+        value = safe_divide(summed[rows, rp], count[rows, rp].astype(np.float64))
+        out[:, column] = np.where(top > 0, value, 0.0)
+    return out
+
+
+def _err(gains: np.ndarray, gmax: np.ndarray) -> np.ndarray:
+    """Running ERR: Σ_{s≤r} (1/s)·π_s·Π_{u<s}(1 − π_u), π = G/(gmax + 1) (spec §6.2)."""
+    stop = gains / (gmax + 1.0)[:, None]
+    reach = np.cumprod(1.0 - stop, axis=1)
+    reach = np.concatenate([np.ones((gains.shape[0], 1)), reach[:, :-1]], axis=1)
+    return np.cumsum(stop * reach / _ranks(gains.shape[1]), axis=1)
+
+
+def n_err(gains, ideal, cutoffs) -> np.ndarray:
+    """nERR@l = ERR@l / ideal ERR@l with the ideal's gmax in both."""
+    gmax = ideal[:, 0] if ideal.shape[1] else np.zeros(ideal.shape[0])
+    system = at_cutoffs(_err(gains, gmax), cutoffs)
+    best = at_cutoffs(_err(ideal, gmax), cutoffs)
+    return safe_divide(system, best)
+
+
+@lru_cache(maxsize=32)
+def jk_discount(length: int, base: float) -> np.ndarray:
+    """Järvelin–Kekäläinen discount: 1 for r ≤ b, else 1/log_b(r) = log b / log r."""
+    table = np.array(
+        [1.0 if r <= base else math.log(base) / math.log(r) for r in range(1, length + 1)]
+    )
+    table.setflags(write=False)
+    return table
+
+
+def jk_ndcg(gains, ideal, base: float, cutoffs) -> np.ndarray:
+    """NTCIREVAL's ``nDCG@l`` (Järvelin & Kekäläinen 2002, log base b)."""
+    discount = jk_discount(gains.shape[1], base)[None, :]
+    system = at_cutoffs(np.cumsum(gains * discount, axis=1), cutoffs)
+    best = at_cutoffs(np.cumsum(ideal * discount, axis=1), cutoffs)
+    return safe_divide(system, best)
+
+
+# ---------------------------------------------------------------------------------------------
+# the family's metrics
+
+
+def _finish(jr, values: np.ndarray) -> np.ndarray:
+    """NTCIREVAL prints 4 decimals: in compat mode, round like ``%.4f``."""
+    return printf_round(values, 4) if _compat(jr) else values
+
+
+def _component(jr, values: np.ndarray) -> np.ndarray:
+    """A value entering a combination: NTCIREVAL combines the printed 4-decimal values."""
+    return printf_round(values, 4) if _compat(jr) else values
+
+
+def _i_rec(jr, params, cutoffs) -> np.ndarray:
+    t = tables(jr, params, cutoffs)
+    covered = np.maximum.accumulate(t.relevant, axis=1).sum(axis=2).astype(np.float64)
+    intents = t.ideal.has_relevant.sum(axis=1).astype(np.float64)
+    return safe_divide(at_cutoffs(covered, cutoffs), intents[:, None])
+
+
+def _d_ndcg(jr, params, cutoffs, din: bool = False) -> np.ndarray:
+    t = tables(jr, params, cutoffs)
+    return ms_ndcg(t.din_gains if din else t.global_gains, t.ideal_gains, cutoffs)
+
+
+def _d_q(jr, params, cutoffs, din: bool = False) -> np.ndarray:
+    t = tables(jr, params, cutoffs)
+    gains = t.din_gains if din else t.global_gains
+    return q_measure(gains, t.ideal_gains, t.ideal.count, params["beta"], cutoffs)
+
+
+def _p_plus_q(jr, params, cutoffs) -> np.ndarray:
+    """Σ_i P(i|q)·(Q_i@l if informational else P+_i) over intents with relevant documents,
+    all intents at once as rows of (topic, intent) pairs."""
+    t = tables(jr, params, cutoffs)
+    n_topics, length, width = t.intent.shape
+    gains = t.intent.transpose(0, 2, 1).reshape(n_topics * width, length)
+    ideal = _pad(t.ideal.intent_gains, length).transpose(0, 2, 1).reshape(n_topics * width, -1)
+    count = t.ideal.intent_count.reshape(-1)
+    beta = params["beta"]
+    q_values = q_measure(gains, ideal, count, beta, cutoffs)
+    p_values = p_plus(gains, ideal, beta, cutoffs)
+    nav = jr.material.intent_nav.reshape(-1)[:, None]
+    per_intent = np.where(nav, p_values, q_values).reshape(n_topics, width, len(cutoffs))
+    per_intent = _component(jr, per_intent)
+    weight = np.where(t.ideal.has_relevant, jr.material.intent_weight, 0.0)
+    total = np.zeros((n_topics, len(cutoffs)))
+    for s in range(width):
+        total += weight[:, s, None] * per_intent[:, s, :]
+    return total
+
+
+def _sharp(jr, params, cutoffs, base) -> np.ndarray:
+    """X# = γ·I-rec + (1 − γ)·X (paper Eq. 7)."""
+    gamma = params["gamma"]
+    recall = _component(jr, _i_rec(jr, params, cutoffs))
+    value = _component(jr, base(jr, params, cutoffs))
+    return gamma * recall + (1.0 - gamma) * value
+
+
+def i_rec(jr, params, cutoffs):
+    """I-rec@l: intents covered by the top l / intents with a relevant document (§6.4)."""
+    return _finish(jr, _i_rec(jr, params, cutoffs))
+
+
+def d_ndcg(jr, params, cutoffs):
+    """D-nDCG@l: MSnDCG on global gains (paper Eqs. 1, 6)."""
+    return _finish(jr, _d_ndcg(jr, params, cutoffs))
+
+
+def d_sharp_ndcg(jr, params, cutoffs):
+    """D#-nDCG@l = γ·I-rec@l + (1 − γ)·D-nDCG@l (paper Eq. 7)."""
+    return _finish(jr, _sharp(jr, params, cutoffs, _d_ndcg))
+
+
+def d_q(jr, params, cutoffs):
+    """D-Q@l: Q@l on global gains (paper Eqs. 2, 3, 6)."""
+    return _finish(jr, _d_q(jr, params, cutoffs))
+
+
+def d_sharp_q(jr, params, cutoffs):
+    """D#-Q@l = γ·I-rec@l + (1 − γ)·D-Q@l."""
+    return _finish(jr, _sharp(jr, params, cutoffs, _d_q))
+
+
+def _din_ndcg(jr, params, cutoffs):
+    return _d_ndcg(jr, params, cutoffs, din=True)
+
+
+def _din_q(jr, params, cutoffs):
+    return _d_q(jr, params, cutoffs, din=True)
+
+
+def din_ndcg(jr, params, cutoffs):
+    """DIN-nDCG@l: MSnDCG on DIN gains against the D ideal (paper Eqs. 8, 9)."""
+    return _finish(jr, _din_ndcg(jr, params, cutoffs))
+
+
+def din_sharp_ndcg(jr, params, cutoffs):
+    """DIN#-nDCG@l = γ·I-rec@l + (1 − γ)·DIN-nDCG@l."""
+    return _finish(jr, _sharp(jr, params, cutoffs, _din_ndcg))
+
+
+def din_q(jr, params, cutoffs):
+    """DIN-Q@l: Q@l on DIN gains against the D ideal (paper Eqs. 10, 11)."""
+    return _finish(jr, _din_q(jr, params, cutoffs))
+
+
+def din_sharp_q(jr, params, cutoffs):
+    """DIN#-Q@l = γ·I-rec@l + (1 − γ)·DIN-Q@l."""
+    return _finish(jr, _sharp(jr, params, cutoffs, _din_q))
+
+
+def p_plus_q(jr, params, cutoffs):
+    """P+Q@l (paper Eq. 12)."""
+    return _finish(jr, _p_plus_q(jr, params, cutoffs))
+
+
+def p_plus_q_sharp(jr, params, cutoffs):
+    """P+Q#@l = γ·I-rec@l + (1 − γ)·P+Q@l."""
+    return _finish(jr, _sharp(jr, params, cutoffs, _p_plus_q))
+
+
+def q(jr, params, cutoffs):
+    """Q on global gains: Q@l, or Q-measure (÷ R) without a cutoff (paper Eq. 3)."""
+    t = tables(jr, params, cutoffs)
+    return _finish(
+        jr, q_measure(t.global_gains, t.ideal_gains, t.ideal.count, params["beta"], cutoffs)
+    )
+
+
+def pplus(jr, params, cutoffs):
+    """P+ on global gains, the list truncated at the cutoff (paper Eq. 4)."""
+    t = tables(jr, params, cutoffs)
+    return _finish(jr, p_plus(t.global_gains, t.ideal_gains, params["beta"], cutoffs))
+
+
+def nerr(jr, params, cutoffs):
+    """nERR@l on global gains, stop probability G(r)/(gmax + 1) (spec §6.2)."""
+    t = tables(jr, params, cutoffs)
+    return _finish(jr, n_err(t.global_gains, t.ideal_gains, cutoffs))
+
+
+def ndcg(jr, params, cutoffs):
+    """NTCIREVAL's nDCG@l (Järvelin–Kekäläinen, log base b) on global gains."""
+    t = tables(jr, params, cutoffs)
+    return _finish(jr, jk_ndcg(t.global_gains, t.ideal_gains, params["logb"], cutoffs))
+
+
+def efp(jr, params, cutoffs):
+    """EfP@l: effectively relevant documents in the top l / l (paper §4.2, spec §11)."""
+    t = tables(jr, params, cutoffs)
+    counted = ~jr.material.intent_nav[:, None, :] | t.first
+    effective = (t.relevant & counted).any(axis=2)
+    hits = at_cutoffs(np.cumsum(effective, axis=1).astype(np.float64), cutoffs)
+    sizes = [
+        jr.length.astype(np.float64) if k is None else np.full(jr.n_topics, float(k))
+        for k in cutoffs
+    ]
+    return _finish(jr, safe_divide(hits, np.stack(sizes, axis=1)))
+
+
+# ---------------------------------------------------------------------------------------------
+# registration
+
+#: NTCIREVAL's label for each metric in its output files (``--format ntcir`` uses these
+#: where NTCIREVAL's own label is unambiguous in a single stream).
+NTCIREVAL_LABELS: dict[str, str] = {
+    "I-rec": "I-rec",
+    "D-nDCG": "D-nDCG",  # NTCIREVAL: MSnDCG@l in .Dnev
+    "D#-nDCG": "D#-nDCG",
+    "D-Q": "D-Q",  # NTCIREVAL: Q@l in .Dnev
+    "D#-Q": "D#-Q",
+    "DIN-nDCG": "DIN-nDCG",  # NTCIREVAL: MSnDCG@l in .DINnev
+    "DIN#-nDCG": "DIN#-nDCG",
+    "DIN-Q": "DIN-Q",  # NTCIREVAL: Q@l in .DINnev
+    "DIN#-Q": "DIN#-Q",
+    "P+Q": "PplusQ",
+    "P+Q#": "PplusQ#",
+    "Q": "Q",
+    "P+": "P-plus",
+    "nERR": "nERR",
+    "nDCG": "nDCG",
+    "EfP": "EfP",
+}
+
+_ROUNDING = (
+    "NTCIREVAL rounds gains and combines 4-decimal values (differences up to ~1.5e-4); "
+    "--compat ntcireval reproduces its printed values."
+)
+_SHARP = (
+    " Combined from exact values (NTCIREVAL: from printed 4-decimal I-rec and base values); "
+    "a topic without relevant documents is 0 as in every metric."
+)
+_DUPES = " NTCIREVAL credits duplicate run documents at every copy; divaeval never does."
+
+
+def _spec(
+    name,
+    compute,
+    summary,
+    params,
+    aliases=(),
+    notes="",
+    defaults=DEFAULT_CUTOFFS,
+    cutoff="optional",
+):
+    register(
+        MetricSpec(
+            name=name,
+            family=FAMILY,
+            summary=summary,
+            reference=SOURCE,
+            compute=compute,
+            params=params,
+            aliases=aliases,
+            cutoff=cutoff,
+            default_cutoffs=defaults,
+            notes=notes,
+        )
+    )
+
+
+_spec(
+    "I-rec",
+    i_rec,
+    "intent recall: share of the intents with relevant documents covered in the top l",
+    GAIN_PARAMS,
+    aliases=("irec", "i-recall", "intent-recall"),
+    notes="Denominator: intents with at least one relevant document (also ones missing from "
+    "--intents, as NTCIREVAL). Equals strec for default gains; a separate metric of the NTCIR "
+    "family." + _ROUNDING,
+)
+_spec(
+    "D-nDCG",
+    d_ndcg,
+    "nDCG on global gains Σ_i P(i|q)·g_i against the global ideal list",
+    (*GAIN_PARAMS,),
+    aliases=("dndcg", "msndcg", "d-msndcg"),
+    notes="NTCIREVAL prints it as MSnDCG@l (not its nDCG@l line). " + _ROUNDING + _DUPES,
+)
+_spec(
+    "D#-nDCG",
+    d_sharp_ndcg,
+    "γ·I-rec + (1 − γ)·D-nDCG",
+    (*GAIN_PARAMS, GAMMA),
+    aliases=("d#ndcg", "dsharp-ndcg", "dsharpndcg", "d-sharp-ndcg"),
+    notes=_ROUNDING + _SHARP + _DUPES,
+)
+_spec(
+    "D-Q",
+    d_q,
+    "Q@l (blended ratio, ÷ min(l, R)) on global gains",
+    (*GAIN_PARAMS, BETA),
+    aliases=("dq", "d-q-measure"),
+    notes="NTCIREVAL prints it as Q@l in .Dnev. " + _ROUNDING + _DUPES,
+)
+_spec(
+    "D#-Q",
+    d_sharp_q,
+    "γ·I-rec + (1 − γ)·D-Q",
+    (*GAIN_PARAMS, BETA, GAMMA),
+    aliases=("d#q", "dsharp-q", "dsharpq", "d-sharp-q"),
+    notes=_ROUNDING + _SHARP + _DUPES,
+)
+_spec(
+    "DIN-nDCG",
+    din_ndcg,
+    "D-nDCG crediting a navigational intent only at its first relevant document",
+    (*GAIN_PARAMS,),
+    aliases=("dinndcg",),
+    notes="The ideal list is D's, so the maximum can be below 1. NTCIREVAL prints it as "
+    "MSnDCG@l in .DINnev. " + _ROUNDING,
+)
+_spec(
+    "DIN#-nDCG",
+    din_sharp_ndcg,
+    "γ·I-rec + (1 − γ)·DIN-nDCG",
+    (*GAIN_PARAMS, GAMMA),
+    aliases=("din#ndcg", "dinsharp-ndcg", "dinsharpndcg", "din-sharp-ndcg"),
+    notes=_ROUNDING + _SHARP,
+)
+_spec(
+    "DIN-Q",
+    din_q,
+    "D-Q crediting a navigational intent only at its first relevant document",
+    (*GAIN_PARAMS, BETA),
+    aliases=("dinq",),
+    notes="The ideal list is D's. NTCIREVAL prints it as Q@l in .DINnev. " + _ROUNDING,
+)
+_spec(
+    "DIN#-Q",
+    din_sharp_q,
+    "γ·I-rec + (1 − γ)·DIN-Q",
+    (*GAIN_PARAMS, BETA, GAMMA),
+    aliases=("din#q", "dinsharp-q", "dinsharpq", "din-sharp-q"),
+    notes=_ROUNDING + _SHARP,
+)
+_spec(
+    "P+Q",
+    p_plus_q,
+    "Σ_i P(i|q)·(Q_i@l for informational, P+_i for navigational intents)",
+    (*GAIN_PARAMS, BETA),
+    aliases=("pplusq", "p-plus-q"),
+    notes="Intents without relevant documents are skipped, so the maximum is Σ of the other "
+    "probabilities. NTCIREVAL prints it as PplusQ@l and sums 4-decimal per-intent values. "
+    + _ROUNDING,
+)
+_spec(
+    "P+Q#",
+    p_plus_q_sharp,
+    "γ·I-rec + (1 − γ)·P+Q",
+    (*GAIN_PARAMS, BETA, GAMMA),
+    aliases=("pplusq#", "pplusqsharp", "pplusq-sharp", "p-plus-q-sharp"),
+    notes="NTCIREVAL prints it as PplusQ#@l. " + _ROUNDING + _SHARP,
+)
+_spec(
+    "Q",
+    q,
+    "Q-measure on global gains: Σ_{relevant r} BR(r) ÷ min(l, R) (÷ R without a cutoff)",
+    (*GAIN_PARAMS, BETA),
+    aliases=("q-measure", "qmeasure"),
+    defaults=(None,),
+    notes="For one intent of probability 1 (ad hoc qrels) the ad hoc Q-measure/Q@l. " + _ROUNDING,
+)
+_spec(
+    "P+",
+    pplus,
+    "P-plus on global gains: mean BR over relevant ranks up to the preferred rank",
+    (*GAIN_PARAMS, BETA),
+    aliases=("pplus", "p-plus"),
+    defaults=(None,),
+    notes="rp is taken in the list truncated at the cutoff; gains compared with relative "
+    "tolerance 1e-9 (NTCIREVAL compares its 4-decimal gains). " + _ROUNDING,
+)
+_spec(
+    "nERR",
+    nerr,
+    "ERR with stop probability G/(gmax + 1) on global gains, ÷ the ideal list's ERR",
+    GAIN_PARAMS,
+    aliases=("n-err",),
+    notes="NTCIREVAL's nERR@l, not the 2^g ERR of Chapelle et al.; not nERR-IA. " + _ROUNDING,
+)
+_spec(
+    "nDCG",
+    ndcg,
+    "Järvelin–Kekäläinen nDCG (no discount up to rank b, then 1/log_b r) on global gains",
+    (*GAIN_PARAMS, LOGB),
+    aliases=("jk-ndcg",),
+    notes="NTCIREVAL's nDCG@l line; not D-nDCG (MSnDCG). " + _ROUNDING,
+)
+_spec(
+    "EfP",
+    efp,
+    "effective precision: share of the top l effectively relevant to some intent",
+    GAIN_PARAMS,
+    aliases=("effective-precision",),
+    notes="Sakai WWW 2012 §4.2; no reference implementation (not in NTCIREVAL). A "
+    "navigational intent counts only its first relevant document; divided by l (by the list "
+    "length without a cutoff). The paper's Figure 1 gives 3/5 = 0.6 (its text says 0.8).",
+)
+
+register_preset(
+    "ntcir",
+    [
+        "I-rec",
+        "D-nDCG",
+        "D#-nDCG",
+        "D-Q",
+        "D#-Q",
+        "DIN-nDCG",
+        "DIN#-nDCG",
+        "DIN-Q",
+        "DIN#-Q",
+        "P+Q",
+        "P+Q#",
+    ],
+    "NTCIREVAL's diversity output set (D/DIN-NTCIR-eval, PQeval), @10 unless given",
+)
