@@ -26,7 +26,7 @@ from divaeval.metrics.registry import (
 )
 
 #: Family modules under divaeval.metrics.families, in output order.
-FAMILIES: tuple[str, ...] = ("ndeval",)
+FAMILIES: tuple[str, ...] = ("ndeval", "ntcir")
 
 _loaded = False
 
