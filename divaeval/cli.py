@@ -14,6 +14,7 @@ import sys
 import click
 
 from divaeval import __version__
+from divaeval.cli_options import evaluation_from, judging_options, measure_option
 
 MAIN_COMMAND = "evaluate"
 
@@ -48,22 +49,9 @@ def cli() -> None:
     """
 
 
-_ORDER_HELP = (
-    "ranking order: score = trec_eval's (score desc, ties by docno desc), rank = "
-    "the rank column (ndeval's default), file = file order (NTCIREVAL, RBU)"
-)
-
-
 @cli.command(MAIN_COMMAND)
 @click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    metavar="MEASURE",
-    help="NAME[(p=v,...)][@k,...] or a preset (ndeval, ...); repeatable; default: ndeval",
-)
+@measure_option()
 @click.option("-q", "--per-topic", is_flag=True, help="also print per-topic values")
 @click.option("-n", "--no-summary", is_flag=True, help="no mean over topics")
 @click.option(
@@ -72,58 +60,7 @@ _ORDER_HELP = (
     is_flag=True,
     help="average over all qrels topics; topics missing from a run count as 0",
 )
-@click.option(
-    "-M",
-    "--depth",
-    type=click.IntRange(min=1),
-    default=None,
-    help="keep the first N documents per topic after ordering",
-)
-@click.option(
-    "-l",
-    "--rel-level",
-    type=int,
-    default=1,
-    show_default=True,
-    help="minimum grade that binary measures count as relevant",
-)
-@click.option(
-    "--order",
-    type=click.Choice(["score", "rank", "file"]),
-    default=None,
-    help=_ORDER_HELP + " [default: score; rank with --compat ndeval]",
-)
-@click.option(
-    "--dedupe",
-    type=click.Choice(["error", "first"]),
-    default="error",
-    show_default=True,
-    help="a docno repeated in a topic: error, or keep the first",
-)
-@click.option(
-    "--compat",
-    type=click.Choice(["ndeval", "ntcireval"]),
-    default=None,
-    help="reproduce the named tool's quirks (documented per metric)",
-)
-@click.option(
-    "--intents",
-    type=str,
-    default=None,
-    metavar="FILE",
-    help="intent probabilities: topic subtopic probability [inf|nav]",
-)
-@click.option(
-    "--topics",
-    "topics_file",
-    type=str,
-    default=None,
-    metavar="FILE",
-    help="TREC Web Track topics XML (subtopic types inf/nav)",
-)
-@click.option(
-    "--normalize-intents", is_flag=True, help="rescale intent probabilities that do not sum to 1"
-)
+@judging_options
 @click.option(
     "--mean",
     type=click.Choice(["arith", "geom", "dd"]),
@@ -156,48 +93,18 @@ def evaluate_command(
     per_topic,
     no_summary,
     complete,
-    depth,
-    rel_level,
-    order,
-    dedupe,
-    compat,
-    intents,
-    topics_file,
-    normalize_intents,
     mean,
     output_format,
     precision,
     output,
     signature,
+    **judging,
 ) -> None:
     """Evaluate RUN files against QRELS (the last file). A file may be '-' (stdin) and
-    gzipped."""
-    from divaeval.api import run_evaluation
-    from divaeval.errors import UsageError
-    from divaeval.judged import EvalSettings
+    gzipped; the default measures are ndeval's 21 columns."""
     from divaeval.report import ReportOptions, write_report
 
-    if len(files) < 2:
-        raise UsageError("need at least one RUN and the QRELS file (qrels last)")
-    if order is None:
-        order = "rank" if compat == "ndeval" else "score"
-    settings = EvalSettings(
-        order=order,
-        depth=depth,
-        rel_level=rel_level,
-        complete=complete,
-        dedupe=dedupe,
-        compat=compat,
-        normalize_intents=normalize_intents,
-    )
-    result = run_evaluation(
-        list(files[:-1]),
-        files[-1],
-        measures,
-        intents=intents,
-        topics=topics_file,
-        settings=settings,
-    )
+    result = evaluation_from(files, measures, judging, complete=complete)
     sig = _signature(result, mean)
     options = ReportOptions(
         format=output_format,
@@ -360,6 +267,16 @@ def collection_command(
         ),
         output,
     )
+
+
+def _register_analysis_commands() -> None:
+    from divaeval.cli_meta import compare_command, meta_group
+
+    cli.add_command(compare_command, "compare")
+    cli.add_command(meta_group, "meta")
+
+
+_register_analysis_commands()
 
 
 def main(argv: list[str] | None = None) -> int:
