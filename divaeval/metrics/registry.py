@@ -152,6 +152,8 @@ class Measure:
 _REGISTRY: dict[str, MetricSpec] = {}
 _LOOKUP: dict[str, str] = {}
 _PRESETS: dict[str, tuple[tuple[str, ...], str]] = {}
+#: ``-m all[@k,...]``: every registered metric with default parameters (cutoffs where taken).
+ALL_PRESET = "all"
 
 
 def normalize_name(name: str) -> str:
@@ -168,6 +170,8 @@ def register(spec: MetricSpec) -> MetricSpec:
             raise ValueError(f"metric name {key!r} already belongs to {owner}")
         if norm in _PRESETS:
             raise ValueError(f"metric name {key!r} collides with a preset")
+        if norm == ALL_PRESET:
+            raise ValueError(f"metric name {key!r} is reserved")
         _LOOKUP[norm] = spec.name
     _REGISTRY[spec.name] = spec
     return spec
@@ -194,7 +198,8 @@ def all_specs() -> list[MetricSpec]:
 
 def presets() -> dict[str, tuple[tuple[str, ...], str]]:
     _load_families()
-    return dict(_PRESETS)
+    every = tuple(spec.name for spec in all_specs())
+    return {**_PRESETS, ALL_PRESET: (every, "every registered metric (all@k: at cutoff k)")}
 
 
 def get_spec(name: str) -> MetricSpec:
@@ -268,6 +273,22 @@ def parse_measure(text: str) -> list[Measure]:
         for item in _PRESETS[norm][0]:
             base = _MEASURE.match(item).group("name")
             out.extend(parse_measure(base + suffix))
+        return out
+    if norm == ALL_PRESET:
+        if match.group("params"):
+            raise UsageError(f"{text!r}: '{ALL_PRESET}' takes cutoffs but no parameters")
+        out = []
+        skipped = []
+        for spec in all_specs():
+            suffix = f"@{cut_text}" if cut_text and spec.cutoff != "none" else ""
+            try:
+                out.extend(parse_measure(spec.name + suffix))
+            except UsageError:  # a metric without usable defaults (e.g. needs n=N)
+                skipped.append(spec.name)
+        if skipped:
+            from divaeval.errors import warn
+
+            warn(f"-m {text}: left out {', '.join(skipped)} (they need parameters)")
         return out
     spec = get_spec(name)
     values = spec.defaults()
