@@ -452,3 +452,34 @@ def test_vectorised_over_topics_matches_one_topic_at_a_time():
         alone = compute_measures(single, measures)
         for m in measures:
             assert alone[m][0] == pytest.approx(together[m][i], abs=1e-15)
+
+
+# ---------------------------------------------------------------------------------------------
+# --format ntcir
+
+
+def test_ntcir_format_reproduces_ntcireval_output():
+    import io
+
+    from divaeval.api import run_evaluation
+    from divaeval.report import ReportOptions, write_report
+
+    d = SMALL / "ntcir_ex"
+    result = run_evaluation(
+        [str(d / "RUNA")],
+        str(d / "example.Dqrels"),
+        ["ntcir@5"],
+        intents=str(d / "example.DINprob"),
+        settings=EvalSettings(order="file", compat="ntcireval"),
+    )
+    out = io.StringIO()
+    write_report(result, out, ReportOptions(format="ntcir", per_topic=True))
+    lines = out.getvalue().splitlines()
+    # spec §7.1 spacing: "<Name>=" padded to 21 characters, then %.4f
+    assert "0101 D#-nDCG@0005=        0.8166" in lines
+    assert "0101 I-rec@0005=          1.0000" in lines
+    assert "0102 PplusQ#@0005=        0.6208" in lines
+    # NEV2mean's means from the printed values (spec §10.4): 0.8334, not 0.8333
+    assert "RUNA I-rec@0005=          0.8334" in lines
+    assert "RUNA DIN#-nDCG@0005=      0.6318" in lines
+    assert len(lines) == 3 * 11

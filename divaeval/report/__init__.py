@@ -15,6 +15,7 @@ from typing import TextIO
 FORMATS: dict[str, str] = {
     "trec_eval": "trec_eval",
     "ndeval": "ndeval",
+    "ntcir": "ntcir",
     "csv": "longform",
     "tsv": "longform",
     "jsonl": "longform",
