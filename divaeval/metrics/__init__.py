@@ -26,7 +26,7 @@ from divaeval.metrics.registry import (
 )
 
 #: Family modules under divaeval.metrics.families, in output order.
-FAMILIES: tuple[str, ...] = ("ndeval", "ntcir")
+FAMILIES: tuple[str, ...] = ("ndeval", "ntcir", "rbu", "intent_aware", "cascade")
 
 _loaded = False
 

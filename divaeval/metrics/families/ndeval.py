@@ -17,6 +17,16 @@ Reproduces ndeval 4.5 (TREC Web Track 2009–2014), following ``reference/ndeval
 
 The operations are performed in ndeval's order (§6.6), so values agree bit for bit.
 
+Generalised cascade gains (Clarke, Craswell, Soboroff, Ashkan WSDM 2011, as written by Golbus et
+al. 2013, Eq. 6–7; ``other-metrics.md`` §5.2 — an interpretation, the WSDM paper's own formula
+is not reproduced): every novelty metric above takes ``weights=uniform|intents`` and
+``gain=binary|graded``, g(r) = Σ_i w_i·v(d_r, i)·(1 − α)^{c_i(r)} with w_i the ``--intents``
+probability (0 outside the subtopics with a relevant document) and v = grade/G (G = the largest
+grade in the qrels file); c_i still counts documents with grade >= ``-l``. The greedy ideal uses
+the same gains; the ideal-ideal values and NRBP's 1/S use Σ_i w_i in place of S. The defaults
+(uniform, binary) run ndeval's code path unchanged. ``P-IA`` and ``MAP-IA`` take
+``weights=intents`` through the intent-aware wrapper (:mod:`divaeval.metrics.per_aspect`).
+
 Deliberate differences from ndeval (native mode; ``--compat ndeval`` restores the quirks):
 
 - ERR-IA@1 and alpha-DCG@1 are normalised like every other cutoff (ndeval leaves @1 raw);
@@ -37,6 +47,7 @@ from divaeval.metrics.common import (
     repeated_powers,
     safe_divide,
 )
+from divaeval.metrics.per_aspect import average_precision, intent_aware, precision, weights_param
 from divaeval.metrics.registry import (
     MetricSpec,
     Param,
@@ -51,25 +62,49 @@ SOURCE = "ndeval 4.5 (TREC Web Track), reference/ndeval.md §6"
 
 ALPHA = Param("alpha", float, 0.5, "novelty parameter α: redundancy penalty", in_unit_interval)
 BETA = Param("beta", float, 0.5, "NRBP patience β", in_unit_interval)
+#: Clarke et al. (WSDM 2011) / Golbus et al. (2013, Eq. 7) generalisation of the cascade gain:
+#: g(r) = Σ_i w_i·v(d_r, i)·(1 − α)^{c_i(r)}; the defaults (w = 1, binary v) are ndeval's.
+WEIGHTS = weights_param("uniform")
+GAIN = Param(
+    "gain",
+    str,
+    "binary",
+    "binary = [grade >= -l] (ndeval); graded = grade/G, G = the largest grade in the qrels file "
+    "(the novelty count c_i still counts documents with grade >= -l)",
+    choices=("binary", "graded"),
+)
+CASCADE = (ALPHA, WEIGHTS, GAIN)
 
 
-def novelty_gains(relevant: np.ndarray, alpha: float) -> np.ndarray:
-    """g(r) = Σ_i rel(d_r, i)·(1 − α)^{c_i(r)} for ``relevant[T, K, S]`` (bool), summed over
-    subtopics in ascending order as ndeval does."""
+def novelty_gains(
+    relevant: np.ndarray, alpha: float, values: np.ndarray | None = None
+) -> np.ndarray:
+    """g(r) = Σ_i v(d_r, i)·(1 − α)^{c_i(r)} for ``relevant[T, K, S]`` (bool), summed over
+    subtopics in ascending order as ndeval does. ``values[T, K, S]``: the weighted/graded gain
+    v = w_i·g(d, i) of the generalised form; None = ndeval's binary, unweighted v = rel."""
     n_topics, length, width = relevant.shape
     earlier = np.cumsum(relevant, axis=1, dtype=np.int32) - relevant
     weights = repeated_powers(1.0 - alpha, length + 1)
     gains = np.zeros((n_topics, length))
     for s in range(width):
-        gains += np.where(relevant[:, :, s], weights[earlier[:, :, s]], 0.0)
+        term = np.where(relevant[:, :, s], weights[earlier[:, :, s]], 0.0)
+        gains += term if values is None else term * values[:, :, s]
     return gains
 
 
-def greedy_ideal_gains(pool_relevant: np.ndarray, alpha: float, length: int) -> np.ndarray:
+def greedy_ideal_gains(
+    pool_relevant: np.ndarray,
+    alpha: float,
+    length: int,
+    pool_values: np.ndarray | None = None,
+) -> np.ndarray:
     """Gains g*(1..length) of ndeval's greedy ideal ranking (reference/ndeval.md §6.3).
 
     ``pool_relevant[T, P, S]``: the judged documents of each topic, ordered by docno
     descending, so that ``argmax`` (first maximum) breaks ties towards the largest docno.
+    ``pool_values[T, P, S]``: the generalised gains v (see :func:`novelty_gains`); their sums
+    are compared with a relative tolerance of 1e-12, so that gains equal up to rounding still
+    go to the largest docno.
     """
     n_topics, pool, width = pool_relevant.shape
     out = np.zeros((n_topics, length))
@@ -84,9 +119,14 @@ def greedy_ideal_gains(pool_relevant: np.ndarray, alpha: float, length: int) -> 
     for step in range(steps):
         gain = np.zeros((n_topics, pool))
         for s in range(width):
-            gain += np.where(pool_relevant[:, :, s], weight[:, None, s], 0.0)
+            term = np.where(pool_relevant[:, :, s], weight[:, None, s], 0.0)
+            gain += term if pool_values is None else term * pool_values[:, :, s]
         gain[~available] = -1.0
-        pick = np.argmax(gain, axis=1)
+        if pool_values is None:
+            pick = np.argmax(gain, axis=1)
+        else:  # weighted sums: equal up to rounding (relative 1e-12) is a tie
+            top = gain.max(axis=1)
+            pick = np.argmax(gain >= (top - 1e-12 * np.abs(top))[:, None], axis=1)
         best = gain[rows, pick]
         out[:, step] = np.maximum(best, 0.0)
         available[rows, pick] = False
@@ -95,55 +135,87 @@ def greedy_ideal_gains(pool_relevant: np.ndarray, alpha: float, length: int) -> 
     return out
 
 
-def _ideal_gains(jr, alpha: float, rel_level: int, length: int) -> np.ndarray:
+def _cascade_mode(params) -> tuple[str, str]:
+    return params.get("weights", "uniform"), params.get("gain", "binary")
+
+
+def _gain_values(jr, grades: np.ndarray, relevant: np.ndarray, params) -> np.ndarray | None:
+    """v = w_i·g(d, i) of the generalised cascade gain for ``grades[T, *, S]``, or None for
+    ndeval's defaults (uniform: w = 1; binary: g = rel)."""
+    weights, gain = _cascade_mode(params)
+    if weights == "uniform" and gain == "binary":
+        return None
+    values = relevant.astype(np.float64)
+    if gain == "graded":
+        scale = int(jr.material.qrels_max_grade)
+        graded = np.minimum(np.maximum(grades, 0), scale) / max(scale, 1)
+        values = np.where(relevant, graded, 0.0)
+    if weights == "intents":
+        material = jr.material
+        values = (
+            values * np.where(material.relevant_subtopic, material.intent_weight, 0.0)[:, None, :]
+        )
+    return values
+
+
+def _ideal_gains(jr, params, rel_level: int, length: int) -> np.ndarray:
     """Cached greedy ideal gains, shared by every run evaluated on the same topics."""
     material = jr.material
     cache = material.cache
-    key = ("ndeval-greedy", alpha, rel_level)
+    alpha = params["alpha"]
+    key = ("ndeval-greedy", alpha, rel_level, *_cascade_mode(params))
     cached = cache.get(key)
     if cached is None or cached.shape[1] < length:
         pool_relevant = material.pool_grades >= rel_level
-        cached = greedy_ideal_gains(pool_relevant, alpha, length)
+        values = _gain_values(jr, material.pool_grades, pool_relevant, params)
+        cached = greedy_ideal_gains(pool_relevant, alpha, length, values)
         cache[key] = cached
     return cached[:, :length]
 
 
-def _tables(jr, alpha: float, cutoffs: tuple[int | None, ...], with_ideal_tail: bool = False):
+def _tables(jr, params, cutoffs: tuple[int | None, ...], with_ideal_tail: bool = False):
     """Run and ideal novelty gains over the ranks needed for ``cutoffs``."""
+    alpha = params["alpha"]
     length = depth_for(cutoffs, jr.depth)
     rel_level = jr.material.rel_level
-    key = ("novelty", alpha, rel_level, length)
+    key = ("novelty", alpha, rel_level, length, *_cascade_mode(params))
     if key not in jr.cache:
-        relevant = jr.padded_to(length) >= rel_level
-        jr.cache[key] = novelty_gains(relevant, alpha)
+        grades = jr.padded_to(length)
+        relevant = grades >= rel_level
+        jr.cache[key] = novelty_gains(relevant, alpha, _gain_values(jr, grades, relevant, params))
     run = jr.cache[key]
     ideal_length = length
     if with_ideal_tail and any(k is None for k in cutoffs):
         ideal_length = max(length, int(jr.material.pool_size.max(initial=0)))
-    ideal = _ideal_gains(jr, alpha, rel_level, ideal_length)
+    ideal = _ideal_gains(jr, params, rel_level, ideal_length)
     return run, ideal
 
 
-def _subtopic_count(jr) -> np.ndarray:
-    return jr.material.n_relevant_subtopics.astype(np.float64)
+def _subtopic_count(jr, params=None) -> np.ndarray:
+    """S (ndeval), or with ``weights=intents`` the total weight Σ_{i∈A} w_i: the gain of one
+    document of the top grade relevant to every subtopic (ideal-ideal and NRBP normaliser)."""
+    material = jr.material
+    if params is not None and params.get("weights", "uniform") == "intents":
+        return np.where(material.relevant_subtopic, material.intent_weight, 0.0).sum(axis=1)
+    return material.n_relevant_subtopics.astype(np.float64)
 
 
-def _ideal_ideal_factors(jr, alpha: float, length: int) -> np.ndarray:
+def _ideal_ideal_factors(jr, params, length: int) -> np.ndarray:
     """f_r = S·(1−α)^{r−1} by repeated multiplication from f = S (§6.6 step 4); the
     ideal-ideal values are running sums of f_r·disc(r) or f_r/r."""
     factors = np.empty((jr.n_topics, length))
-    factors[:, :] = 1.0 - alpha
+    factors[:, :] = 1.0 - params["alpha"]
     if length:
-        factors[:, 0] = _subtopic_count(jr)
+        factors[:, 0] = _subtopic_count(jr, params)
     return np.multiply.accumulate(factors, axis=1)
 
 
-def _normalised(jr, alpha: float, cutoffs, kind: str) -> tuple[np.ndarray, np.ndarray]:
+def _normalised(jr, params, cutoffs, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(N_k(run), N_k(ideal)) with N_k = C_k/II(k): the ndeval-normalised DCG (kind 'dcg')
     or ERR (kind 'err') at each cutoff."""
-    run, ideal = _tables(jr, alpha, cutoffs)
+    run, ideal = _tables(jr, params, cutoffs)
     length = run.shape[1]
-    factors = _ideal_ideal_factors(jr, alpha, length)
+    factors = _ideal_ideal_factors(jr, params, length)
     if kind == "dcg":
         discount = log2_discount(length)[None, :]
         run_sum = np.cumsum(run * discount, axis=1)
@@ -165,24 +237,24 @@ def _normalised(jr, alpha: float, cutoffs, kind: str) -> tuple[np.ndarray, np.nd
 
 def err_ia(jr, params, cutoffs):
     """ERR-IA@k as ndeval prints it: E_k / II_E(k), E_k = Σ_{r≤k} g(r)/r."""
-    return _normalised(jr, params["alpha"], cutoffs, "err")[0]
+    return _normalised(jr, params, cutoffs, "err")[0]
 
 
 def n_err_ia(jr, params, cutoffs):
     """nERR-IA@k = N^E_k(run)/N^E_k(ideal), 0 when the run's alpha-DCG@k is 0."""
-    run_e, ideal_e = _normalised(jr, params["alpha"], cutoffs, "err")
-    run_d, _ = _normalised(jr, params["alpha"], cutoffs, "dcg")
+    run_e, ideal_e = _normalised(jr, params, cutoffs, "err")
+    run_d, _ = _normalised(jr, params, cutoffs, "dcg")
     return np.where(run_d != 0, safe_divide(run_e, ideal_e), 0.0)
 
 
 def alpha_dcg(jr, params, cutoffs):
     """alpha-DCG@k as ndeval prints it: DCG_k / II_D(k)."""
-    return _normalised(jr, params["alpha"], cutoffs, "dcg")[0]
+    return _normalised(jr, params, cutoffs, "dcg")[0]
 
 
 def alpha_ndcg(jr, params, cutoffs):
     """alpha-nDCG@k = N^D_k(run)/N^D_k(ideal) (Clarke et al. 2008), 0 when DCG_k = 0."""
-    run_d, ideal_d = _normalised(jr, params["alpha"], cutoffs, "dcg")
+    run_d, ideal_d = _normalised(jr, params, cutoffs, "dcg")
     return np.where(run_d != 0, safe_divide(run_d, ideal_d), 0.0)
 
 
@@ -194,18 +266,18 @@ def _rbp_sums(gains: np.ndarray, beta: float, cutoffs) -> np.ndarray:
 def _nrbp_factor(jr, params) -> np.ndarray:
     alpha, beta = params["alpha"], params["beta"]
     factor = 1.0 - (1.0 - alpha) * beta
-    return safe_divide(np.full(jr.n_topics, factor), _subtopic_count(jr))[:, None]
+    return safe_divide(np.full(jr.n_topics, factor), _subtopic_count(jr, params))[:, None]
 
 
 def nrbp(jr, params, cutoffs):
     """NRBP = (1 − (1 − α)β)/S · Σ_r β^{r−1} g(r) (Clarke et al. 2009); whole run by default."""
-    run, _ = _tables(jr, params["alpha"], cutoffs)
+    run, _ = _tables(jr, params, cutoffs)
     return _rbp_sums(run, params["beta"], cutoffs) * _nrbp_factor(jr, params)
 
 
 def n_nrbp(jr, params, cutoffs):
     """nNRBP = NRBP / NRBP of the ideal ranking (full-length ideal for the whole run)."""
-    run, ideal = _tables(jr, params["alpha"], cutoffs, with_ideal_tail=True)
+    run, ideal = _tables(jr, params, cutoffs, with_ideal_tail=True)
     factor = _nrbp_factor(jr, params)
     run_value = _rbp_sums(run, params["beta"], cutoffs) * factor
     ideal_cutoffs = tuple(ideal.shape[1] if k is None else k for k in cutoffs)
@@ -217,7 +289,10 @@ def n_nrbp(jr, params, cutoffs):
 
 
 def map_ia(jr, params, cutoffs):
-    """MAP-IA = (1/S)·Σ_{i: R_i>0} AP_i, AP_i = (1/R_i)·Σ_{r: rel(d_r,i)} h_i(r)/r."""
+    """MAP-IA = (1/S)·Σ_{i: R_i>0} AP_i, AP_i = (1/R_i)·Σ_{r: rel(d_r,i)} h_i(r)/r;
+    ``weights=intents``: Σ_i w_i·AP_i (the intent-aware wrapper)."""
+    if params.get("weights", "uniform") == "intents":
+        return intent_aware(jr, average_precision, params, cutoffs)
     length = depth_for(cutoffs, jr.depth)
     relevant = jr.padded_to(length) >= jr.material.rel_level
     hits = np.cumsum(relevant, axis=1, dtype=np.int64)
@@ -246,7 +321,10 @@ def _covered_counts(jr, cutoffs):
 
 
 def p_ia(jr, params, cutoffs):
-    """P-IA@k = Σ_{r≤k} Σ_i rel(d_r, i) / (k·S), always divided by k (Agrawal et al. 2009)."""
+    """P-IA@k = Σ_{r≤k} Σ_i rel(d_r, i) / (k·S), always divided by k (Agrawal et al. 2009);
+    ``weights=intents``: Σ_i w_i·P_i@k (the intent-aware wrapper)."""
+    if params.get("weights", "uniform") == "intents":
+        return intent_aware(jr, precision, params, cutoffs)
     _, counts = _covered_counts(jr, cutoffs)
     ks = np.array(cutoffs, dtype=np.float64)
     return safe_divide(counts, ks[None, :] * _subtopic_count(jr)[:, None])
@@ -264,7 +342,7 @@ def _spec(
     name,
     compute,
     summary,
-    params=(ALPHA,),
+    params=CASCADE,
     aliases=(),
     cutoff="required",
     defaults=NDEVAL_CUTOFFS,
@@ -315,7 +393,7 @@ _spec(
     "NRBP",
     nrbp,
     "novelty- and rank-biased precision over the whole run",
-    params=(ALPHA, BETA),
+    params=(ALPHA, BETA, WEIGHTS, GAIN),
     cutoff="optional",
     defaults=(None,),
 )
@@ -323,7 +401,7 @@ _spec(
     "nNRBP",
     n_nrbp,
     "NRBP normalised by the greedy ideal ranking",
-    params=(ALPHA, BETA),
+    params=(ALPHA, BETA, WEIGHTS, GAIN),
     cutoff="optional",
     defaults=(None,),
     notes="S = 0 topics score 0 (ndeval: NaN) unless --compat ndeval.",
@@ -332,15 +410,20 @@ _spec(
     "MAP-IA",
     map_ia,
     "intent-aware mean average precision over the whole run",
-    params=(),
+    params=(WEIGHTS,),
+    aliases=("AP-IA",),
     cutoff="optional",
     defaults=(None,),
+    notes="weights=intents: Σ_i w_i·AP_i with the --intents probabilities (the intent-aware "
+    "family's wrapper); the default uniform weights are ndeval's 1/S.",
 )
 _spec(
     "P-IA",
     p_ia,
     "intent-aware precision at k, divided by k·S",
-    params=(),
+    params=(WEIGHTS,),
+    notes="weights=intents: Σ_i w_i·P_i@k with the --intents probabilities (the intent-aware "
+    "family's wrapper); the default uniform weights are ndeval's 1/S.",
 )
 _spec(
     "strec",
