@@ -24,6 +24,7 @@ import numpy as np
 from divaeval.errors import DataError
 
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t\r\f\v]*#[^\n]*")
+_FIRST_CONTENT = re.compile(rb"[^ \t\r\n\f\v][^\n]*")
 _FIELDS_ERROR = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 
@@ -88,7 +89,10 @@ def read_table(source: Source, *, min_columns: int, dtypes: dict[int, object] | 
     """
     import pandas as pd
 
-    width = min_columns
+    # At least as many names as the first line has fields: with fewer, pandas would silently
+    # turn the first column into an index and shift every other column left.
+    first = _FIRST_CONTENT.search(source.data)
+    width = max(min_columns, len(first.group().split()) if first else 0)
     while True:
         dtype = dict.fromkeys(range(width), object)
         if dtypes:
@@ -119,9 +123,10 @@ def read_table(source: Source, *, min_columns: int, dtypes: dict[int, object] | 
 def field_count(table, row: int) -> int:
     """Number of fields actually present on table row ``row``."""
     values = table.iloc[row]
-    # string fields are "" or NaN when missing; float columns (the run's score) are NaN
-    return int(sum(1 for v in values if isinstance(v, str) and v != "" or
-                   isinstance(v, float) and v == v))
+    # a missing field is "" or NaN (string columns) or NaN (float columns such as the score);
+    # numeric columns (score, grade) hold numbers, which are present fields
+    return int(sum(1 for v in values if not (v is None or (isinstance(v, str) and v == "")
+                                             or (isinstance(v, float) and v != v))))
 
 
 def missing_field(table, column: int):

@@ -79,7 +79,7 @@ def read_run(path: str) -> Run:
     not_finite = ~np.isfinite(scores)
     if not_finite.any():
         row = int(np.flatnonzero(not_finite)[0])
-        raise _fail_row(source, row, f"score {table[4].iloc[row]!r} is not a finite number")
+        raise _fail_row(source, row, f"score {str(table[4].iloc[row])!r} is not a finite number")
 
     frame = pd.DataFrame(
         {
