@@ -339,7 +339,7 @@ class QrelsIndex:
         for row in np.flatnonzero(~known)[:5]:
             warn(
                 f"intent {frame['subtopic'].iat[row]} of topic {frame['topic'].iat[row]} "
-                "is not a subtopic in the qrels; ignored",
+                "is not a subtopic in the qrels (no judged documents); it adds nothing",
                 file=intents.source.name,
                 line=intents.line_of(row),
             )
@@ -374,7 +374,13 @@ class QrelsIndex:
                 file=intents.source.name,
             )
             weight[no_intents] = uniform[no_intents]
-        sums = weight.sum(axis=1)
+        # The sum is the file's: an intent without judgments (no relevant documents) keeps its
+        # probability mass, as in NTCIREVAL (the topic's maximum is then below 1).
+        row_topic = self.topic_index.get_indexer(frame["topic"])
+        in_qrels = row_topic >= 0
+        sums = np.zeros(n_topics)
+        np.add.at(sums, row_topic[in_qrels], frame["probability"].to_numpy()[in_qrels])
+        sums = np.where(no_intents, weight.sum(axis=1), sums)
         off = topics_with_intents & (np.abs(sums - 1.0) > 1e-6)
         if off.any():
             example = self.topic_index[int(np.flatnonzero(off)[0])]

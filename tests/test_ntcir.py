@@ -483,3 +483,71 @@ def test_ntcir_format_reproduces_ntcireval_output():
     assert "RUNA I-rec@0005=          0.8334" in lines
     assert "RUNA DIN#-nDCG@0005=      0.6318" in lines
     assert len(lines) == 3 * 11
+
+
+# ---------------------------------------------------------------------------------------------
+# intents: reference/ntcireval.md §10.5 (topic 0201) and the warnings
+
+
+def test_topic_0201_intent_without_relevant_documents(tmp_path):
+    from divaeval.errors import set_warning_sink
+
+    d = str(tmp_path)
+    # intent 3 (inf, .2) has no judged document at all; the file sums to 1.
+    prob = _write(d, "x.DINprob", ["0201 1 0.5 nav", "0201 2 0.3 inf", "0201 3 0.2 inf"])
+    qrels = _write(
+        d,
+        "x.Dqrels",
+        ["0201 1 a1 L1", "0201 1 a2 L2", "0201 2 a2 L1", "0201 2 a3 L2", "0201 0 a4 L0"],
+    )
+    run = _write(d, "x.run", ["0201 Q0 a3 1 3 R", "0201 Q0 a1 2 2 R", "0201 Q0 a2 3 1 R"])
+    messages: list[str] = []
+    previous = set_warning_sink(messages.append)
+    try:
+        index = QrelsIndex(read_qrels(qrels), intents=read_intents(prob))
+        v = scores(index, run, ["ntcir@5"], order="file")
+        compat = scores(index, run, ["P+Q@5"], order="file", compat="ntcireval")
+    finally:
+        set_warning_sink(previous)
+    assert any("intent 3 of topic 0201" in m for m in messages)
+    assert not any("sum to 1" in m for m in messages)  # the file's probabilities sum to 1
+    v = {m: value for (_, m), value in v.items()}
+    # GG: a2 = .5·2 + .3·1 = 1.3, a3 = .3·2 = .6, a1 = .5·1 = .5; run a3 a1 a2.
+    dcg = 0.6 + 0.5 * DISC[1] + 1.3 * DISC[2]
+    idcg = 1.3 + 0.6 * DISC[1] + 0.5 * DISC[2]
+    assert v["D-nDCG@5"] == pytest.approx(dcg / idcg, abs=1e-12)  # 0.8117
+    # DIN: a3 .6, a1 .5 (nav 1, first), a2 = 0 (nav 1 seen) + .3·1 -> .3
+    assert v["DIN-nDCG@5"] == pytest.approx((0.6 + 0.5 * DISC[1] + 0.3 * DISC[2]) / idcg)
+    assert v["I-rec@5"] == 1.0  # 2 of the 2 intents with relevant documents
+    # P+Q: intent 1 (nav) gains [0, 1, 2], ideal [2, 1]: rp = 3, BR(2) = 2/5, BR(3) = 5/6;
+    # intent 2 (inf) gains [2, 0, 1], ideal [2, 1]: Q = (1 + 5/6)/2; intent 3 skipped.
+    p_1 = (2 / 5 + 5 / 6) / 2  # 0.6167
+    q_2 = (1 + 5 / 6) / 2  # 0.9167
+    assert v["P+Q@5"] == pytest.approx(0.5 * p_1 + 0.3 * q_2, abs=1e-12)  # 0.58333
+    assert f"{compat[('0201', 'P+Q@5')]:.4f}" == "0.5834"  # NTCIREVAL: .5·.6167 + .3·.9167
+
+
+def test_probabilities_not_summing_to_one(tmp_path):
+    from divaeval.errors import set_warning_sink
+
+    d = str(tmp_path)
+    qrels = _write(d, "q", ["1 1 a 1", "1 2 b 1"])
+    prob = _write(d, "p", ["1 1 0.3", "1 2 0.3"])
+    run = _write(d, "r", ["1 Q0 a 1 2 R", "1 Q0 b 2 1 R"])
+    messages: list[str] = []
+    previous = set_warning_sink(messages.append)
+    try:
+        plain = scores(QrelsIndex(read_qrels(qrels), intents=read_intents(prob)), run, ["P+Q@2"])
+        rescaled = scores(
+            QrelsIndex(read_qrels(qrels), intents=read_intents(prob), normalize_intents=True),
+            run,
+            ["P+Q@2"],
+        )
+    finally:
+        set_warning_sink(previous)
+    assert sum("do not sum to 1" in m for m in messages) == 2
+    # intent 1: a at rank 1, Q@2 = BR(1) = (1 + 1)/(1 + 1) = 1; intent 2: b at rank 2, ideal
+    # [1]: BR(2) = (1 + 1)/(1 + 2), Q@2 = (2/3)/min(2, 1). As given: .3·1 + .3·2/3 = .5;
+    # --normalize-intents: .5·1 + .5·2/3.
+    assert plain[("1", "P+Q@2")] == pytest.approx(0.5, abs=1e-12)
+    assert rescaled[("1", "P+Q@2")] == pytest.approx(0.5 + 1 / 3, abs=1e-12)
