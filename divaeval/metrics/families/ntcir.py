@@ -59,7 +59,9 @@ Deliberate differences from NTCIREVAL 190111 (native mode):
 - Topics are evaluated as the other families do (``-c`` adds qrels topics missing from the
   run, as NTCIREVAL scores them 0); NTCIREVAL's means divide by the topics of the probability
   file.
-- Grades are read from any integer scale (NTCIREVAL ignores labels above L9).
+- Grades are read from any integer scale (NTCIREVAL ignores labels above L9). ``-l`` does not
+  change relevance here (NTCIREVAL has no threshold: relevant = gain > 0); without
+  ``--intents`` it decides which subtopics share the uniform probability.
 """
 
 from __future__ import annotations
@@ -424,7 +426,22 @@ def jk_ndcg(gains, ideal, base: float, cutoffs) -> np.ndarray:
 
 def _finish(jr, values: np.ndarray) -> np.ndarray:
     """NTCIREVAL prints 4 decimals: in compat mode, round like ``%.4f``."""
-    return printf_round(values, 4) if _compat(jr) else values
+    return printf_round(values, 4) if _compat(jr) else values.copy()
+
+
+def _memo(compute):
+    """Cache a base value on the judged run (per gain mapping, β and cutoffs), so that X and
+    X# (and I-rec, which every # metric uses) are computed once per run."""
+
+    def cached(jr, params, cutoffs):
+        key = ("ntcir", compute.__name__, gain_key(params), params.get("beta"), cutoffs)
+        if key not in jr.cache:
+            jr.cache[key] = compute(jr, params, cutoffs)
+        return jr.cache[key]
+
+    cached.__name__ = compute.__name__
+    cached.__doc__ = compute.__doc__
+    return cached
 
 
 def _component(jr, values: np.ndarray) -> np.ndarray:
@@ -432,6 +449,7 @@ def _component(jr, values: np.ndarray) -> np.ndarray:
     return printf_round(values, 4) if _compat(jr) else values
 
 
+@_memo
 def _i_rec(jr, params, cutoffs) -> np.ndarray:
     t = tables(jr, params, cutoffs)
     covered = np.maximum.accumulate(t.relevant, axis=1).sum(axis=2).astype(np.float64)
@@ -439,17 +457,38 @@ def _i_rec(jr, params, cutoffs) -> np.ndarray:
     return safe_divide(at_cutoffs(covered, cutoffs), intents[:, None])
 
 
-def _d_ndcg(jr, params, cutoffs, din: bool = False) -> np.ndarray:
+def _ms_ndcg_of(jr, params, cutoffs, din: bool) -> np.ndarray:
     t = tables(jr, params, cutoffs)
     return ms_ndcg(t.din_gains if din else t.global_gains, t.ideal_gains, cutoffs)
 
 
-def _d_q(jr, params, cutoffs, din: bool = False) -> np.ndarray:
+def _q_of(jr, params, cutoffs, din: bool) -> np.ndarray:
     t = tables(jr, params, cutoffs)
     gains = t.din_gains if din else t.global_gains
     return q_measure(gains, t.ideal_gains, t.ideal.count, params["beta"], cutoffs)
 
 
+@_memo
+def _d_ndcg(jr, params, cutoffs):
+    return _ms_ndcg_of(jr, params, cutoffs, din=False)
+
+
+@_memo
+def _din_ndcg(jr, params, cutoffs):
+    return _ms_ndcg_of(jr, params, cutoffs, din=True)
+
+
+@_memo
+def _d_q(jr, params, cutoffs):
+    return _q_of(jr, params, cutoffs, din=False)
+
+
+@_memo
+def _din_q(jr, params, cutoffs):
+    return _q_of(jr, params, cutoffs, din=True)
+
+
+@_memo
 def _p_plus_q(jr, params, cutoffs) -> np.ndarray:
     """Σ_i P(i|q)·(Q_i@l if informational else P+_i) over intents with relevant documents,
     all intents at once as rows of (topic, intent) pairs."""
@@ -502,14 +541,6 @@ def d_q(jr, params, cutoffs):
 def d_sharp_q(jr, params, cutoffs):
     """D#-Q@l = γ·I-rec@l + (1 − γ)·D-Q@l."""
     return _finish(jr, _sharp(jr, params, cutoffs, _d_q))
-
-
-def _din_ndcg(jr, params, cutoffs):
-    return _d_ndcg(jr, params, cutoffs, din=True)
-
-
-def _din_q(jr, params, cutoffs):
-    return _d_q(jr, params, cutoffs, din=True)
 
 
 def din_ndcg(jr, params, cutoffs):
