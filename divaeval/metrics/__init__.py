@@ -26,7 +26,16 @@ from divaeval.metrics.registry import (
 )
 
 #: Family modules under divaeval.metrics.families, in output order.
-FAMILIES: tuple[str, ...] = ("ndeval", "ntcir", "rbu", "intent_aware", "cascade")
+FAMILIES: tuple[str, ...] = (
+    "ndeval",
+    "ntcir",
+    "adhoc",
+    "recall",
+    "alpha_sharp",
+    "rbu",
+    "intent_aware",
+    "cascade",
+)
 
 _loaded = False
 

@@ -1,0 +1,364 @@
+"""Ad hoc metrics: P, RR, AP, ndcg_cut, ERR, RBP, RBP-resid and Sakai's Q (one intent).
+
+Per-document relevance on diversity qrels is the **largest grade over the topic's subtopics**
+(``reference/other-metrics.md`` §1: the rule of the RBU paper's experiments and of pref_eval);
+ad hoc qrels (``topic 0 docno grade``) arrive as one subtopic column, so the grade is the
+qrels value itself.
+
+trec_eval semantics (``reference/other-metrics.md`` §8, ``reference/trec_eval.md`` §7), exact on
+ad hoc qrels (cross-checked against pytrec-eval-terrier in ``tests/test_adhoc_trec_eval.py``):
+
+- a document is *relevant* iff it is judged and its grade is >= ``-l`` (default 1) and >= 0:
+  unjudged documents and negative grades (TREC's -2 spam label) are never relevant;
+- num_rel = judged documents of the topic with such a grade, retrieved or not
+  (:meth:`TopicMaterial.relevant_documents`);
+- P@k = hits@k / k (always divided by k); RR = 1/first relevant rank; AP = (1/num_rel)·Σ over
+  relevant ranks i of hits@i / i (``@k``: trec_eval's map_cut_k); every one is 0 when
+  num_rel = 0;
+- ndcg_cut@k = DCG@k/IDCG@k with gain = the grade if > 0 (``-l`` is ignored, as trec_eval
+  does), discount 1/log2(i + 1), ideal = every positively judged document sorted by grade
+  descending, truncated at k.
+
+Deviation on diversity qrels with ``-l 0`` or below: the run side takes the maximum over the
+topic's subtopic columns, where a missing (document, subtopic) line reads as grade 0, while
+num_rel takes the maximum over the document's own lines; the two differ only for a document
+whose every line is negative but which lacks a line for some subtopic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from divaeval.metrics.common import (
+    at_cutoffs,
+    depth_for,
+    log2_discount,
+    repeated_powers,
+    safe_divide,
+)
+from divaeval.metrics.registry import (
+    MetricSpec,
+    Param,
+    in_open_unit_interval,
+    non_negative,
+    register,
+)
+
+FAMILY = "adhoc"
+TREC_SOURCE = "trec_eval 10.0, reference/other-metrics.md §8"
+#: trec_eval's default cutoffs for P, recall and ndcg_cut
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+# --------------------------------------------------------------------------------------------
+# per-document grades and trec_eval relevance (shared with the recall family)
+
+
+def doc_grades(jr, length: int) -> np.ndarray:
+    """[T, K] int: each ranked document's grade, the maximum over the topic's subtopic
+    columns (0 for unjudged documents and beyond the ranking)."""
+    key = ("doc-grades", length)
+    if key not in jr.cache:
+        grades = jr.padded_to(length)
+        if grades.shape[2] == 1:
+            out = grades[:, :, 0].astype(np.int64)
+        else:
+            valid = jr.material.subtopic_valid[:, None, :]
+            out = np.where(valid, grades, np.int16(-32768)).max(axis=2).astype(np.int64)
+        jr.cache[key] = out
+    return jr.cache[key]
+
+
+def judged_mask(jr, length: int) -> np.ndarray:
+    """[T, K] bool: ``jr.judged`` padded (False) or cut to ``length`` ranks."""
+    judged = jr.judged[:, :length]
+    if length > jr.depth:
+        judged = np.concatenate([judged, np.zeros((jr.n_topics, length - jr.depth), bool)], 1)
+    return judged
+
+
+def relevance_level(jr) -> int:
+    return int(jr.material.rel_level)
+
+
+def trec_relevant(jr, length: int) -> np.ndarray:
+    """[T, K] bool: trec_eval relevance: judged, grade >= -l and grade >= 0."""
+    level = relevance_level(jr)
+    key = ("trec-relevant", level, length)
+    if key not in jr.cache:
+        grade = doc_grades(jr, length)
+        relevant = grade >= max(level, 0)
+        if level <= 0:
+            relevant &= judged_mask(jr, length)
+        jr.cache[key] = relevant
+    return jr.cache[key]
+
+
+def num_rel(jr) -> np.ndarray:
+    """[T] float: trec_eval's num_rel (judged documents with a relevant grade)."""
+    return jr.material.relevant_documents(relevance_level(jr)).astype(np.float64)
+
+
+def hits(jr, length: int) -> np.ndarray:
+    """[T, K] float: number of relevant documents at ranks <= i."""
+    key = ("trec-hits", relevance_level(jr), length)
+    if key not in jr.cache:
+        jr.cache[key] = np.cumsum(trec_relevant(jr, length), axis=1).astype(np.float64)
+    return jr.cache[key]
+
+
+def positive_gains(jr, length: int) -> np.ndarray:
+    """[T, K] float: the grade where positive, else 0 (trec_eval/NTCIREVAL linear gain)."""
+    return np.maximum(doc_grades(jr, length), 0).astype(np.float64)
+
+
+def ideal_grades(jr, length: int) -> np.ndarray:
+    """[T, length] float: the topic's positive per-document grades sorted descending, padded
+    with zeros (the ideal ranking of trec_eval's ndcg and of the Q-measure)."""
+    material = jr.material
+    key = ("ideal-doc-grades",)
+    cached = material.cache.get(key)
+    if cached is None:
+        grades = np.maximum(material.pool_grades.max(axis=2), 0).astype(np.float64)
+        cached = -np.sort(-grades, axis=1)
+        material.cache[key] = cached
+    if cached.shape[1] >= length:
+        return cached[:, :length]
+    return np.concatenate([cached, np.zeros((len(cached), length - cached.shape[1]))], axis=1)
+
+
+def _length(jr, cutoffs) -> int:
+    return max(depth_for(cutoffs, jr.depth), 1)
+
+
+def _ranks(length: int) -> np.ndarray:
+    return np.arange(1.0, length + 1.0)[None, :]
+
+
+def _cutoff_array(jr, cutoffs) -> np.ndarray:
+    """[T, C] float: the cutoff of each column, the ranking's length for ``None``."""
+    out = np.empty((jr.n_topics, len(cutoffs)))
+    for column, k in enumerate(cutoffs):
+        out[:, column] = jr.length if k is None else k
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# trec_eval measures
+
+
+def precision(jr, params, cutoffs):
+    """P@k = hits@k / k (trec_eval P_k); whole ranking: hits / retrieved (trec_eval set_P)."""
+    length = _length(jr, cutoffs)
+    return safe_divide(at_cutoffs(hits(jr, length), cutoffs), _cutoff_array(jr, cutoffs))
+
+
+def reciprocal_rank(jr, params, cutoffs):
+    """RR = 1 / rank of the first relevant document (trec_eval recip_rank); 0 if none."""
+    length = _length(jr, cutoffs)
+    first = trec_relevant(jr, length) & (hits(jr, length) == 1)
+    return at_cutoffs(np.cumsum(np.where(first, 1.0 / _ranks(length), 0.0), axis=1), cutoffs)
+
+
+def average_precision(jr, params, cutoffs):
+    """AP = (1/num_rel)·Σ_{relevant i} hits@i / i (trec_eval map; @k = map_cut_k)."""
+    length = _length(jr, cutoffs)
+    terms = np.where(trec_relevant(jr, length), hits(jr, length) / _ranks(length), 0.0)
+    return safe_divide(at_cutoffs(np.cumsum(terms, axis=1), cutoffs), num_rel(jr)[:, None])
+
+
+def ndcg_cut(jr, params, cutoffs):
+    """ndcg_cut@k = Σ_{i≤k} g_i/log2(i+1) ÷ the same over the ideal list (trec_eval)."""
+    length = _length(jr, cutoffs)
+    if any(k is None for k in cutoffs):
+        length = max(length, int(jr.material.pool_size.max(initial=0)))
+    discount = log2_discount(length)[None, :]
+    dcg = np.cumsum(positive_gains(jr, length) * discount, axis=1)
+    ideal = np.cumsum(ideal_grades(jr, length) * discount, axis=1)
+    ideal_cutoffs = tuple(length if k is None else k for k in cutoffs)
+    return safe_divide(at_cutoffs(dcg, cutoffs), at_cutoffs(ideal, ideal_cutoffs))
+
+
+# --------------------------------------------------------------------------------------------
+# ERR, RBP, Q
+
+
+def _scale_maximum(jr, params) -> int:
+    g = int(params["G"])
+    return int(jr.material.qrels_max_grade) if g == 0 else g
+
+
+def err(jr, params, cutoffs):
+    """ERR@k = Σ_{r≤k} (1/r)·R_r·Π_{s<r}(1 − R_s), R = (2^g − 1)/2^G (Chapelle et al. 2009)."""
+    length = _length(jr, cutoffs)
+    scale = _scale_maximum(jr, params)
+    if scale <= 0:
+        return np.zeros((jr.n_topics, len(cutoffs)))
+    grade = np.minimum(positive_gains(jr, length), scale)
+    stop = (np.exp2(grade) - 1.0) / 2.0**scale
+    survive = np.cumprod(1.0 - stop, axis=1)
+    reach = np.concatenate([np.ones((jr.n_topics, 1)), survive[:, :-1]], axis=1)
+    return at_cutoffs(np.cumsum(stop * reach / _ranks(length), axis=1), cutoffs)
+
+
+def _rbp_gains(jr, params, length: int) -> np.ndarray:
+    if params["gain"] == "binary":
+        return trec_relevant(jr, length).astype(np.float64)
+    topic_max = jr.material.max_grade.max(axis=1, initial=0).astype(np.float64)
+    return safe_divide(positive_gains(jr, length), topic_max[:, None])
+
+
+def rbp(jr, params, cutoffs):
+    """RBP = (1 − p)·Σ_i r_i·p^{i−1} (Moffat & Zobel 2008); binary r or grade / topic max."""
+    length = _length(jr, cutoffs)
+    p = params["p"]
+    weights = (1.0 - p) * repeated_powers(p, length)[None, :]
+    return at_cutoffs(np.cumsum(_rbp_gains(jr, params, length) * weights, axis=1), cutoffs)
+
+
+def rbp_residual(jr, params, cutoffs):
+    """res = (1 − p)·Σ_{i≤n, d_i unjudged} p^{i−1} + p^n (Moffat & Zobel 2008 §5), n = ranked
+    documents (within k); ``rule=trec_eval``: 0 when no ranked document is unjudged."""
+    length = _length(jr, cutoffs)
+    p = params["p"]
+    powers = repeated_powers(p, length + 1)
+    in_ranking = np.arange(length)[None, :] < jr.length[:, None]
+    unjudged = in_ranking & (~judged_mask(jr, length) | (doc_grades(jr, length) < 0))
+    running = np.cumsum(np.where(unjudged, (1.0 - p) * powers[None, :length], 0.0), axis=1)
+    seen = at_cutoffs(np.cumsum(unjudged, axis=1).astype(np.float64), cutoffs)
+    depth = np.minimum(_cutoff_array(jr, cutoffs), jr.length[:, None]).astype(np.int64)
+    value = at_cutoffs(running, cutoffs) + powers[depth]
+    trec_rule = params["rule"] == "trec_eval" or jr.settings.compat == "trec_eval"
+    return np.where(trec_rule & (seen == 0), 0.0, value)
+
+
+def q_measure(jr, params, cutoffs):
+    """Q@k = Σ_{relevant r ≤ k} BR(r) / min(k, R), BR(r) = (β·CG(r) + count(r)) /
+    (β·CG*(r) + r) (Sakai; NTCIREVAL's Q@l, reference/ntcireval.md §6.1); whole list: / R.
+    The arithmetic is the NTCIR family's, on per-document grades."""
+    from divaeval.metrics.families.ntcir import q_measure as blended_q
+
+    length = _length(jr, cutoffs)
+    n_rel = (jr.material.pool_grades.max(axis=2) > 0).sum(axis=1)
+    return blended_q(
+        positive_gains(jr, length), ideal_grades(jr, length), n_rel, params["beta"], cutoffs
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# registration
+
+
+def _spec(name, compute, summary, reference, *, params=(), aliases=(), cutoff="optional",
+          defaults=(None,), notes=""):
+    return register(
+        MetricSpec(
+            name=name,
+            family=FAMILY,
+            summary=summary,
+            reference=reference,
+            compute=compute,
+            params=params,
+            aliases=aliases,
+            cutoff=cutoff,
+            default_cutoffs=defaults,
+            notes=notes,
+        )
+    )
+
+
+_DOC = "Per-document grade = max over subtopics."
+_spec(
+    "P",
+    precision,
+    "precision at k (relevant documents in the top k, divided by k)",
+    TREC_SOURCE,
+    aliases=("precision", "P-trec"),
+    defaults=TREC_CUTOFFS,
+    notes="= trec_eval P_k (always divided by k). Without @k: relevant retrieved / retrieved "
+    "(trec_eval set_P). " + _DOC,
+)
+_spec(
+    "RR",
+    reciprocal_rank,
+    "reciprocal rank of the first relevant document",
+    TREC_SOURCE,
+    aliases=("recip_rank", "reciprocal-rank"),
+    notes="= trec_eval recip_rank; @k ignores relevant documents below k. " + _DOC,
+)
+_spec(
+    "AP",
+    average_precision,
+    "average precision, divided by the number of relevant documents of the topic",
+    TREC_SOURCE,
+    aliases=("map", "average-precision"),
+    notes="= trec_eval map per topic (AP@k = map_cut_k). num_rel counts every judged document "
+    "with grade >= -l, retrieved or not. " + _DOC,
+)
+_spec(
+    "ndcg_cut",
+    ndcg_cut,
+    "nDCG with linear gain (the grade) and 1/log2(i+1) discount, trec_eval's ndcg_cut",
+    TREC_SOURCE,
+    aliases=("trec-nDCG", "ndcg-trec"),
+    defaults=TREC_CUTOFFS,
+    notes="= trec_eval ndcg_cut_k; without @k = trec_eval ndcg. -l is ignored (gain = grade "
+    "if > 0; ideal = all positively judged documents), as in trec_eval. Not NTCIREVAL's "
+    "nDCG. " + _DOC,
+)
+_spec(
+    "ERR",
+    err,
+    "expected reciprocal rank, stop probability (2^g − 1)/2^G (textbook, unnormalised)",
+    "Chapelle et al. CIKM 2009; reference/other-metrics.md §6.1",
+    params=(
+        Param("G", int, 0, "scale maximum grade G; 0 = the largest grade in the qrels file; "
+              "4 = gdeval", non_negative),
+    ),
+    aliases=("ERR-Chapelle",),
+    defaults=(20,),
+    notes="G defaults to the largest grade anywhere in the qrels file (collection-wide); "
+    "G=4 reproduces gdeval's ERR@20. Grades above G are capped at G. Not ndeval's "
+    "ERR-IA nor NTCIREVAL's nERR. " + _DOC,
+)
+_P = Param("p", float, 0.8, "persistence p", in_open_unit_interval)
+_spec(
+    "RBP",
+    rbp,
+    "rank-biased precision (1 − p)·Σ r_i·p^{i−1}",
+    "Moffat & Zobel TOIS 2008; reference/other-metrics.md §7",
+    params=(
+        _P,
+        Param("gain", str, "binary", "binary (grade >= -l) or graded (grade / the topic's "
+              "largest grade)", choices=("binary", "graded")),
+    ),
+    notes="Default p = 0.8 (trec_eval: 0.9). gain=graded is trec_eval rbp's intended rule "
+    "(grade / the topic's largest grade); trec_eval's own rbp reads uninitialised "
+    "variables and is not an oracle. " + _DOC,
+)
+_spec(
+    "RBP-resid",
+    rbp_residual,
+    "RBP residual: the most RBP could still gain from unjudged and unranked documents",
+    "Moffat & Zobel TOIS 2008; reference/other-metrics.md §7",
+    params=(
+        _P,
+        Param("rule", str, "moffat", "moffat (always adds p^n) or trec_eval (0 when no ranked "
+              "document is unjudged)", choices=("moffat", "trec_eval")),
+    ),
+    aliases=("RBP-residual",),
+    notes="Unjudged = no qrels line, or a negative grade. --compat trec_eval forces "
+    "rule=trec_eval (trec_eval 10 rbp_resid).",
+)
+_spec(
+    "adhoc-Q",
+    q_measure,
+    "Sakai's Q-measure on per-document grades (blended ratio, linear gain)",
+    "Sakai; NTCIREVAL Q@l, reference/ntcireval.md §6.1",
+    params=(Param("beta", float, 1.0, "blended-ratio β", non_negative),),
+    aliases=("Q-adhoc",),
+    defaults=(None,),
+    notes="Q@k divides by min(k, R); without @k by R (NTCIREVAL's Q-measure line). Gain = "
+    "the grade if > 0; relevant = gain > 0 (-l ignored, as NTCIREVAL). Named adhoc-Q so as "
+    "not to clash with the NTCIR family's Q. " + _DOC,
+)

@@ -1,0 +1,254 @@
+"""Golbus, Aslam & Clarke's intent-aware cascade #-measures (Information Retrieval 16(4), 2013,
+§6, Eq. 10; ``reference/other-metrics.md`` §11.1–11.3): alpha#-nDCG-IA, alpha#-ERR-IA and
+alpha#-RBP-IA.
+
+For a topic with aspects A (subtopics with a document of grade >= ``-l``), binary relevance
+rel(d, t), c(i, t) = earlier documents relevant to t, and a rank discount D (DCG: 1/log2(i+1),
+ERR: 1/i, RBP: β^{i−1}; Table 4, whose printed 1/β^{i−1} is a typo):
+
+- S_t@k = Σ_{i≤k} rel(d_i, t)·(1 − α)^{c(i,t)}·D(i), the cascade sum of aspect t alone;
+- I_t@k = Σ_{j≤min(k, R_t)} (1 − α)^{j−1}·D(j), its ideal (all R_t relevant documents first);
+- α-X_t@k = S_t@k / I_t@k;
+- **α#-X-IA@k = λ·S-recall@k + (1 − λ)·avg_t(α-X_t@k)** (Eq. 10).
+
+Subtopic averages ``avg`` (§6.3):
+
+- ``micro`` (default; Eq. 10): Σ_{t∈A} w(t)·α-X_t@k with the intent weights (uniform 1/M
+  without an intent file, the paper's "all subtopics considered equally");
+- ``geom``: the weighted geometric mean exp(Σ w(t)·log max(α-X_t, ε) / Σ w(t)), ε = 1e-5
+  (trec_eval's gm_map floor; the paper does not say how zeros are handled);
+- ``smr``: Σ_t smr_t·α-X_t@k with the subtopic miss rates of Eq. 3–4 (exponent ξ, the exact
+  minimum cover; :mod:`divaeval.collection`);
+- ``cascade``: no per-aspect normalisation: the intent-weighted cascade gain
+  Σ_t w(t)·rel(d_i, t)·(1 − α)^{c(i,t)} (Eq. 7) with discount D, divided by the same sum over a
+  greedy ideal list (largest marginal gain first, ties to the largest docno). For DCG and
+  uniform weights this is ndeval's alpha-nDCG.
+
+Special cases: λ = 1 gives S-recall (ndeval's strec); λ = α = 0 with ``micro`` and uniform
+weights gives binary nDCG-IA; ``cascade`` with λ = 0 gives α-nDCG. A topic without relevant
+documents scores 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from divaeval.metrics.common import (
+    depth_for,
+    log2_discount,
+    repeated_powers,
+    safe_divide,
+    weighted_greedy_ideal_gains,
+)
+from divaeval.metrics.registry import MetricSpec, Param, in_unit_interval, register
+
+FAMILY = "alpha-sharp"
+SOURCE = "Golbus, Aslam & Clarke, Inf. Retr. 16(4) 2013, §6 Eq. 10; reference/other-metrics.md §11"
+AVERAGES = ("micro", "geom", "smr", "cascade")
+#: floor of every geometric mean (trec_eval's MIN_GEO_MEAN, as gm_map)
+GEOMETRIC_FLOOR = 1e-5
+
+
+def discount(kind: str, length: int, beta: float) -> np.ndarray:
+    """D(1..length): DCG 1/log2(i+1), ERR 1/i, RBP β^{i−1} (Golbus Table 4)."""
+    if kind == "dcg":
+        return log2_discount(length)
+    if kind == "err":
+        return 1.0 / np.arange(1.0, length + 1.0)
+    return repeated_powers(beta, length)
+
+
+def _index(k: int | None, length: int) -> int:
+    return length if k is None else min(k, length)
+
+
+def _aspects(jr) -> tuple[np.ndarray, np.ndarray]:
+    """(A [T, S] bool, w [T, S] intent weights restricted to A)."""
+    material = jr.material
+    aspects = material.relevant_subtopic & material.subtopic_valid
+    return aspects, np.where(aspects, material.intent_weight, 0.0)
+
+
+def per_aspect_scores(jr, kind, alpha, beta, cutoffs) -> tuple[np.ndarray, np.ndarray]:
+    """(α-X_t@k [T, C, S], S-recall@k [T, C])."""
+    level = jr.material.rel_level
+    length = max(depth_for(cutoffs, jr.depth), 1)
+    relevant = jr.padded_to(length) >= level  # [T, K, S]
+    counts = jr.material.relevant_count  # R_t
+    ideal_length = max(length, int(counts.max(initial=0)))
+    disc = discount(kind, ideal_length, beta)
+    decay = repeated_powers(1.0 - alpha, ideal_length + 1)
+    earlier = np.cumsum(relevant, axis=1, dtype=np.int32) - relevant
+    terms = np.where(relevant, decay[earlier] * disc[None, :length, None], 0.0)
+    running = np.cumsum(terms, axis=1)
+    ideal_running = np.cumsum(decay[:ideal_length] * disc)
+    covered = np.maximum.accumulate(relevant, axis=1).sum(axis=2).astype(np.float64)
+    aspects, _ = _aspects(jr)
+    n_aspects = aspects.sum(axis=1).astype(np.float64)
+    scores = np.zeros((jr.n_topics, len(cutoffs), relevant.shape[2]))
+    recall = np.zeros((jr.n_topics, len(cutoffs)))
+    for column, k in enumerate(cutoffs):
+        index = _index(k, length)
+        run_sum = running[:, index - 1, :]
+        ideal_depth = counts if k is None else np.minimum(counts, k)
+        ideal_sum = np.where(ideal_depth > 0, ideal_running[np.maximum(ideal_depth, 1) - 1], 0.0)
+        scores[:, column, :] = np.where(aspects, safe_divide(run_sum, ideal_sum), 0.0)
+        recall[:, column] = safe_divide(covered[:, index - 1], n_aspects)
+    return scores, recall
+
+
+def smr_weights(material) -> np.ndarray:
+    """[T, S] subtopic miss rates smr_t = smr_t^ξ (Golbus Eq. 3–4, exact minimum cover ξ),
+    from the topic's relevant documents; cached on the material."""
+    key = ("golbus-smr", material.rel_level)
+    if key in material.cache:
+        return material.cache[key]
+    import pandas as pd
+
+    from divaeval.collection import subtopic_table
+
+    level = material.rel_level
+    topic, doc, column = np.nonzero(
+        (material.pool_grades >= level) & material.subtopic_valid[:, None, :]
+    )
+    topics = np.asarray(material.topics).astype(str)
+    frame = pd.DataFrame(
+        {
+            "topic": topics[topic],
+            "subtopic": material.subtopics[topic, column].astype(str),
+            "docno": doc.astype(str),
+            "grade": material.pool_grades[topic, doc, column].astype(np.int64),
+        }
+    )
+    out = np.zeros(material.subtopics.shape)
+    if len(frame):
+        table = subtopic_table(frame, rel_level=level)
+        lookup = pd.Series(
+            table["smr"].to_numpy(),
+            index=pd.MultiIndex.from_arrays([table["topic"].astype(str), table["subtopic"]]),
+        )
+        cells = pd.MultiIndex.from_arrays(
+            [np.repeat(topics, out.shape[1]), material.subtopics.ravel().astype(str)]
+        )
+        out = np.nan_to_num(lookup.reindex(cells).to_numpy(dtype=np.float64)).reshape(out.shape)
+    material.cache[key] = out
+    return out
+
+
+def _uniform(weights: np.ndarray, aspects: np.ndarray) -> bool:
+    """Every topic's weights are equal over its aspects."""
+    n = aspects.sum(axis=1, keepdims=True)
+    expected = np.where(aspects, 1.0 / np.maximum(n, 1), 0.0)
+    return bool(np.allclose(weights, expected, rtol=0, atol=1e-12))
+
+
+def cascade_average(jr, kind, alpha, beta, cutoffs) -> np.ndarray:
+    """Intent-weighted cascade gain (Eq. 7), discounted, ÷ the same over the greedy ideal."""
+    level = jr.material.rel_level
+    length = max(depth_for(cutoffs, jr.depth), 1)
+    if any(k is None for k in cutoffs):
+        length = max(length, int(jr.material.pool_size.max(initial=0)))
+    aspects, weights = _aspects(jr)
+    if _uniform(weights, aspects):
+        weights = aspects.astype(np.float64)  # the 1/M factor cancels; ndeval's exact ties
+    relevant = jr.padded_to(length) >= level
+    decay = repeated_powers(1.0 - alpha, length + 1)
+    earlier = np.cumsum(relevant, axis=1, dtype=np.int32) - relevant
+    gains = np.zeros((jr.n_topics, length))
+    for s in range(relevant.shape[2]):
+        gains += np.where(relevant[:, :, s], weights[:, None, s] * decay[earlier[:, :, s]], 0.0)
+    material = jr.material
+    key = ("golbus-cascade-ideal", alpha, level, weights.tobytes())
+    ideal = material.cache.get(key)
+    if ideal is None or ideal.shape[1] < length:
+        ideal = weighted_greedy_ideal_gains(material.pool_grades >= level, weights, alpha, length)
+        material.cache[key] = ideal
+    disc = discount(kind, length, beta)[None, :]
+    run_sum = np.cumsum(gains * disc, axis=1)
+    ideal_sum = np.cumsum(ideal[:, :length] * disc, axis=1)
+    out = np.zeros((jr.n_topics, len(cutoffs)))
+    for column, k in enumerate(cutoffs):
+        index = _index(k, length)
+        out[:, column] = safe_divide(run_sum[:, index - 1], ideal_sum[:, index - 1])
+    return out
+
+
+def alpha_sharp(jr, params, cutoffs, kind: str) -> np.ndarray:
+    """α#-X-IA@k = λ·S-recall@k + (1 − λ)·avg_t α-X_t@k (Golbus Eq. 10)."""
+    alpha, lam, avg = params["alpha"], params["lambda"], params["avg"]
+    beta = params.get("beta", 0.8)
+    scores, recall = per_aspect_scores(jr, kind, alpha, beta, cutoffs)
+    aspects, weights = _aspects(jr)
+    if avg == "cascade":
+        averaged = cascade_average(jr, kind, alpha, beta, cutoffs)
+    elif avg == "micro":
+        averaged = (scores * weights[:, None, :]).sum(axis=2)
+    elif avg == "smr":
+        averaged = (scores * smr_weights(jr.material)[:, None, :]).sum(axis=2)
+    else:
+        logs = np.log(np.maximum(scores, GEOMETRIC_FLOOR)) * weights[:, None, :]
+        total = weights.sum(axis=1)[:, None]
+        averaged = np.where(total > 0, np.exp(safe_divide(logs.sum(axis=2), total)), 0.0)
+    return lam * recall + (1.0 - lam) * averaged
+
+
+_ALPHA = Param("alpha", float, 0.3, "novelty parameter α (redundancy penalty)", in_unit_interval)
+_LAMBDA = Param("lambda", float, 0.5, "weight λ of S-recall in the mixture", in_unit_interval)
+_AVG = Param(
+    "avg",
+    str,
+    "micro",
+    "subtopic average: micro (intent-weighted mean, Eq. 10), geom, smr or cascade",
+    choices=AVERAGES,
+)
+_BETA = Param("beta", float, 0.8, "RBP persistence β", in_unit_interval)
+
+_NOTES = (
+    "Binary relevance (grade >= -l), aspects = subtopics with a relevant document, intent "
+    "weights from --intents else uniform. micro/geom use the intent weights (the paper's "
+    "uniform case without an intent file); geom floors each α-X_t at 1e-5; smr uses Eq. 3–4 "
+    "with the exact minimum cover ξ; cascade builds one greedy ideal list (ties to the largest "
+    "docno). Topic averages (--mean geom|dd) are applied over topics by the caller."
+)
+
+
+def _register(name: str, kind: str, summary: str, aliases: tuple[str, ...], extra=()) -> None:
+    def compute(jr, params, cutoffs):
+        return alpha_sharp(jr, params, cutoffs, kind)
+
+    compute.__doc__ = f"{name}@k (Golbus et al. 2013 Eq. 10, {kind} discount)."
+    register(
+        MetricSpec(
+            name=name,
+            family=FAMILY,
+            summary=summary,
+            reference=SOURCE,
+            compute=compute,
+            params=(_ALPHA, _LAMBDA, _AVG, *extra),
+            aliases=aliases,
+            cutoff="optional",
+            default_cutoffs=(20,),
+            notes=_NOTES,
+        )
+    )
+
+
+_register(
+    "alpha#-nDCG-IA",
+    "dcg",
+    "λ·S-recall + (1 − λ)·per-subtopic α-nDCG averaged over subtopics (discount 1/log2(i+1))",
+    ("a#-ndcg-ia", "alpha-sharp-ndcg-ia"),
+)
+_register(
+    "alpha#-ERR-IA",
+    "err",
+    "λ·S-recall + (1 − λ)·per-subtopic α-ERR averaged over subtopics (discount 1/i)",
+    ("a#-err-ia", "alpha-sharp-err-ia"),
+)
+_register(
+    "alpha#-RBP-IA",
+    "rbp",
+    "λ·S-recall + (1 − λ)·per-subtopic α-RBP averaged over subtopics (discount β^{i−1})",
+    ("a#-rbp-ia", "alpha-sharp-rbp-ia"),
+    extra=(_BETA,),
+)
