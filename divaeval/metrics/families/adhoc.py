@@ -275,8 +275,8 @@ _spec(
     TREC_SOURCE,
     aliases=("precision", "P-trec"),
     defaults=TREC_CUTOFFS,
-    notes="= trec_eval P_k (always divided by k). Without @k: relevant retrieved / retrieved "
-    "(trec_eval set_P). " + _DOC,
+    notes="= trec_eval P_k (always divided by k). -m P gives trec_eval's cutoffs 5 … 1000; "
+    "the API's whole-ranking cutoff (None) is trec_eval set_P. " + _DOC,
 )
 _spec(
     "RR",
@@ -302,7 +302,8 @@ _spec(
     TREC_SOURCE,
     aliases=("trec-nDCG", "ndcg-trec"),
     defaults=TREC_CUTOFFS,
-    notes="= trec_eval ndcg_cut_k; without @k = trec_eval ndcg. -l is ignored (gain = grade "
+    notes="= trec_eval ndcg_cut_k (-m ndcg_cut: cutoffs 5 … 1000; the API's whole-ranking "
+    "cutoff None = trec_eval ndcg). -l is ignored (gain = grade "
     "if > 0; ideal = all positively judged documents), as in trec_eval. Not NTCIREVAL's "
     "nDCG. " + _DOC,
 )

@@ -215,7 +215,8 @@ _spec(
     aliases=("recall", "R-trec"),
     cutoff="optional",
     defaults=TREC_CUTOFFS,
-    notes="= trec_eval recall_k; without @k: relevant retrieved / num_rel (set_recall). " + _DOC,
+    notes="= trec_eval recall_k (-m R: cutoffs 5 … 1000; the API's whole-ranking cutoff None = "
+    "set_recall). " + _DOC,
 )
 _spec(
     "Rprec",
