@@ -1,0 +1,97 @@
+"""Test helpers: judged rankings from inline qrels/run text, and metric values by display name.
+
+Runs are written ``topic docno`` per line in ranking order (file order); they are turned into
+TREC lines with strictly decreasing scores, so every ordering rule gives the same ranking.
+"""
+
+from __future__ import annotations
+
+import gzip
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from divaeval.io import read_intents, read_qrels, read_run
+from divaeval.judged import EvalSettings, JudgedRankings, QrelsIndex, judge_run
+from divaeval.metrics import compute_measures, parse_measures
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _write(directory: str, name: str, text: str) -> str:
+    path = Path(directory) / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def trec_run_text(pairs: Iterable[tuple[str, str]], tag: str = "run") -> str:
+    """TREC run lines for (topic, docno) pairs in ranking order (scores decreasing)."""
+    lines = []
+    rank: dict[str, int] = {}
+    for topic, docno in pairs:
+        rank[topic] = rank.get(topic, 0) + 1
+        lines.append(f"{topic} Q0 {docno} {rank[topic]} {1000 - rank[topic]} {tag}")
+    return "\n".join(lines) + "\n"
+
+
+def judge_text(
+    qrels: str,
+    run_pairs: Sequence[tuple[str, str]] | str,
+    intents: str | None = None,
+    **settings,
+) -> JudgedRankings:
+    """Judge a run given as (topic, docno) pairs (or ``topic docno`` lines) against qrels text
+    (``topic subtopic docno grade`` lines)."""
+    if isinstance(run_pairs, str):
+        run_pairs = [tuple(line.split()) for line in run_pairs.strip().splitlines()]
+    settings.setdefault("complete", True)
+    with tempfile.TemporaryDirectory() as directory:
+        index = QrelsIndex(
+            read_qrels(_write(directory, "q.txt", qrels)),
+            rel_level=settings.get("rel_level", 1),
+            intents=read_intents(_write(directory, "i.txt", intents)) if intents else None,
+        )
+        run = read_run(_write(directory, "run.txt", trec_run_text(run_pairs)))
+        return judge_run(run, index, EvalSettings(**settings))
+
+
+def judge_files(qrels: Path, run: Path, intents: Path | None = None, **settings):
+    index = QrelsIndex(
+        read_qrels(str(qrels)),
+        rel_level=settings.get("rel_level", 1),
+        intents=read_intents(str(intents)) if intents else None,
+    )
+    return judge_run(read_run(str(run)), index, EvalSettings(**settings))
+
+
+def measure_values(jr: JudgedRankings, measures: Sequence[str]) -> dict[str, np.ndarray]:
+    """Per-topic values (in ``jr.topics`` order), keyed by the text given when it names one
+    measure, else by each measure's display name."""
+    keyed: dict[str, object] = {}
+    for text in measures:
+        parsed = parse_measures([text])
+        if len(parsed) == 1:
+            keyed[text] = parsed[0]
+        else:
+            keyed.update({m.name: m for m in parsed})
+    out = compute_measures(jr, list(dict.fromkeys(keyed.values())))
+    return {key: out[measure] for key, measure in keyed.items()}
+
+
+def by_topic(jr: JudgedRankings, values: np.ndarray) -> dict[str, float]:
+    return {str(t): float(v) for t, v in zip(jr.topics, values, strict=True)}
+
+
+def read_oracle(path: Path) -> dict[tuple[str, str, str], float]:
+    """(run, topic, measure) -> value of an oracle TSV (gzipped or not)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    assert lines[0] == "run\ttopic\tmeasure\tvalue"
+    out = {}
+    for line in lines[1:]:
+        run, topic, measure, value = line.split("\t")
+        out[(run, topic, measure)] = float(value)
+    return out
