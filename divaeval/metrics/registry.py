@@ -41,6 +41,7 @@ class Param:
     help: str
     check: Callable[[Any], str | None] | None = None
     choices: tuple[str, ...] | None = None
+    required: bool = False  # must be given explicitly (the default is only a placeholder)
 
     def parse(self, text: str, metric: str) -> Any:
         try:
@@ -136,7 +137,7 @@ class Measure:
         changed = [
             f"{name}={format_value(value)}"
             for (name, value), param in zip(self.params, self.spec.params, strict=True)
-            if value != param.default
+            if value != param.default or param.required
         ]
         text = self.spec.name
         if changed:
@@ -299,6 +300,11 @@ def parse_measure(text: str) -> list[Measure]:
                 known = ", ".join(p.name for p in spec.params) or "none"
                 raise UsageError(f"{spec.name}: unknown parameter {key!r} (parameters: {known})")
             values[key] = param.parse(value, spec.name)
+    given = {key for key, _ in _assignments(match.group("params") or "", text)}
+    missing = [p.name for p in spec.params if p.required and p.name not in given]
+    if missing:
+        example = ",".join(f"{name}=..." for name in missing)
+        raise UsageError(f"{spec.name} needs {', '.join(missing)}: e.g. {spec.name}({example})")
     if cut_text is not None:
         if spec.cutoff == "none":
             raise UsageError(f"{spec.name} takes no cutoff (got {text!r})")

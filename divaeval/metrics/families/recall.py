@@ -206,6 +206,7 @@ def _spec(name, compute, summary, *, params=(), aliases=(), cutoff="none", defau
 
 _N = Param("n", int, 0, "collection size for pessimistic imputation (0 = unknown: n → ∞)",
            non_negative)
+_N_REQUIRED = Param("n", int, 0, "collection size (required)", non_negative, required=True)
 _DOC = "Binary trec_eval relevance on per-document grades (max over subtopics)."
 
 _spec(
@@ -266,7 +267,7 @@ _spec(
     "TSE-linear",
     _tse_compute("linear"),
     "total search efficiency, exposure 1 − i/n (needs n)",
-    params=(_N,),
+    params=(_N_REQUIRED,),
     notes="Refuses to run without the collection size n. " + _DOC,
 )
 _spec(
@@ -274,7 +275,7 @@ _spec(
     metric_lexirecall,
     "metric lexirecall: a score that orders rankings as lexirecall does (needs n)",
     params=(
-        _N,
+        _N_REQUIRED,
         Param("eps", str, "1/2", "ε in (0, 1), as a fraction or decimal", _check_eps),
     ),
     aliases=("metric-lexirecall", "mLR"),
