@@ -1,0 +1,361 @@
+"""Document selection sensitivity (Golbus, Aslam & Clarke 2013, §7, Eq. 11;
+``meta-evaluation.md`` §12).
+
+A qrels-only analysis of a metric: how much it varies across rankings that all have perfect ad
+hoc performance.
+
+1. Per topic, the relevant set = the documents whose largest grade over the subtopics is
+   ≥ ``rel_level`` (default 1: relevant to at least one subtopic, the binary TREC judgments;
+   grades and intent probabilities are not used to draw the lists, §7.1).
+2. Draw L (default 1000, §7.2) uniformly random permutations of the whole relevant set. Each
+   permutation is a ranked list; the metric, evaluated at its own cutoff k, sees only its first
+   k documents, so the lists differ in which relevant documents are selected as well as in their
+   order. The metric is the registered one (``divaeval.metrics.compute_measures``) with the
+   qrels' own grades and intents.
+3. Per topic, **dss = s / x̄** (Eq. 11): the sample standard deviation (divisor L − 1) over the
+   mean of the L values. NaN ("n/a") when x̄ = 0; exactly 0 when all L values are equal
+   (compared as values, not through s, whose floating-point mean can miss by one ulp).
+4. Topic average: ``avg`` (arithmetic), ``geom`` (exp of mean log of max(dss, 1e-5)) or ``dd``
+   (Σ (1 − dd_q)·dss_q / Σ (1 − dd_q), diversity difficulty from
+   :mod:`divaeval.collection`; topics whose weight is NaN are excluded; all-zero weights fall
+   back to ``avg`` with a warning) — ``other-metrics.md`` §11.3. Topics without a relevant
+   document, or whose dss is NaN, are left out of the average.
+
+DSS is meant for non-negative metrics and is not invariant under affine transformations; RBU and
+EU, which can be negative, are refused, and a warning is printed if any other metric produces a
+negative value.
+
+Sampling: each topic has its own generator, ``numpy.random.default_rng([seed, crc32(topic)])``
+(PCG64), so a topic's lists do not depend on the other topics in the file. The L permutations of
+a topic are the argsort of an L × m matrix of uniform doubles (one row per list). All L lists of
+a batch of topics are evaluated at once, as the rows of one
+:class:`~divaeval.judged.JudgedRankings`.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from divaeval.errors import DataError, UsageError, warn
+
+DEFAULT_SAMPLES = 1000
+DEFAULT_CUTOFF = 20
+TOPIC_MEANS = ("avg", "geom", "dd")
+REFUSED_METRICS = frozenset({"RBU", "EU"})
+"""Metrics that can be negative, for which a coefficient of variation is meaningless."""
+
+_BATCH_CELLS = 30_000_000  # rows × pool × subtopics of one batch (int16 grades)
+
+
+@dataclass(frozen=True)
+class SensitivityResult:
+    """Per-topic DSS of every measure and their topic averages.
+
+    ``values[measure]`` is ``[T, L]`` (the metric on each sampled list), ``mean``, ``sd`` and
+    ``dss`` are ``[T]``; ``average[measure]`` is the topic average of ``dss``.
+    """
+
+    measures: list[str]
+    topics: np.ndarray
+    n_relevant: np.ndarray
+    values: dict[str, np.ndarray]
+    mean: dict[str, np.ndarray]
+    sd: dict[str, np.ndarray]
+    dss: dict[str, np.ndarray]
+    average: dict[str, float]
+    averaged_topics: dict[str, int]
+    topic_mean: str
+    samples: int
+    seed: int
+    rel_level: int
+    signature: str
+
+    def frame(self, *, per_topic: bool = True, summary: bool = True):
+        """Long table: measure, topic, relevant, samples, mean, sd, dss; ``topic = "all"``
+        rows carry the topic average of dss (``relevant`` = number of topics averaged)."""
+        import pandas as pd
+
+        rows = []
+        for measure in self.measures:
+            if per_topic:
+                for t, topic in enumerate(self.topics):
+                    rows.append(
+                        (
+                            measure,
+                            str(topic),
+                            int(self.n_relevant[t]),
+                            self.samples,
+                            float(self.mean[measure][t]),
+                            float(self.sd[measure][t]),
+                            float(self.dss[measure][t]),
+                        )
+                    )
+            if summary:
+                rows.append(
+                    (
+                        measure,
+                        "all",
+                        int(self.averaged_topics[measure]),
+                        self.samples,
+                        float(np.nanmean(self.mean[measure])) if len(self.topics) else np.nan,
+                        np.nan,
+                        float(self.average[measure]),
+                    )
+                )
+        return pd.DataFrame(
+            rows, columns=["measure", "topic", "relevant", "samples", "mean", "sd", "dss"]
+        )
+
+    def wide_frame(self, *, per_topic: bool = True, summary: bool = True):
+        """topic × measure table of dss (``all`` = the topic average), for trec_eval output."""
+        import pandas as pd
+
+        topics = [str(t) for t in self.topics] if per_topic else []
+        data = {"topic": topics + (["all"] if summary else [])}
+        for measure in self.measures:
+            column = list(self.dss[measure]) if per_topic else []
+            data[measure] = column + ([self.average[measure]] if summary else [])
+        return pd.DataFrame(data)
+
+
+def topic_generator(seed: int, topic: str) -> np.random.Generator:
+    """The generator of one topic: PCG64 seeded with (seed, CRC-32 of the topic id)."""
+    return np.random.default_rng([int(seed), zlib.crc32(str(topic).encode("utf-8"))])
+
+
+def coefficient_of_variation(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mean, sd, cv) along the last axis: sd with divisor L − 1, cv = sd / mean (Eq. 11);
+    sd = 0 exactly where all values are equal; cv = NaN where the mean is 0."""
+    values = np.asarray(values, dtype=np.float64)
+    n = values.shape[-1]
+    mean = values.mean(axis=-1)
+    if n < 2:
+        sd = np.full(mean.shape, np.nan)
+    else:
+        sd = values.std(axis=-1, ddof=1)
+        sd = np.where(values.max(axis=-1) == values.min(axis=-1), 0.0, sd)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cv = np.where(mean != 0, sd / np.where(mean != 0, mean, 1.0), np.nan)
+    return mean, sd, cv
+
+
+def _measures_with_cutoff(texts: Sequence[str], cutoffs: Sequence[int]):
+    """Parse ``-m`` texts; a measure given without ``@k`` (and that takes a cutoff) is
+    evaluated at each of ``cutoffs`` (Golbus et al. use k = 5, 10, 20)."""
+    from divaeval.metrics import Measure, parse_measure, parse_measures
+
+    out: list[str] = []
+    for text in texts:
+        for measure in parse_measure(text):
+            if "@" in text or not cutoffs or measure.spec.cutoff == "none":
+                out.append(measure.name)
+            else:
+                out.extend(Measure(measure.spec, measure.params, int(k)).name for k in cutoffs)
+    return parse_measures(out)
+
+
+def _check_measures(measures) -> None:
+    for measure in measures:
+        if measure.spec.name in REFUSED_METRICS:
+            raise UsageError(
+                f"{measure.spec.name} can be negative; document selection sensitivity (a "
+                "coefficient of variation) needs a non-negative metric (Golbus et al. 2013 §7.1)"
+            )
+
+
+def _topic_rows(material, t: int, rel_level: int) -> np.ndarray:
+    """Pool positions of topic t's relevant documents (largest grade ≥ rel_level)."""
+    grades = material.pool_grades[t, : int(material.pool_size[t])]
+    return np.flatnonzero(grades.max(axis=1) >= rel_level)
+
+
+def _sample_rankings(material, topic_rows, samples, seed, depth):
+    """Batch of sampled lists: (row topic index [n], pool position [n, depth], length [n])."""
+    row_topic, positions, lengths = [], [], []
+    for t, relevant in topic_rows:
+        m = len(relevant)
+        keys = topic_generator(seed, str(material.topics[t])).random((samples, m))
+        take = min(m, depth)
+        order = np.argsort(keys, axis=1, kind="stable")[:, :take]
+        block = np.full((samples, depth), -1, dtype=np.int64)
+        block[:, :take] = relevant[order]
+        row_topic.append(np.full(samples, t, dtype=np.int64))
+        positions.append(block)
+        lengths.append(np.full(samples, take, dtype=np.int64))
+    return np.concatenate(row_topic), np.concatenate(positions), np.concatenate(lengths)
+
+
+def _evaluate_batch(material, row_topic, positions, lengths, measures, settings, rel_level):
+    """Metric values of a batch of sampled lists, via the registered metric functions."""
+    from divaeval.judged import JudgedRankings
+    from divaeval.metrics import compute_measures
+
+    n_rows, depth = positions.shape
+    rows_material = material.take(row_topic)
+    valid = positions >= 0
+    grades = np.zeros((n_rows, depth, material.pool_grades.shape[2]), dtype=np.int16)
+    r_idx, k_idx = np.nonzero(valid)
+    grades[r_idx, k_idx] = material.pool_grades[row_topic[r_idx], positions[r_idx, k_idx]]
+    jr = JudgedRankings(
+        run_name="dss-sample",
+        material=rows_material,
+        grades=grades,
+        judged=valid,
+        length=lengths,
+        in_run=np.ones(n_rows, dtype=bool),
+        settings=settings,
+    )
+    return compute_measures(jr, measures)
+
+
+def _topic_average(dss: np.ndarray, topics: np.ndarray, how: str, weights) -> tuple[float, int]:
+    from divaeval.aggregate import topic_mean
+
+    ok = ~np.isnan(dss)
+    if how == "avg":
+        return topic_mean(dss[ok], "arith"), int(ok.sum())
+    if how == "geom":
+        return topic_mean(dss[ok], "geom"), int(ok.sum())
+    w = np.array([weights.get(str(t), np.nan) for t in topics], dtype=np.float64)
+    ok &= ~np.isnan(w)
+    if ok.any() and float(np.sum(w[ok])) == 0.0:
+        warn("every topic has diversity difficulty 1 (weight 0); dd falls back to avg")
+        return topic_mean(dss[ok], "arith"), int(ok.sum())
+    return topic_mean(dss[ok], "dd", w[ok]), int(ok.sum())
+
+
+def selection_sensitivity(
+    index,
+    measures: Sequence[str],
+    *,
+    cutoffs: Sequence[int] = (DEFAULT_CUTOFF,),
+    samples: int = DEFAULT_SAMPLES,
+    seed: int | None = None,
+    mean: str = "avg",
+    rel_level: int = 1,
+) -> SensitivityResult:
+    """Document selection sensitivity of every measure on the qrels of ``index`` (a
+    :class:`~divaeval.judged.QrelsIndex`); see the module docstring. ``measures`` are ``-m``
+    strings; one given without ``@k`` is evaluated at each of ``cutoffs``."""
+    from divaeval.judged import EvalSettings
+    from divaeval.stats.significance import DEFAULT_SEED, GENERATOR_NAME
+
+    seed = DEFAULT_SEED if seed is None else int(seed)
+    if samples < 2:
+        raise UsageError(f"--samples must be at least 2 (got {samples})")
+    if mean not in TOPIC_MEANS:
+        raise UsageError(f"unknown topic mean {mean!r} (choose from {', '.join(TOPIC_MEANS)})")
+    if rel_level < 1:
+        raise UsageError(f"relevance level must be >= 1 (got {rel_level})")
+    parsed = _measures_with_cutoff(list(measures), list(cutoffs))
+    if not parsed:
+        raise UsageError("give at least one measure with -m")
+    _check_measures(parsed)
+    names = [m.name for m in parsed]
+
+    material = index.material_all
+    topic_rows = [(t, _topic_rows(material, t, rel_level)) for t in range(len(material.topics))]
+    empty = [str(material.topics[t]) for t, rows in topic_rows if len(rows) == 0]
+    topic_rows = [(t, rows) for t, rows in topic_rows if len(rows)]
+    if empty:
+        warn(
+            f"{len(empty)} qrels topics have no document with grade >= {rel_level} "
+            f"(e.g. topic {empty[0]}); left out"
+        )
+    if not topic_rows:
+        raise DataError("no qrels topic has a relevant document", file=index.qrels.path)
+    largest = max(len(rows) for _, rows in topic_rows)
+    finite = [m.cutoff for m in parsed if m.cutoff is not None]
+    needs_all = any(m.cutoff is None for m in parsed)
+    depth = largest if needs_all else min(largest, max(finite))
+    settings = EvalSettings(rel_level=rel_level, complete=True)
+
+    per_row = max(1, samples * material.pool_grades.shape[1] * material.pool_grades.shape[2])
+    per_batch = max(1, _BATCH_CELLS // per_row)
+    values = {name: [] for name in names}
+    for start in range(0, len(topic_rows), per_batch):
+        chunk = topic_rows[start : start + per_batch]
+        row_topic, positions, lengths = _sample_rankings(material, chunk, samples, seed, depth)
+        batch = _evaluate_batch(
+            material, row_topic, positions, lengths, parsed, settings, rel_level
+        )
+        for measure in parsed:
+            values[measure.name].append(batch[measure].reshape(len(chunk), samples))
+    kept = np.array([t for t, _ in topic_rows], dtype=np.int64)
+    topics = material.topics[kept]
+    n_relevant = np.array([len(rows) for _, rows in topic_rows], dtype=np.int64)
+
+    weights = None
+    if mean == "dd":
+        from divaeval.api import difficulty_weights
+
+        weights = difficulty_weights(index)
+    result_values, means, sds, dsss, averages, counts = {}, {}, {}, {}, {}, {}
+    for name in names:
+        table = np.concatenate(values[name], axis=0)
+        if np.any(table < 0):
+            warn(f"{name} is negative on some sampled lists; its dss is not meaningful")
+        mu, sd, cv = coefficient_of_variation(table)
+        result_values[name], means[name], sds[name], dsss[name] = table, mu, sd, cv
+        undefined = int(np.isnan(cv).sum())
+        if undefined:
+            warn(f"{name}: dss undefined (mean 0) on {undefined} topics; left out of the average")
+        averages[name], counts[name] = _topic_average(cv, topics, mean, weights)
+    signature = (
+        f"dss|samples={samples}|seed={seed}|rng={GENERATOR_NAME}|mean={mean}|rel={rel_level}|"
+        f"measures={','.join(names)}"
+    )
+    return SensitivityResult(
+        measures=names,
+        topics=topics,
+        n_relevant=n_relevant,
+        values=result_values,
+        mean=means,
+        sd=sds,
+        dss=dsss,
+        average=averages,
+        averaged_topics=counts,
+        topic_mean=mean,
+        samples=samples,
+        seed=seed,
+        rel_level=rel_level,
+        signature=signature,
+    )
+
+
+def sensitivity(
+    qrels_path: str,
+    measures: Sequence[str],
+    *,
+    cutoffs: Sequence[int] = (DEFAULT_CUTOFF,),
+    samples: int = DEFAULT_SAMPLES,
+    seed: int | None = None,
+    mean: str = "avg",
+    rel_level: int = 1,
+    intents: str | None = None,
+    topics: str | None = None,
+) -> SensitivityResult:
+    """Read a qrels file (and optional intents / topics XML) and compute
+    :func:`selection_sensitivity` — the API behind ``divaeval meta sensitivity``."""
+    from divaeval.io import read_intents, read_qrels, read_topic_types
+    from divaeval.judged import QrelsIndex
+
+    index = QrelsIndex(
+        read_qrels(qrels_path),
+        rel_level=rel_level,
+        intents=read_intents(intents) if intents else None,
+        topic_types=read_topic_types(topics) if topics else None,
+    )
+    return selection_sensitivity(
+        index,
+        measures,
+        cutoffs=cutoffs,
+        samples=samples,
+        seed=seed,
+        mean=mean,
+        rel_level=rel_level,
+    )
