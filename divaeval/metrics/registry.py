@@ -301,10 +301,11 @@ def parse_measure(text: str) -> list[Measure]:
                 raise UsageError(f"{spec.name}: unknown parameter {key!r} (parameters: {known})")
             values[key] = param.parse(value, spec.name)
     given = {key for key, _ in _assignments(match.group("params") or "", text)}
-    missing = [p.name for p in spec.params if p.required and p.name not in given]
+    missing = [p for p in spec.params if p.required and p.name not in given]
     if missing:
-        example = ",".join(f"{name}=..." for name in missing)
-        raise UsageError(f"{spec.name} needs {', '.join(missing)}: e.g. {spec.name}({example})")
+        needs = ", ".join(f"{p.name} ({p.help})" for p in missing)
+        example = ",".join(f"{p.name}=..." for p in missing)
+        raise UsageError(f"{spec.name} needs {needs}: e.g. {spec.name}({example})")
     if cut_text is not None:
         if spec.cutoff == "none":
             raise UsageError(f"{spec.name} takes no cutoff (got {text!r})")

@@ -206,7 +206,7 @@ def _spec(name, compute, summary, *, params=(), aliases=(), cutoff="none", defau
 
 _N = Param("n", int, 0, "collection size for pessimistic imputation (0 = unknown: n → ∞)",
            non_negative)
-_N_REQUIRED = Param("n", int, 0, "collection size (required)", non_negative, required=True)
+_N_REQUIRED = Param("n", int, 0, "the collection size: number of documents", non_negative, required=True)
 _DOC = "Binary trec_eval relevance on per-document grades (max over subtopics)."
 
 _spec(
