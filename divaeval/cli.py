@@ -271,9 +271,12 @@ def collection_command(
 
 def _register_analysis_commands() -> None:
     from divaeval.cli_meta import compare_command, meta_group
+    from divaeval.cli_prefer import prefer_command, sensitivity_command
 
     cli.add_command(compare_command, "compare")
+    cli.add_command(prefer_command, "prefer")
     cli.add_command(meta_group, "meta")
+    meta_group.add_command(sensitivity_command, "sensitivity")
 
 
 _register_analysis_commands()

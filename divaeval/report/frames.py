@@ -28,7 +28,8 @@ def _text(value, precision: int) -> str:
     if value is None:
         return "NaN"
     if isinstance(value, float):
-        return f"{value:.{precision}f}"
+        text = f"{value:.{precision}f}"
+        return text[1:] if text.startswith("-") and float(text) == 0 else text
     return str(value)
 
 
