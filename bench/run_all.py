@@ -11,10 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -37,18 +35,29 @@ QRELS_2012 = os.path.join(FIX, "qrels-for-ndeval.txt.gz")
 OUT = os.path.join(HERE, "out")
 
 
+_MEASURE_CHILD = (
+    "import resource, subprocess, sys, time\n"
+    "t = time.perf_counter()\n"
+    "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
+    "t = time.perf_counter() - t\n"
+    "sys.stderr.buffer.write(p.stderr)\n"
+    "print(t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)\n"
+)
+
+
 def timed(command: list[str], repeat: int) -> tuple[float, float]:
-    """(best wall seconds, peak RSS MiB) of a command run ``repeat`` times."""
+    """(best wall seconds, peak RSS MiB) of a command run ``repeat`` times; each run is
+    measured in its own launcher process, so the peak memory is that command's own."""
     best = float("inf")
     peak = 0.0
     for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        elapsed = time.perf_counter() - start
-        if proc.returncode != 0:
-            raise SystemExit(f"failed: {' '.join(command)}\n{proc.stderr.decode()}")
-        best = min(best, elapsed)
-        peak = max(peak, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+        proc = subprocess.run([sys.executable, "-c", _MEASURE_CHILD, *command],
+                              capture_output=True, text=True)
+        seconds, rss_kib, code = proc.stdout.split()
+        if int(code) != 0:
+            raise SystemExit(f"failed: {' '.join(command)}\n{proc.stderr}")
+        best = min(best, float(seconds))
+        peak = max(peak, int(rss_kib) / 1024)
     return best, peak
 
 
