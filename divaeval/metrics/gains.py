@@ -51,11 +51,6 @@ def scale_max(jr, params: dict) -> int:
     return value if value > 0 else int(jr.material.qrels_max_grade)
 
 
-def _exp_gain(grades: np.ndarray) -> np.ndarray:
-    """2^g − 1 (exact in double precision for the int16 grades of divaeval)."""
-    return np.ldexp(1.0, np.maximum(grades, 0).astype(np.int64)) - 1.0
-
-
 def grade_probability(
     grades: np.ndarray,
     mapping: str,
@@ -67,24 +62,29 @@ def grade_probability(
     """Relevance probabilities r(d, t) in [0, 1] for integer ``grades`` (any shape).
 
     ``aspect_max`` (broadcastable to ``grades``) is g_max(t) of the ``aspect`` mapping; ``scale``
-    is G of the ``scale`` and ``linear`` mappings."""
+    is G of the ``scale`` and ``linear`` mappings. Values come from a table indexed by grade
+    (2^g − 1 is exact in double precision)."""
     if mapping == "binary":
         return (grades >= rel_level).astype(np.float64)
-    g = np.maximum(grades, 0).astype(np.int64)
+    g = np.maximum(grades, 0)
+    levels = np.arange(int(g.max(initial=0)) + 1)
     if mapping == "aspect":
         if aspect_max is None:
             raise ValueError("the aspect mapping needs aspect_max")
-        top = np.broadcast_to(np.asarray(aspect_max, dtype=np.int64), g.shape)
-        g = np.minimum(g, top)
-        return np.where(top > 0, np.ldexp(_exp_gain(g), -top), 0.0)
+        top = np.asarray(aspect_max, dtype=np.int64)
+        g = np.minimum(g, top.astype(g.dtype))  # a no-op for grades of the same qrels
+        factor = np.where(top > 0, np.ldexp(1.0, -np.maximum(top, 0)), 0.0)
+        return (np.ldexp(1.0, levels) - 1.0)[g] * factor
     if scale <= 0:
         return np.zeros(g.shape)
-    g = np.minimum(g, scale)
+    capped = np.minimum(levels, scale)
     if mapping == "scale":
-        return np.ldexp(_exp_gain(g), -scale)
-    if mapping == "linear":
-        return g / float(scale)
-    raise ValueError(f"unknown grade mapping {mapping!r}")
+        table = np.ldexp(np.ldexp(1.0, capped) - 1.0, -scale)
+    elif mapping == "linear":
+        table = capped / float(scale)
+    else:
+        raise ValueError(f"unknown grade mapping {mapping!r}")
+    return table[g]
 
 
 def relevance_probabilities(jr, params: dict, length: int) -> np.ndarray:

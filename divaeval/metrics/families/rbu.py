@@ -49,11 +49,14 @@ def rbu(jr, params, cutoffs):
     p, e = params["p"], params["e"]
     length = depth_for(cutoffs, jr.depth)
     prob = relevance_probabilities(jr, params, length)
-    survive = np.cumprod(1.0 - prob, axis=1)
-    before = np.ones_like(prob)
-    before[:, 1:] = survive[:, :-1]
-    weights = jr.material.intent_weight[:, None, :]
-    gain = np.sum(weights * prob * before, axis=2)  # [T, K]
+    # term = w(t)·r(d_i,t)·Π_{j<i}(1 − r(d_j,t)), built in one buffer (allocation dominates)
+    term = np.empty_like(prob)
+    term[:, :1] = 1.0
+    np.subtract(1.0, prob[:, :-1], out=term[:, 1:])
+    np.multiply.accumulate(term, axis=1, out=term)
+    term *= prob
+    term *= jr.material.intent_weight[:, None, :]
+    gain = term.sum(axis=2)  # [T, K]
     ranked = np.arange(length)[None, :] < jr.length[:, None]
     powers = repeated_powers(p, length + 1)
     discount = (1.0 - p) * powers[:-1] if params["form"] == "code" else powers[1:]
