@@ -253,3 +253,12 @@ def test_one_intent_equals_the_ad_hoc_base_metric(case, k):
     values = measure_values(jr, names)
     for ia, base in pairs.items():
         assert values[f"{ia}@{k}"][0] == pytest.approx(values[f"{base}@{k}"][0], abs=1e-12), ia
+
+
+def test_intent_weight_without_relevant_document_is_reported(_quiet_warnings):
+    # Subtopic 2 has only a grade-0 line but an intent probability of 0.4: it is left out of
+    # the sum (so the maximum is 0.6) and reported once.
+    jr = judge_text("1 1 a 1\n1 2 b 0\n", "1 a\n1 b\n", intents="1 1 0.6\n1 2 0.4\n")
+    values = measure_values(jr, ["RR-IA", "RBP-IA"])
+    assert values["RR-IA"][0] == pytest.approx(0.6, abs=TOL)
+    assert sum("intent probabilities belong to subtopics" in w for w in _quiet_warnings) == 1

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from divaeval.errors import warn
 from divaeval.metrics.common import (
     at_cutoffs,
     depth_for,
@@ -122,6 +123,15 @@ def aspect_weights(jr, mode: str) -> np.ndarray:
         count = relevant.sum(axis=1, keepdims=True)
         return np.where(relevant, 1.0 / np.maximum(count, 1), 0.0)
     if mode == "intents":
+        stray = (material.intent_weight > 0) & ~relevant
+        if stray.any() and not material.cache.get("warned-stray-intents"):
+            material.cache["warned-stray-intents"] = True
+            t, s = (int(i[0]) for i in np.nonzero(stray))
+            warn(
+                f"{int(stray.sum())} intent probabilities belong to subtopics without a document "
+                f"of grade >= {material.rel_level} (e.g. topic {material.topics[t]} subtopic "
+                f"{material.subtopics[t, s]}); intent-aware metrics leave them out"
+            )
         return np.where(relevant, material.intent_weight, 0.0)
     raise ValueError(f"unknown weights {mode!r}")
 
