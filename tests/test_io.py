@@ -1,0 +1,602 @@
+"""Readers: every run/qrels/intent/topic-file variant and every error path.
+
+Errors are asserted exactly as the CLI prints them: one line on stderr,
+``divaeval: FILE:LINE: message``, no traceback, exit code 1 for bad data and 2 for usage.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import divaeval
+from divaeval.cli import main
+from divaeval.errors import DataError, set_warning_sink
+from divaeval.topics import sort_topics
+
+QRELS = "1 1 d1 1\n1 2 d2 1\n1 1 d3 0\n2 1 e1 1\n10 1 f1 1\n"
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    """Every test works in its own directory, so file names in messages are short."""
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def warnings():
+    collected: list[str] = []
+    previous = set_warning_sink(collected.append)
+    yield collected
+    set_warning_sink(previous)
+
+
+def write(name: str, text: str | bytes) -> str:
+    data = text.encode() if isinstance(text, str) else text
+    Path(name).write_bytes(data)
+    return name
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_error(capsys, args, message: str, code: int = 1) -> None:
+    """The CLI fails with exactly ``divaeval: message`` on stderr and nothing on stdout."""
+    got, out, err = cli(capsys, *args)
+    assert (got, out, err) == (code, "", f"divaeval: {message}\n")
+
+
+def per_topic(capsys, *args: str) -> dict[tuple[str, str], float]:
+    """(topic, measure) -> value from ``-q -n --format tsv``."""
+    code, out, err = cli(capsys, *args, "-q", "-n", "-f", "tsv")
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()[1:]]
+    return {(topic, measure): float(value) for _, topic, measure, value in rows}
+
+
+def stdin_bytes(monkeypatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+# ---------------------------------------------------------------------------------------------
+# runs: accepted variants
+
+
+def test_run_whitespace_crlf_comments_blank_lines(warnings):
+    write("q.txt", QRELS)
+    text = (
+        "# produced by a system\r\n"
+        "1\tQ0  d1 1 3.0   tagA\r\n"
+        "\r\n"
+        "   # an indented comment line\n"
+        "  1 Q0\t\td#2 2 2.0 tagA\n"  # '#' inside a docno is data
+        "\n"
+        "1 Q0 d2 3 1.0 tagA\x0b\n"
+        "# trailing comment without newline"
+    )
+    run = divaeval.read_run(write("r.txt", text))
+    assert run.tag == "tagA"
+    assert run.frame["docno"].tolist() == ["d1", "d#2", "d2"]
+    assert run.frame["score"].tolist() == [3.0, 2.0, 1.0]
+    assert run.frame["rank"].tolist() == ["1", "2", "3"]
+    # physical line numbers survive comments and blank lines
+    assert [run.line_of(i) for i in range(3)] == [2, 5, 7]
+
+
+def test_run_hash_docno_is_judged(warnings, capsys):
+    # MS MARCO-style docids contain '#': only a line whose first non-blank char is '#' is a
+    # comment
+    write("q.txt", "1 1 doc#1 1\n1 1 doc#2 1\n")
+    write("r.txt", "#comment\n1 Q0 doc#1 1 2 t\n1 Q0 doc#2 2 1 t\n")
+    values = per_topic(capsys, "r.txt", "q.txt", "-m", "P-IA@2")
+    assert values[("1", "P-IA@2")] == 1.0
+
+
+def test_run_line_without_final_newline():
+    run = divaeval.read_run(write("r.txt", "1 Q0 d1 1 3.0 t\n1 Q0 d2 2 2.0 t"))
+    assert run.frame["docno"].tolist() == ["d1", "d2"]
+
+
+def test_run_extra_columns_ignored():
+    # trec_eval and ndeval ignore fields after the sixth, also when the first line has them
+    run = divaeval.read_run(write("r.txt", "1 Q0 d1 1 3.0 t extra\n1 Q0 d2 2 2.0 t\n"))
+    assert run.frame["docno"].tolist() == ["d1", "d2"]
+    assert run.frame["score"].tolist() == [3.0, 2.0]
+    assert run.tag == "t"
+
+
+def test_run_topic_ids_are_strings(capsys, warnings):
+    write("q.txt", "0101 1 d1 1\n101 1 d2 1\n")
+    write("r.txt", "0101 Q0 d1 1 1.0 t\n101 Q0 d1 1 1.0 t\n")
+    run = divaeval.read_run("r.txt")
+    assert run.frame["topic"].tolist() == ["0101", "101"]
+    values = per_topic(capsys, "r.txt", "q.txt", "-m", "strec@1")
+    # '0101' keeps its leading zero and is a different topic from '101'
+    assert values == {("0101", "strec@1"): 1.0, ("101", "strec@1"): 0.0}
+
+
+def test_topic_sort_numeric_when_all_integers(capsys, warnings):
+    write("q.txt", "".join(f"{t} 1 d1 1\n" for t in ("10", "9", "100", "2")))
+    write("r.txt", "".join(f"{t} Q0 d1 1 1.0 t\n" for t in ("100", "2", "10", "9")))
+    code, out, _ = cli(capsys, "r.txt", "q.txt", "-q", "-n", "-m", "strec@1")
+    assert code == 0
+    assert [line.split("\t")[1] for line in out.splitlines()] == ["2", "9", "10", "100"]
+
+
+def test_topic_sort_strings_otherwise(capsys, warnings):
+    write("q.txt", "".join(f"{t} 1 d1 1\n" for t in ("q10", "q9", "2")))
+    write("r.txt", "".join(f"{t} Q0 d1 1 1.0 t\n" for t in ("q9", "2", "q10")))
+    code, out, _ = cli(capsys, "r.txt", "q.txt", "-q", "-n", "-m", "strec@1")
+    assert code == 0
+    assert [line.split("\t")[1] for line in out.splitlines()] == ["2", "q10", "q9"]
+    assert sort_topics(["10", "9", "010"]) == ["9", "010", "10"]
+    assert sort_topics(["b", "a10", "a9"]) == ["a10", "a9", "b"]
+
+
+def test_run_gzip_by_magic_bytes(capsys, warnings):
+    write("q.txt", QRELS)
+    plain = "1 Q0 d1 1 3.0 t\n1 Q0 d2 2 2.0 t\n"
+    write("plain.txt", plain)
+    write("packed.txt", gzip.compress(plain.encode()))  # no .gz suffix
+    write("packed.gz", gzip.compress(plain.encode()))
+    expected = cli(capsys, "plain.txt", "q.txt", "-m", "ndeval")
+    assert expected[0] == 0
+    assert cli(capsys, "packed.txt", "q.txt", "-m", "ndeval") == expected
+    assert cli(capsys, "packed.gz", "q.txt", "-m", "ndeval") == expected
+
+
+def test_qrels_gzip(capsys, warnings):
+    write("q.bin", gzip.compress(QRELS.encode()))
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    values = per_topic(capsys, "r.txt", "q.bin", "-m", "strec@1")
+    assert values[("1", "strec@1")] == 0.5
+
+
+def test_corrupt_gzip(capsys):
+    write("q.txt", QRELS)
+    write("r.gz", gzip.compress(b"1 Q0 d1 1 3.0 t\n")[:15])
+    code, out, err = cli(capsys, "r.gz", "q.txt")
+    assert code == 1 and out == ""
+    assert err.startswith("divaeval: r.gz: corrupt gzip data in run file: ")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_run_from_stdin(capsys, monkeypatch, warnings, packed):
+    write("q.txt", QRELS)
+    data = b"1 Q0 d1 1 3.0 t\r\n1 Q0 d2 2 2.0 t\r\n"
+    write("r.txt", data)
+    expected = cli(capsys, "r.txt", "q.txt", "-m", "strec@1,2", "-q")
+    stdin_bytes(monkeypatch, gzip.compress(data) if packed else data)
+    assert cli(capsys, "-", "q.txt", "-m", "strec@1,2", "-q") == expected
+
+
+def test_qrels_from_stdin(capsys, monkeypatch, warnings):
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    stdin_bytes(monkeypatch, gzip.compress(QRELS.encode()))
+    values = per_topic(capsys, "r.txt", "-", "-m", "strec@1")
+    assert values[("1", "strec@1")] == 0.5
+
+
+def test_stdin_error_names_stdin(capsys, monkeypatch):
+    write("q.txt", QRELS)
+    stdin_bytes(monkeypatch, b"1 Q0 d1 1 x t\n")
+    assert_error(capsys, ["-", "q.txt"], "<stdin>:1: score 'x' is not a number")
+
+
+def test_only_one_stdin(capsys):
+    assert_error(capsys, ["-", "-"], "only one input file can be '-' (stdin)")
+
+
+def test_gzip_stdin_subprocess(tmp_path):
+    # the installed entry point, a real pipe: `zcat`-free gzip on stdin
+    write("q.txt", QRELS)
+    data = gzip.compress(b"1 Q0 d1 1 3.0 t\n1 Q0 d2 2 2.0 t\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "divaeval", "-", "q.txt", "-m", "strec@2", "-f", "jsonl"],
+        input=data,
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (b'{"run": "t", "topic": "all", "measure": "strec@2", "value": 1.0}\n')
+
+
+def test_several_runs_per_call(capsys, warnings):
+    write("q.txt", QRELS)
+    write("a.txt", "1 Q0 d1 1 3.0 runA\n")
+    write("b.txt", "1 Q0 d2 1 3.0 runB\n1 Q0 d1 2 2.0 runB\n")
+    write("c.txt", gzip.compress(b"1 Q0 d3 1 3.0 runC\n"))
+    code, out, _ = cli(capsys, "a.txt", "b.txt", "c.txt", "q.txt", "-m", "strec@2", "-f", "csv")
+    assert code == 0
+    assert out.splitlines() == [
+        "run,topic,measure,value",
+        "runA,all,strec@2,0.5",
+        "runB,all,strec@2,1.0",
+        "runC,all,strec@2,0.0",
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# runs: duplicates and errors
+
+
+def test_duplicate_docno_is_an_error(capsys):
+    write("q.txt", QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n# c\n1 Q0 d2 2 2.0 t\n1 Q0 d1 3 1.0 t\n")
+    assert_error(
+        capsys,
+        ["r.txt", "q.txt"],
+        "r.txt:4: duplicate docno d1 for topic 1 (also at line 1); "
+        "use --dedupe first to keep the first copy",
+    )
+
+
+def test_dedupe_first_keeps_first_and_warns(capsys):
+    write("q.txt", QRELS)
+    # d1 twice: the first copy (rank 1) is kept, so the relevant d2 stays at rank 2
+    write("r.txt", "1 Q0 d1 1 3.0 t\n1 Q0 d3 2 2.5 t\n1 Q0 d1 3 2.0 t\n1 Q0 d2 4 1.0 t\n")
+    code, out, err = cli(
+        capsys,
+        "r.txt",
+        "q.txt",
+        "--dedupe",
+        "first",
+        "-m",
+        "strec@3",
+        "-m",
+        "P-IA@3",
+        "-q",
+        "-n",
+        "-f",
+        "tsv",
+    )
+    assert code == 0
+    assert err.splitlines()[0] == (
+        "divaeval: warning: r.txt: 1 repeated docnos dropped (kept the highest-ranked copy)"
+    )
+    rows = {tuple(line.split("\t")[1:3]): line.split("\t")[3] for line in out.splitlines()[1:]}
+    assert float(rows[("1", "strec@3")]) == 1.0  # d1 d3 d2: both subtopics
+    assert float(rows[("1", "P-IA@3")]) == pytest.approx(2 / 6)
+    assert "warning" not in out
+
+
+def test_duplicate_docno_below_depth_is_tolerated(capsys, warnings):
+    # as ndeval: the check runs after -M truncation
+    write("q.txt", QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n1 Q0 d2 2 2.0 t\n1 Q0 d1 3 1.0 t\n")
+    code, _, err = cli(capsys, "r.txt", "q.txt", "-M", "2", "-m", "strec@2")
+    assert code == 0, err
+
+
+def test_duplicate_docno_in_another_topic_is_fine(capsys, warnings):
+    write("q.txt", QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n2 Q0 d1 1 3.0 t\n")
+    assert cli(capsys, "r.txt", "q.txt", "-m", "strec@1")[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1 Q0 d1 1 3.0 t\n1 Q0 d2 2 abc t\n", "r.txt:2: score 'abc' is not a number"),
+        ("1 Q0 d1 1 inf t\n", "r.txt:1: score 'inf' is not a finite number"),
+        (
+            "1 Q0 d1 1 3.0 t\n\n1 Q0 d2 2 2.0\n",
+            "r.txt:3: expected 6 columns (topic Q0 docno rank score tag), found 5",
+        ),
+        ("1 Q0 d1 1 3.0\n", "r.txt:1: expected 6 columns (topic Q0 docno rank score tag), found 5"),
+        (
+            "1 Q0 d1 1 3.0 t\n1 Q0 d2\n",
+            "r.txt:2: expected 6 columns (topic Q0 docno rank score tag), found 3",
+        ),
+        ("", "r.txt: run file has no lines"),
+        ("# nothing\n\n   \n", "r.txt: run file has no lines"),
+    ],
+)
+def test_run_errors(capsys, text, message):
+    write("q.txt", QRELS)
+    write("r.txt", text)
+    assert_error(capsys, ["r.txt", "q.txt"], message)
+
+
+def test_swapped_arguments_hint(capsys):
+    # trec_eval's order (qrels first) is caught on the qrels-shaped first line
+    write("q.txt", QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    hint = (
+        "; this looks like a qrels file: divaeval takes RUN... QRELS (qrels last, unlike trec_eval)"
+    )
+    assert_error(
+        capsys,
+        ["q.txt", "r.txt"],
+        "q.txt:1: expected 6 columns (topic Q0 docno rank score tag), found 4" + hint,
+    )
+    write("typed.txt", "1 1 d1 1 nav\n")
+    assert_error(
+        capsys,
+        ["typed.txt", "r.txt"],
+        "typed.txt:1: expected 6 columns (topic Q0 docno rank score tag), found 5" + hint,
+    )
+
+
+def test_run_given_as_qrels(capsys):
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    assert_error(
+        capsys,
+        ["r.txt", "r.txt"],
+        "r.txt:1: expected 4 or 5 columns (topic subtopic docno grade [inf|nav]), "
+        "found 6; this looks like a run file: divaeval takes RUN... QRELS (qrels last)",
+    )
+
+
+def test_rank_order_errors(capsys):
+    write("q.txt", QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n1 Q0 d2 x 2.0 t\n")
+    assert_error(
+        capsys, ["r.txt", "q.txt", "--order", "rank"], "r.txt:2: rank 'x' is not an integer"
+    )
+    write("r.txt", "1 Q0 d1 1 3.0 t\n1 Q0 d2 1 2.0 t\n")
+    assert_error(
+        capsys,
+        ["r.txt", "q.txt", "--order", "rank"],
+        "r.txt:2: duplicate rank 1 for topic 1 (also at line 1); --order rank needs distinct ranks",
+    )
+    # the rank column is not read in the default (score) order
+    assert cli(capsys, "r.txt", "q.txt", "-m", "strec@1")[0] == 0
+
+
+def test_missing_files(capsys):
+    write("q.txt", QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    assert_error(capsys, ["nope.txt", "q.txt"], "nope.txt: cannot open run file: no such file")
+    assert_error(capsys, ["r.txt", "nope.txt"], "nope.txt: cannot open qrels file: no such file")
+    Path("dir").mkdir()
+    assert_error(capsys, ["dir", "q.txt"], "dir: cannot open run file: is a directory")
+
+
+def test_binary_input(capsys):
+    write("q.txt", QRELS)
+    write("r.bin", b"\x00\x01\x02garbage")
+    assert_error(capsys, ["r.bin", "q.txt"], "r.bin: run file looks binary (NUL byte), not text")
+
+
+def test_no_common_topic(capsys):
+    write("q.txt", QRELS)
+    write("r.txt", "77 Q0 d1 1 3.0 t\n")
+    code, out, err = cli(capsys, "r.txt", "q.txt", "-m", "strec@1")
+    assert code == 1 and out == ""
+    assert err.splitlines()[-1] == (
+        "divaeval: r.txt: no topic of run t is in the qrels (qrels topics look like '1')"
+    )
+
+
+def test_usage_errors_exit_2(capsys):
+    write("q.txt", QRELS)
+    assert_error(capsys, ["q.txt"], "need at least one RUN and the QRELS file (qrels last)", 2)
+    code, out, err = cli(capsys, "q.txt", "q.txt", "--order", "foo")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("divaeval: Invalid value for '--order'")
+
+
+# ---------------------------------------------------------------------------------------------
+# qrels
+
+
+def test_qrels_variants():
+    text = (
+        "# comment\r\n"
+        "0101\t1  d1 2\r\n"
+        "0101 1 d2 -2\r\n"  # negative = judged, not relevant (Web track spam)
+        "\r\n"
+        "0101 2 d1 1 nav\r\n"
+        "0101 3 d3 0 inf\r\n"
+    )
+    qrels = divaeval.read_qrels(write("q.txt", text))
+    frame = qrels.frame
+    assert frame["topic"].tolist() == ["0101"] * 4
+    assert frame["subtopic"].tolist() == ["1", "1", "2", "3"]
+    assert frame["grade"].tolist() == [2, -2, 1, 0]
+    assert frame["type"].tolist() == ["", "", "nav", "inf"]
+    assert [qrels.line_of(i) for i in range(4)] == [2, 3, 5, 6]
+    assert qrels.topics() == ["0101"]
+
+
+def test_negative_grades_are_not_relevant(capsys, warnings):
+    write("q.txt", "1 1 d1 -2\n1 1 d2 1\n1 2 d3 1\n")
+    write("r.txt", "1 Q0 d1 1 3.0 t\n1 Q0 d2 2 2.0 t\n")
+    values = per_topic(capsys, "r.txt", "q.txt", "-m", "P-IA@1", "-m", "strec@2")
+    assert values[("1", "P-IA@1")] == 0.0
+    assert values[("1", "strec@2")] == 0.5
+
+
+def test_ntcir_dqrels_grades():
+    qrels = divaeval.read_qrels(write("x.Dqrels", "0101 1 d1 L2\n0101 2 d2 L0\n0102 1 d1 L10\n"))
+    assert qrels.frame["grade"].tolist() == [2, 0, 10]
+
+
+def test_adhoc_qrels_single_aspect(capsys, warnings):
+    # ad hoc qrels (subtopic 0 everywhere) are single-aspect topics: S = 1
+    write("q.txt", "1 0 d1 1\n1 0 d2 2\n1 0 d3 0\n")
+    write("r.txt", "1 Q0 d3 1 3.0 t\n1 Q0 d2 2 2.0 t\n1 Q0 d1 3 1.0 t\n")
+    values = per_topic(capsys, "r.txt", "q.txt", "-m", "strec@1,2", "-m", "P-IA@3", "-m", "MAP-IA")
+    assert values[("1", "strec@1")] == 0.0
+    assert values[("1", "strec@2")] == 1.0
+    assert values[("1", "P-IA@3")] == pytest.approx(2 / 3)
+    assert values[("1", "MAP-IA")] == pytest.approx((1 / 2 + 2 / 3) / 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "1 1 d1 1\n1 1 d2 1 foo\n",
+            "q.txt:2: intent type 'foo' in column 5 is not 'inf' or 'nav'",
+        ),
+        ("1 1 d1 1\n1 1 d2 1.5\n", "q.txt:2: grade '1.5' is not an integer"),
+        ("1 1 d1 1\n1 1 d2 high\n", "q.txt:2: grade 'high' is not an integer"),
+        ("1 1 d1 L1\n1 1 d2 2\n", "q.txt:2: grade '2' mixes with NTCIR-style L<k> grades"),
+        (
+            "1 1 d1 1\n\n1 1 d2\n",
+            "q.txt:3: expected 4 or 5 columns (topic subtopic docno grade [inf|nav]), found 3",
+        ),
+        (
+            "1 1 d1 1\n1 1 d2 1 inf 7\n",
+            "q.txt:2: expected 4 or 5 columns (topic subtopic docno grade [inf|nav]), found 6",
+        ),
+        ("1 1 d1 99999\n", "q.txt:1: grade '99999' is out of range (|grade| <= 32767)"),
+        ("", "q.txt: qrels file has no judgments"),
+        ("# only a comment", "q.txt: qrels file has no judgments"),
+        (
+            "1 1 d1 1\n1 2 d1 1\n# c\n1 1 d1 1\n",
+            "q.txt:4: duplicate judgment for topic 1 subtopic 1 docno d1 (also at line 1)",
+        ),
+        (
+            "1 1 d1 1\n1 2 d1 1\n1 1 d1 0\n",
+            "q.txt:3: conflicting judgments for topic 1 subtopic 1 docno d1: grade 0 here, "
+            "grade 1 at line 1",
+        ),
+    ],
+)
+def test_qrels_errors(capsys, text, message):
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    write("q.txt", text)
+    assert_error(capsys, ["r.txt", "q.txt"], message)
+    with pytest.raises(DataError) as caught:
+        divaeval.read_qrels("q.txt")
+    assert str(caught.value) == message
+
+
+def test_same_docno_in_two_subtopics_or_topics_is_fine():
+    qrels = divaeval.read_qrels(write("q.txt", "1 1 d1 1\n1 2 d1 1\n2 1 d1 0\n"))
+    assert len(qrels.frame) == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# intent files and topic XML
+
+
+def test_intents_file():
+    text = "# NTCIR DINprob\n0101 1 0.5 inf\n0101 2 0.3 nav\n0101\t3\t0.2\r\n"
+    intents = divaeval.read_intents(write("x.DINprob", text))
+    frame = intents.frame
+    assert frame["topic"].tolist() == ["0101"] * 3
+    assert frame["subtopic"].tolist() == ["1", "2", "3"]
+    assert frame["probability"].tolist() == [0.5, 0.3, 0.2]
+    assert frame["type"].tolist() == ["inf", "nav", ""]
+    assert intents.line_of(2) == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1 1 0.5\n1 1 0.5\n", "i.txt:2: intent 1 of topic 1 is listed twice"),
+        ("1 1 1.5\n", "i.txt:1: probability '1.5' is not a number in [0, 1]"),
+        ("1 1 -0.1\n", "i.txt:1: probability '-0.1' is not a number in [0, 1]"),
+        ("1 1 p\n", "i.txt:1: probability 'p' is not a number in [0, 1]"),
+        ("1 1 0.5 xx\n", "i.txt:1: intent type 'xx' is not 'inf' or 'nav'"),
+        (
+            "1 1 0.5\n1 2\n",
+            "i.txt:2: expected 3 or 4 columns (topic subtopic probability [inf|nav])",
+        ),
+        (
+            "1 1 0.5 inf 7\n",
+            "i.txt:1: expected 3 or 4 columns (topic subtopic probability [inf|nav])",
+        ),
+        ("", "i.txt: intent file has no lines"),
+    ],
+)
+def test_intent_errors(capsys, text, message):
+    write("q.txt", QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    write("i.txt", text)
+    assert_error(capsys, ["r.txt", "q.txt", "--intents", "i.txt", "-m", "strec@1"], message)
+
+
+TOPICS_XML = """<webtrack2011>
+<topic number="101" type="faceted">
+  <query>ritz carlton lake las vegas</query>
+  <subtopic number="1" type="nav">a</subtopic>
+  <subtopic number="2" type="inf">b</subtopic>
+  <subtopic number="3" type="inv">c</subtopic>
+  <subtopic number="4" type="inav">d</subtopic>
+  <subtopic number="5">e</subtopic>
+</topic>
+</webtrack2011>
+"""
+
+
+def test_topics_xml_and_2011_typos(warnings):
+    table = divaeval.read_topic_types(write("topics.xml", TOPICS_XML))
+    assert table.values.tolist() == [
+        ["101", "1", "nav"],
+        ["101", "2", "inf"],
+        ["101", "3", "inf"],
+        ["101", "4", "inf"],
+        ["101", "5", "inf"],
+    ]
+    assert warnings == [
+        "topics.xml: topic 101 subtopic 3: unknown subtopic type 'inv', read as 'inf'",
+        "topics.xml: topic 101 subtopic 4: unknown subtopic type 'inav', read as 'inf'",
+    ]
+
+
+def test_topics_xml_warning_on_stderr(capsys):
+    write("q.txt", "101 1 d1 1\n101 3 d2 1\n")
+    write("r.txt", "101 Q0 d1 1 3.0 t\n")
+    write("topics.xml", TOPICS_XML)
+    code, out, err = cli(capsys, "r.txt", "q.txt", "--topics", "topics.xml", "-m", "strec@1")
+    assert code == 0
+    assert (
+        "divaeval: warning: topics.xml: topic 101 subtopic 3: unknown subtopic type 'inv', "
+        "read as 'inf'\n" in err
+    )
+    assert "warning" not in out
+
+
+def test_topics_real_2012_file():
+    table = divaeval.read_topic_types(
+        str(Path(__file__).parent / "fixtures" / "trec2012" / "full-topics.xml")
+    )
+    assert table["topic"].nunique() == 50
+    assert set(table["type"]) == {"inf", "nav"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('<a><topic number="1">\n<subtopic', "t.xml:2: not well-formed topic XML: "),
+        ("<a></a>", "t.xml: no <topic>/<subtopic> elements found"),
+        (
+            '<a><topic><subtopic number="1"/></topic></a>',
+            "t.xml: <topic> without a number attribute",
+        ),
+        (
+            '<a><topic number="7"><subtopic/></topic></a>',
+            "t.xml: <subtopic> of topic 7 without a number attribute",
+        ),
+    ],
+)
+def test_topics_xml_errors(capsys, text, message):
+    write("q.txt", QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    write("t.xml", text)
+    code, out, err = cli(capsys, "r.txt", "q.txt", "--topics", "t.xml", "-m", "strec@1")
+    assert code == 1 and out == ""
+    assert err.startswith(f"divaeval: {message}")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_debug_shows_traceback(capsys):
+    write("q.txt", QRELS)
+    with pytest.raises(DataError):
+        main(["nope.txt", "q.txt", "--debug"])
