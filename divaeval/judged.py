@@ -84,6 +84,8 @@ class TopicMaterial:
     #: ``-l 0`` or below, where negative grades stay "judged but never relevant")
     judged_nonnegative: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
+    #: (root material, rows of the root) when taken from another material; see :meth:`root`
+    origin: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def relevant_subtopic(self) -> np.ndarray:
@@ -107,8 +109,19 @@ class TopicMaterial:
         """[T] int: S of ndeval, the number of subtopics with a relevant document."""
         return self.relevant_subtopic.sum(axis=1)
 
+    def root(self) -> tuple[TopicMaterial, np.ndarray | None]:
+        """(the material this one was taken from, its rows there); (self, None) for a root.
+        Per-topic values that depend only on the qrels (ideal rankings) are computed once on
+        the root and shared by every topic subset, run and resampled copy."""
+        if self.origin is None:
+            return self, None
+        return self.origin
+
     def take(self, rows: np.ndarray) -> TopicMaterial:
+        root, base = self.root()
+        rows = np.asarray(rows)
         return TopicMaterial(
+            origin=(root, rows if base is None else base[rows]),
             topics=self.topics[rows],
             subtopics=self.subtopics[rows],
             subtopic_valid=self.subtopic_valid[rows],
@@ -189,11 +202,13 @@ def _subtopic_columns(topic_code: np.ndarray, subtopic: np.ndarray):
     first = np.r_[0, np.flatnonzero(np.diff(pair_topic)) + 1]
     counts = np.diff(np.r_[first, len(pair_keys)])
     pair_column = np.arange(len(pair_keys)) - np.repeat(first, counts)
-    pairs = pd.DataFrame({
-        "topic": pair_topic,
-        "subtopic": np.asarray(order, dtype=object)[pair_keys % n_ranks],
-        "column": pair_column,
-    })
+    pairs = pd.DataFrame(
+        {
+            "topic": pair_topic,
+            "subtopic": np.asarray(order, dtype=object)[pair_keys % n_ranks],
+            "column": pair_column,
+        }
+    )
     return pair_column[line_pair.ravel()].astype(np.int64), pairs
 
 

@@ -90,38 +90,3 @@ def round_significant(values: np.ndarray, digits: int) -> np.ndarray:
     """``values`` printed with C's ``%.<digits>g`` and read back (``digits`` significant
     digits), once per distinct value."""
     return _per_distinct(values, f"%.{digits}g")
-
-
-def weighted_greedy_ideal_gains(
-    pool_relevant: np.ndarray, weights: np.ndarray, alpha: float, length: int
-) -> np.ndarray:
-    """Gains of the greedy ideal ranking for the intent-weighted cascade gain
-    g(d) = Σ_i w_i·rel(d, i)·(1 − α)^{c_i} (Golbus et al. 2013 Eq. 7; Clarke et al. 2011).
-
-    ``pool_relevant[T, P, S]``: judged documents ordered by docno descending; ``weights[T, S]``.
-    Each step takes the largest marginal gain; gains equal up to a relative 1e-12 (rounding of
-    weighted sums) count as ties and go to the largest docno, as ndeval's greedy does. With unit
-    weights this is ndeval's ideal list."""
-    n_topics, pool, width = pool_relevant.shape
-    out = np.zeros((n_topics, length))
-    if pool == 0 or length == 0:
-        return out
-    useful = pool_relevant.any(axis=2)
-    steps = min(length, int(useful.sum(axis=1).max(initial=0)))
-    weight = np.asarray(weights, dtype=np.float64).copy()
-    available = useful.copy()
-    rows = np.arange(n_topics)
-    for step in range(steps):
-        gain = np.zeros((n_topics, pool))
-        for s in range(width):
-            gain += np.where(pool_relevant[:, :, s], weight[:, None, s], 0.0)
-        gain[~available] = -1.0
-        best = gain.max(axis=1)
-        tie = gain >= (best - 1e-12 * np.abs(best))[:, None]
-        pick = np.argmax(tie, axis=1)
-        best = gain[rows, pick]
-        out[:, step] = np.maximum(best, 0.0)
-        available[rows, pick] = False
-        hit = pool_relevant[rows, pick] & (best > 0)[:, None]
-        weight = np.where(hit, weight * (1.0 - alpha), weight)
-    return out

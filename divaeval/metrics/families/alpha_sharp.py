@@ -38,8 +38,8 @@ from divaeval.metrics.common import (
     log2_discount,
     repeated_powers,
     safe_divide,
-    weighted_greedy_ideal_gains,
 )
+from divaeval.metrics.novelty import GreedyIdeal, novelty_gains, shared_ideal
 from divaeval.metrics.registry import MetricSpec, Param, in_unit_interval, register
 
 FAMILY = "alpha-sharp"
@@ -62,11 +62,15 @@ def _index(k: int | None, length: int) -> int:
     return length if k is None else min(k, length)
 
 
-def _aspects(jr) -> tuple[np.ndarray, np.ndarray]:
-    """(A [T, S] bool, w [T, S] intent weights restricted to A)."""
-    material = jr.material
+def _aspect_weights(material) -> tuple[np.ndarray, np.ndarray]:
+    """(A [T, S] bool, w [T, S] intent weights restricted to A) of a topic material."""
     aspects = material.relevant_subtopic & material.subtopic_valid
     return aspects, np.where(aspects, material.intent_weight, 0.0)
+
+
+def _aspects(jr) -> tuple[np.ndarray, np.ndarray]:
+    """(A [T, S] bool, w [T, S] intent weights restricted to A)."""
+    return _aspect_weights(jr.material)
 
 
 def per_aspect_scores(jr, kind, alpha, beta, cutoffs) -> tuple[np.ndarray, np.ndarray]:
@@ -148,24 +152,24 @@ def cascade_average(jr, kind, alpha, beta, cutoffs) -> np.ndarray:
     length = max(depth_for(cutoffs, jr.depth), 1)
     if any(k is None for k in cutoffs):
         length = max(length, int(jr.material.pool_size.max(initial=0)))
-    aspects, weights = _aspects(jr)
-    if _uniform(weights, aspects):
-        weights = aspects.astype(np.float64)  # the 1/M factor cancels; ndeval's exact ties
     relevant = jr.padded_to(length) >= level
-    decay = repeated_powers(1.0 - alpha, length + 1)
-    earlier = np.cumsum(relevant, axis=1, dtype=np.int32) - relevant
-    gains = np.zeros((jr.n_topics, length))
-    for s in range(relevant.shape[2]):
-        gains += np.where(relevant[:, :, s], weights[:, None, s] * decay[earlier[:, :, s]], 0.0)
-    material = jr.material
-    key = ("golbus-cascade-ideal", alpha, level, weights.tobytes())
-    ideal = material.cache.get(key)
-    if ideal is None or ideal.shape[1] < length:
-        ideal = weighted_greedy_ideal_gains(material.pool_grades >= level, weights, alpha, length)
-        material.cache[key] = ideal
+    aspects, weights = _aspects(jr)
+    uniform = _uniform(weights, aspects)  # the 1/M factor cancels: ndeval's exact, unweighted path
+    values = None if uniform else relevant * weights[:, None, :]
+    gains = novelty_gains(relevant, alpha, values)
+
+    def build(root):
+        pool_relevant = root.pool_grades >= level
+        if uniform:
+            return GreedyIdeal(pool_relevant, alpha)
+        _, root_weights = _aspect_weights(root)
+        return GreedyIdeal(pool_relevant, alpha, pool_relevant * root_weights[:, None, :])
+
+    key = ("golbus-cascade-ideal", alpha, level, uniform)
+    ideal = shared_ideal(jr.material, key, build, length)
     disc = discount(kind, length, beta)[None, :]
     run_sum = np.cumsum(gains * disc, axis=1)
-    ideal_sum = np.cumsum(ideal[:, :length] * disc, axis=1)
+    ideal_sum = np.cumsum(ideal * disc, axis=1)
     out = np.zeros((jr.n_topics, len(cutoffs)))
     for column, k in enumerate(cutoffs):
         index = _index(k, length)

@@ -47,6 +47,7 @@ from divaeval.metrics.common import (
     repeated_powers,
     safe_divide,
 )
+from divaeval.metrics.novelty import GreedyIdeal, novelty_gains, shared_ideal
 from divaeval.metrics.per_aspect import average_precision, intent_aware, precision, weights_param
 from divaeval.metrics.registry import (
     MetricSpec,
@@ -76,82 +77,22 @@ GAIN = Param(
 CASCADE = (ALPHA, WEIGHTS, GAIN)
 
 
-def novelty_gains(
-    relevant: np.ndarray, alpha: float, values: np.ndarray | None = None
-) -> np.ndarray:
-    """g(r) = Σ_i v(d_r, i)·(1 − α)^{c_i(r)} for ``relevant[T, K, S]`` (bool), summed over
-    subtopics in ascending order as ndeval does. ``values[T, K, S]``: the weighted/graded gain
-    v = w_i·g(d, i) of the generalised form; None = ndeval's binary, unweighted v = rel."""
-    n_topics, length, width = relevant.shape
-    earlier = np.cumsum(relevant, axis=1, dtype=np.int32) - relevant
-    weights = repeated_powers(1.0 - alpha, length + 1)
-    gains = np.zeros((n_topics, length))
-    for s in range(width):
-        term = np.where(relevant[:, :, s], weights[earlier[:, :, s]], 0.0)
-        gains += term if values is None else term * values[:, :, s]
-    return gains
-
-
-def greedy_ideal_gains(
-    pool_relevant: np.ndarray,
-    alpha: float,
-    length: int,
-    pool_values: np.ndarray | None = None,
-) -> np.ndarray:
-    """Gains g*(1..length) of ndeval's greedy ideal ranking (reference/ndeval.md §6.3).
-
-    ``pool_relevant[T, P, S]``: the judged documents of each topic, ordered by docno
-    descending, so that ``argmax`` (first maximum) breaks ties towards the largest docno.
-    ``pool_values[T, P, S]``: the generalised gains v (see :func:`novelty_gains`); their sums
-    are compared with a relative tolerance of 1e-12, so that gains equal up to rounding still
-    go to the largest docno.
-    """
-    n_topics, pool, width = pool_relevant.shape
-    out = np.zeros((n_topics, length))
-    if pool == 0 or length == 0:
-        return out
-    useful = pool_relevant.any(axis=2)
-    steps = min(length, int(useful.sum(axis=1).max(initial=0)))
-    weight = np.ones((n_topics, width))
-    available = useful.copy()
-    rows = np.arange(n_topics)
-    decay = 1.0 - alpha
-    for step in range(steps):
-        gain = np.zeros((n_topics, pool))
-        for s in range(width):
-            term = np.where(pool_relevant[:, :, s], weight[:, None, s], 0.0)
-            gain += term if pool_values is None else term * pool_values[:, :, s]
-        gain[~available] = -1.0
-        if pool_values is None:
-            pick = np.argmax(gain, axis=1)
-        else:  # weighted sums: equal up to rounding (relative 1e-12) is a tie
-            top = gain.max(axis=1)
-            pick = np.argmax(gain >= (top - 1e-12 * np.abs(top))[:, None], axis=1)
-        best = gain[rows, pick]
-        out[:, step] = np.maximum(best, 0.0)
-        available[rows, pick] = False
-        hit = pool_relevant[rows, pick] & (best > 0)[:, None]
-        weight = np.where(hit, weight * decay, weight)
-    return out
-
-
 def _cascade_mode(params) -> tuple[str, str]:
     return params.get("weights", "uniform"), params.get("gain", "binary")
 
 
-def _gain_values(jr, grades: np.ndarray, relevant: np.ndarray, params) -> np.ndarray | None:
-    """v = w_i·g(d, i) of the generalised cascade gain for ``grades[T, *, S]``, or None for
-    ndeval's defaults (uniform: w = 1; binary: g = rel)."""
+def _gain_values(material, grades: np.ndarray, relevant: np.ndarray, params) -> np.ndarray | None:
+    """v = w_i·g(d, i) of the generalised cascade gain for ``grades[T, *, S]`` of
+    ``material``'s topics, or None for ndeval's defaults (uniform: w = 1; binary: g = rel)."""
     weights, gain = _cascade_mode(params)
     if weights == "uniform" and gain == "binary":
         return None
     values = relevant.astype(np.float64)
     if gain == "graded":
-        scale = int(jr.material.qrels_max_grade)
+        scale = int(material.qrels_max_grade)
         graded = np.minimum(np.maximum(grades, 0), scale) / max(scale, 1)
         values = np.where(relevant, graded, 0.0)
     if weights == "intents":
-        material = jr.material
         values = (
             values * np.where(material.relevant_subtopic, material.intent_weight, 0.0)[:, None, :]
         )
@@ -159,18 +100,16 @@ def _gain_values(jr, grades: np.ndarray, relevant: np.ndarray, params) -> np.nda
 
 
 def _ideal_gains(jr, params, rel_level: int, length: int) -> np.ndarray:
-    """Cached greedy ideal gains, shared by every run evaluated on the same topics."""
-    material = jr.material
-    cache = material.cache
+    """Greedy ideal gains, built once per qrels and shared by every run and topic subset."""
     alpha = params["alpha"]
+
+    def build(root):
+        pool_relevant = root.pool_grades >= rel_level
+        values = _gain_values(root, root.pool_grades, pool_relevant, params)
+        return GreedyIdeal(pool_relevant, alpha, values)
+
     key = ("ndeval-greedy", alpha, rel_level, *_cascade_mode(params))
-    cached = cache.get(key)
-    if cached is None or cached.shape[1] < length:
-        pool_relevant = material.pool_grades >= rel_level
-        values = _gain_values(jr, material.pool_grades, pool_relevant, params)
-        cached = greedy_ideal_gains(pool_relevant, alpha, length, values)
-        cache[key] = cached
-    return cached[:, :length]
+    return shared_ideal(jr.material, key, build, length)
 
 
 def _tables(jr, params, cutoffs: tuple[int | None, ...], with_ideal_tail: bool = False):
@@ -182,7 +121,8 @@ def _tables(jr, params, cutoffs: tuple[int | None, ...], with_ideal_tail: bool =
     if key not in jr.cache:
         grades = jr.padded_to(length)
         relevant = grades >= rel_level
-        jr.cache[key] = novelty_gains(relevant, alpha, _gain_values(jr, grades, relevant, params))
+        values = _gain_values(jr.material, grades, relevant, params)
+        jr.cache[key] = novelty_gains(relevant, alpha, values)
     run = jr.cache[key]
     ideal_length = length
     if with_ideal_tail and any(k is None for k in cutoffs):
