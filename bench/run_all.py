@@ -51,8 +51,9 @@ def timed(command: list[str], repeat: int) -> tuple[float, float]:
     best = float("inf")
     peak = 0.0
     for _ in range(repeat):
-        proc = subprocess.run([sys.executable, "-c", _MEASURE_CHILD, *command],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", _MEASURE_CHILD, *command], capture_output=True, text=True
+        )
         seconds, rss_kib, code = proc.stdout.split()
         if int(code) != 0:
             raise SystemExit(f"failed: {' '.join(command)}\n{proc.stderr}")

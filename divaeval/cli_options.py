@@ -128,4 +128,3 @@ def measure_option(required: bool = False):
         required=required,
         help="NAME[(p=v,...)][@k,...] or a preset; repeatable (see 'divaeval metrics')",
     )
-

@@ -27,18 +27,22 @@ def scores(qrels, run, measures, **kw):
     jr = judge_run(read_run(str(run)), index, EvalSettings(**kw))
     parsed = parse_measures(list(measures))
     values = compute_measures(jr, parsed)
-    return {m.name: dict(zip(map(str, jr.topics), map(float, values[m]), strict=True))
-            for m in parsed}
+    return {
+        m.name: dict(zip(map(str, jr.topics), map(float, values[m]), strict=True)) for m in parsed
+    }
 
 
 def write(directory: Path, qrels_lines: list[str], ranking: dict[str, list[str]]):
     qrels = directory / "q.txt"
     run = directory / "r.txt"
     qrels.write_text("".join(line + "\n" for line in qrels_lines))
-    run.write_text("".join(
-        f"{t} Q0 {d} {i} {100 - i} r\n"
-        for t, docs in ranking.items() for i, d in enumerate(docs, start=1)
-    ))
+    run.write_text(
+        "".join(
+            f"{t} Q0 {d} {i} {100 - i} r\n"
+            for t, docs in ranking.items()
+            for i, d in enumerate(docs, start=1)
+        )
+    )
     return qrels, run
 
 
@@ -66,10 +70,17 @@ def test_rbp_and_residual_worked_values():
     graded RBP = 0.1·(1 + 0.81·2/3 + 0.729·1/3) = 0.1783; binary = 0.1·(1 + 0.81 + 0.729) =
     0.2539. Residual = 0.1·0.9 (n1 at rank 2) + 0.9⁴ = 0.7461 under both rules; topic 102
     (b1, b2 judged): Moffat 0.9² = 0.81, trec_eval 0. runZ 101: 0.1 + 0.9³ = 0.829."""
-    x = scores(REF / "adhoc.qrels", REF / "runX", [
-        "RBP(p=0.9,gain=graded)", "RBP(p=0.9)", "RBP-resid(p=0.9)",
-        "RBP-resid(p=0.9,rule=trec_eval)", "RBP-resid(p=0.9)@1",
-    ])
+    x = scores(
+        REF / "adhoc.qrels",
+        REF / "runX",
+        [
+            "RBP(p=0.9,gain=graded)",
+            "RBP(p=0.9)",
+            "RBP-resid(p=0.9)",
+            "RBP-resid(p=0.9,rule=trec_eval)",
+            "RBP-resid(p=0.9)@1",
+        ],
+    )
     assert x["RBP(p=0.9,gain=graded)"]["101"] == pytest.approx(0.1783, abs=1e-12)
     assert x["RBP(p=0.9)"]["101"] == pytest.approx(0.2539, abs=1e-12)
     assert x["RBP-resid(p=0.9)"]["101"] == pytest.approx(0.7461, abs=1e-12)
@@ -79,8 +90,7 @@ def test_rbp_and_residual_worked_values():
     assert x["RBP-resid(p=0.9)@1"]["101"] == pytest.approx(0.9, abs=1e-12)
     z = scores(REF / "adhoc.qrels", REF / "runZ", ["RBP-resid(p=0.9)"])
     assert z["RBP-resid(p=0.9)"]["101"] == pytest.approx(0.829, abs=1e-12)
-    compat = scores(REF / "adhoc.qrels", REF / "runX", ["RBP-resid(p=0.9)"],
-                    compat="trec_eval")
+    compat = scores(REF / "adhoc.qrels", REF / "runX", ["RBP-resid(p=0.9)"], compat="trec_eval")
     assert compat["RBP-resid(p=0.9)"]["102"] == 0.0
 
 
@@ -165,9 +175,22 @@ def test_collection_size_errors():
 
 
 def test_display_names_round_trip():
-    texts = ["P@10", "RR", "AP@5", "ndcg_cut@20", "ERR(G=4)@20", "RBP(p=0.95,gain=graded)",
-             "RBP-resid(rule=trec_eval)", "adhoc-Q@10", "R@100", "Rprec", "TSE-rbp(gamma=0.5)",
-             "metric-LR(n=1000,eps=1/3)", "recip_rank", "map"]
+    texts = [
+        "P@10",
+        "RR",
+        "AP@5",
+        "ndcg_cut@20",
+        "ERR(G=4)@20",
+        "RBP(p=0.95,gain=graded)",
+        "RBP-resid(rule=trec_eval)",
+        "adhoc-Q@10",
+        "R@100",
+        "Rprec",
+        "TSE-rbp(gamma=0.5)",
+        "metric-LR(n=1000,eps=1/3)",
+        "recip_rank",
+        "map",
+    ]
     for text in texts:
         for measure in parse_measures([text]):
             again = parse_measures([measure.name])
@@ -191,8 +214,21 @@ def cases(draw):
     return grades, sub_grades, [str(d) for d in order[:length]]
 
 
-MEASURES = ["P@1,3,5", "RR", "AP", "ndcg_cut@1,3,5", "ERR@5", "RBP", "adhoc-Q@3",
-            "adhoc-Q", "R@1,3,5", "Rprec", "TSE", "TSE-ndcg(n=50)", "metric-LR(n=50)"]
+MEASURES = [
+    "P@1,3,5",
+    "RR",
+    "AP",
+    "ndcg_cut@1,3,5",
+    "ERR@5",
+    "RBP",
+    "adhoc-Q@3",
+    "adhoc-Q",
+    "R@1,3,5",
+    "Rprec",
+    "TSE",
+    "TSE-ndcg(n=50)",
+    "metric-LR(n=50)",
+]
 
 
 def _evaluate(lines, ranking, measures=MEASURES, **kw):
@@ -239,10 +275,8 @@ def test_diversity_equals_collapsed_adhoc(case):
     """Any metric on diversity qrels equals the same metric on ad hoc qrels holding each
     document's largest subtopic grade."""
     _, sub_grades, ranking = case
-    lines = [f"1 {s} {d} {g}" for s, column in enumerate(sub_grades)
-             for d, g in enumerate(column)]
-    collapsed = [f"1 0 {d} {max(col[d] for col in sub_grades)}"
-                 for d in range(len(sub_grades[0]))]
+    lines = [f"1 {s} {d} {g}" for s, column in enumerate(sub_grades) for d, g in enumerate(column)]
+    collapsed = [f"1 0 {d} {max(col[d] for col in sub_grades)}" for d in range(len(sub_grades[0]))]
     measures = [m for m in MEASURES if not m.startswith("ERR")] + ["ERR(G=3)@5"]
     div = _evaluate(lines, ranking, measures)
     adhoc = _evaluate(collapsed, ranking, measures)
@@ -251,8 +285,10 @@ def test_diversity_equals_collapsed_adhoc(case):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.integers(1, 40), min_size=1, max_size=6, unique=True),
-       st.lists(st.integers(1, 40), min_size=1, max_size=6, unique=True))
+@given(
+    st.lists(st.integers(1, 40), min_size=1, max_size=6, unique=True),
+    st.lists(st.integers(1, 40), min_size=1, max_size=6, unique=True),
+)
 def test_metric_lexirecall_orders_like_lexirecall(a, b):
     """LR(p) > LR(p') iff p ≻ p' under lexirecall (compare from the bottom)."""
     m = min(len(a), len(b))

@@ -169,17 +169,37 @@ def test_complete_adds_missing_qrels_topics_as_zero(tmp_path):
 
 def test_confirmed_trec_eval_values():
     """reference/other-metrics.md §8, confirmed with trec_eval 10.0 (4 decimals)."""
-    ours = evaluate(REF / "adhoc.qrels", REF / "runX", measures=(
-        "AP", "RR", "P@2,5", "R@2", "Rprec", "ndcg_cut@3,5",
-        "RBP(p=0.9,gain=graded)", "RBP-resid(p=0.9,rule=trec_eval)",
-    ))
+    ours = evaluate(
+        REF / "adhoc.qrels",
+        REF / "runX",
+        measures=(
+            "AP",
+            "RR",
+            "P@2,5",
+            "R@2",
+            "Rprec",
+            "ndcg_cut@3,5",
+            "RBP(p=0.9,gain=graded)",
+            "RBP-resid(p=0.9,rule=trec_eval)",
+        ),
+    )
     expected = {
         "101": [0.8056, 1.0, 0.5, 0.6, 0.3333, 0.6667, 0.84, 0.9305, 0.1783, 0.7461],
         "102": [1.0, 1.0, 1.0, 0.4, 1.0, 1.0, 1.0, 1.0, 0.19, 0.0],
         "103": [0.0] * 10,
     }
-    names = ["AP", "RR", "P@2", "P@5", "R@2", "Rprec", "ndcg_cut@3", "ndcg_cut@5",
-             "RBP(p=0.9,gain=graded)", "RBP-resid(p=0.9,rule=trec_eval)"]
+    names = [
+        "AP",
+        "RR",
+        "P@2",
+        "P@5",
+        "R@2",
+        "Rprec",
+        "ndcg_cut@3",
+        "ndcg_cut@5",
+        "RBP(p=0.9,gain=graded)",
+        "RBP-resid(p=0.9,rule=trec_eval)",
+    ]
     for topic, values in expected.items():
         got = [round(ours[topic][n], 4) for n in names]
         assert got == values, topic
@@ -187,12 +207,32 @@ def test_confirmed_trec_eval_values():
     assert round(np.mean([ours[t]["AP"] for t in ours]), 4) == 0.6019
     assert round(np.mean([ours[t]["ndcg_cut@5"] for t in ours]), 4) == 0.6435
     # runZ: a2 and n3 tie at 1.0 -> n3 first (docno descending)
-    z = evaluate(REF / "adhoc.qrels", REF / "runZ", complete=True, measures=(
-        "AP", "RR", "P@2,5", "R@2", "Rprec", "ndcg_cut@3,5",
-        "RBP(p=0.9,gain=graded)", "RBP-resid(p=0.9,rule=trec_eval)",
-    ))
+    z = evaluate(
+        REF / "adhoc.qrels",
+        REF / "runZ",
+        complete=True,
+        measures=(
+            "AP",
+            "RR",
+            "P@2,5",
+            "R@2",
+            "Rprec",
+            "ndcg_cut@3,5",
+            "RBP(p=0.9,gain=graded)",
+            "RBP-resid(p=0.9,rule=trec_eval)",
+        ),
+    )
     assert [round(z["101"][n], 4) for n in names] == [
-        0.3889, 0.5, 0.5, 0.4, 0.3333, 0.6667, 0.3425, 0.3425, 0.084, 0.829
+        0.3889,
+        0.5,
+        0.5,
+        0.4,
+        0.3333,
+        0.6667,
+        0.3425,
+        0.3425,
+        0.084,
+        0.829,
     ]
     # -c: map over the 3 qrels topics = 0.1296
     assert round(np.mean([z[t]["AP"] for t in z]), 4) == 0.1296
@@ -230,9 +270,16 @@ def test_negative_grade_example():
     with tempfile.TemporaryDirectory() as directory:
         qrels_path, run_path = write_case(Path(directory), qrels, run)
         for level, ap in ((1, 0.5833), (2, 0.3333)):
-            ours = evaluate(qrels_path, run_path, level, measures=(
-                "AP", "ndcg_cut@3", "RBP-resid(p=0.9,rule=trec_eval)",
-            ))["1"]
+            ours = evaluate(
+                qrels_path,
+                run_path,
+                level,
+                measures=(
+                    "AP",
+                    "ndcg_cut@3",
+                    "RBP-resid(p=0.9,rule=trec_eval)",
+                ),
+            )["1"]
             assert round(ours["AP"], 4) == ap
             assert round(ours["ndcg_cut@3"], 4) == 0.6199
             assert round(ours["RBP-resid(p=0.9,rule=trec_eval)"], 4) == 0.8290

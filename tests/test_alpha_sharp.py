@@ -18,13 +18,13 @@ REF = Path(__file__).parent / "fixtures" / "small" / "ref_ex"
 
 
 def values(qrels, run, measures, intents=None):
-    index = QrelsIndex(read_qrels(str(qrels)),
-                       intents=None if intents is None else read_intents(str(intents)))
+    index = QrelsIndex(
+        read_qrels(str(qrels)), intents=None if intents is None else read_intents(str(intents))
+    )
     jr = judge_run(read_run(str(run)), index, EvalSettings())
     parsed = parse_measures(list(measures))
     out = compute_measures(jr, parsed)
-    return {m.name: dict(zip(map(str, jr.topics), map(float, out[m]), strict=True))
-            for m in parsed}
+    return {m.name: dict(zip(map(str, jr.topics), map(float, out[m]), strict=True)) for m in parsed}
 
 
 #: other-metrics.md §11.3: runA topic 1, α = 0.3, λ = 0.5, k = 5, w = 1/3
@@ -55,8 +55,11 @@ def test_worked_values(kind):
 
 def test_lambda_one_is_s_recall():
     for run in ("runA", "runB", "runC"):
-        names = [f"alpha#-{k}-IA(lambda=1,avg={a})@1,3,5,20" for k in ("nDCG", "ERR", "RBP")
-                 for a in ("micro", "geom", "smr", "cascade")]
+        names = [
+            f"alpha#-{k}-IA(lambda=1,avg={a})@1,3,5,20"
+            for k in ("nDCG", "ERR", "RBP")
+            for a in ("micro", "geom", "smr", "cascade")
+        ]
         got = values(REF / "div.qrels", REF / run, [*names, "strec@1,3,5,20"])
         for name, per_topic in got.items():
             if name.startswith("strec"):
@@ -69,9 +72,11 @@ def test_lambda_one_is_s_recall():
 def test_cascade_lambda_zero_is_alpha_ndcg():
     """Cascade average, λ = 0, DCG discount, uniform weights: ndeval's alpha-nDCG."""
     for run in ("runA", "runB", "runC"):
-        got = values(REF / "div.qrels", REF / run, [
-            "alpha#-nDCG-IA(lambda=0,avg=cascade)@5,10,20", "alpha-nDCG(alpha=0.3)@5,10,20"
-        ])
+        got = values(
+            REF / "div.qrels",
+            REF / run,
+            ["alpha#-nDCG-IA(lambda=0,avg=cascade)@5,10,20", "alpha-nDCG(alpha=0.3)@5,10,20"],
+        )
         for k in (5, 10, 20):
             ours = got[f"alpha#-nDCG-IA(lambda=0,avg=cascade)@{k}"]
             for topic, value in ours.items():
@@ -95,18 +100,27 @@ def test_intent_weights_micro():
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "w.txt"
         path.write_text("1 1 0.5\n1 2 0.3\n1 3 0.2\n2 1 0.5\n2 2 0.5\n")
-        weighted = values(REF / "div.qrels", REF / "runA", ["alpha#-nDCG-IA(lambda=0)@5"],
-                          intents=path)
+        weighted = values(
+            REF / "div.qrels", REF / "runA", ["alpha#-nDCG-IA(lambda=0)@5"], intents=path
+        )
         # per-aspect α-nDCG_t from the uniform run: check weights move the value
         assert list(weighted.values())[0]["1"] != pytest.approx(list(uniform.values())[0]["1"])
-        cascade = values(REF / "div.qrels", REF / "runA",
-                         ["alpha#-nDCG-IA(lambda=0,avg=cascade)@20"], intents=path)
+        cascade = values(
+            REF / "div.qrels",
+            REF / "runA",
+            ["alpha#-nDCG-IA(lambda=0,avg=cascade)@20"],
+            intents=path,
+        )
         assert 0.0 < list(cascade.values())[0]["1"] <= 1.0
 
 
 def test_names_round_trip():
-    for text in ["alpha#-nDCG-IA@20", "alpha#-ERR-IA(avg=smr)@5,10",
-                 "alpha#-RBP-IA(alpha=0.5,lambda=0.25,avg=geom,beta=0.9)@10", "a#-ndcg-ia"]:
+    for text in [
+        "alpha#-nDCG-IA@20",
+        "alpha#-ERR-IA(avg=smr)@5,10",
+        "alpha#-RBP-IA(alpha=0.5,lambda=0.25,avg=geom,beta=0.9)@10",
+        "a#-ndcg-ia",
+    ]:
         for measure in parse_measures([text]):
             assert parse_measures([measure.name]) == [measure]
 
@@ -115,8 +129,9 @@ def test_names_round_trip():
 def diversity_cases(draw):
     n_docs = draw(st.integers(1, 10))
     n_sub = draw(st.integers(1, 4))
-    grades = [draw(st.lists(st.integers(0, 2), min_size=n_docs, max_size=n_docs))
-              for _ in range(n_sub)]
+    grades = [
+        draw(st.lists(st.integers(0, 2), min_size=n_docs, max_size=n_docs)) for _ in range(n_sub)
+    ]
     order = draw(st.permutations(list(range(n_docs)) + ["u1", "u2"]))
     length = draw(st.integers(1, len(order)))
     return grades, [str(d) for d in order[:length]]
@@ -131,8 +146,9 @@ def test_bounds_and_mixture(case, alpha, lam):
     with tempfile.TemporaryDirectory() as directory:
         qrels = Path(directory) / "q"
         run = Path(directory) / "r"
-        qrels.write_text("".join(f"1 {s} {d} {g}\n" for s, col in enumerate(grades)
-                                 for d, g in enumerate(col)))
+        qrels.write_text(
+            "".join(f"1 {s} {d} {g}\n" for s, col in enumerate(grades) for d, g in enumerate(col))
+        )
         run.write_text("".join(f"1 Q0 {d} {i} {50 - i} r\n" for i, d in enumerate(ranking, 1)))
         try:
             read_qrels(str(qrels))
@@ -150,13 +166,16 @@ def test_bounds_and_mixture(case, alpha, lam):
     recall = got["strec@5"]["1"]
     for kind in ("nDCG", "ERR", "RBP"):
         for avg in ("micro", "geom", "smr", "cascade"):
-            full = got[parse_measures(
-                [f"alpha#-{kind}-IA(alpha={alpha},lambda={lam},avg={avg})@5"])[0].name]["1"]
-            zero = got[parse_measures(
-                [f"alpha#-{kind}-IA(alpha={alpha},lambda=0,avg={avg})@5"])[0].name]["1"]
+            full = got[
+                parse_measures([f"alpha#-{kind}-IA(alpha={alpha},lambda={lam},avg={avg})@5"])[
+                    0
+                ].name
+            ]["1"]
+            zero = got[
+                parse_measures([f"alpha#-{kind}-IA(alpha={alpha},lambda=0,avg={avg})@5"])[0].name
+            ]["1"]
             assert -1e-12 <= full <= 1 + 1e-12
             assert full == pytest.approx(lam * recall + (1 - lam) * zero, abs=1e-12)
         micro = got[parse_measures([f"alpha#-{kind}-IA(alpha={alpha},lambda=0)@5"])[0].name]
-        geom = got[parse_measures(
-            [f"alpha#-{kind}-IA(alpha={alpha},lambda=0,avg=geom)@5"])[0].name]
+        geom = got[parse_measures([f"alpha#-{kind}-IA(alpha={alpha},lambda=0,avg=geom)@5"])[0].name]
         assert geom["1"] <= micro["1"] + 1e-5

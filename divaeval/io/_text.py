@@ -125,8 +125,15 @@ def field_count(table, row: int) -> int:
     values = table.iloc[row]
     # a missing field is "" or NaN (string columns) or NaN (float columns such as the score);
     # numeric columns (score, grade) hold numbers, which are present fields
-    return int(sum(1 for v in values if not (v is None or (isinstance(v, str) and v == "")
-                                             or (isinstance(v, float) and v != v))))
+    return int(
+        sum(
+            1
+            for v in values
+            if not (
+                v is None or (isinstance(v, str) and v == "") or (isinstance(v, float) and v != v)
+            )
+        )
+    )
 
 
 def missing_field(table, column: int):

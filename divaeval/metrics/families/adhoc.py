@@ -249,8 +249,18 @@ def q_measure(jr, params, cutoffs):
 # registration
 
 
-def _spec(name, compute, summary, reference, *, params=(), aliases=(), cutoff="optional",
-          defaults=(None,), notes=""):
+def _spec(
+    name,
+    compute,
+    summary,
+    reference,
+    *,
+    params=(),
+    aliases=(),
+    cutoff="optional",
+    defaults=(None,),
+    notes="",
+):
     return register(
         MetricSpec(
             name=name,
@@ -313,8 +323,13 @@ _spec(
     "expected reciprocal rank, stop probability (2^g − 1)/2^G (textbook, unnormalised)",
     "Chapelle et al. CIKM 2009; reference/other-metrics.md §6.1",
     params=(
-        Param("G", int, 0, "scale maximum grade G; 0 = the largest grade in the qrels file; "
-              "4 = gdeval", non_negative),
+        Param(
+            "G",
+            int,
+            0,
+            "scale maximum grade G; 0 = the largest grade in the qrels file; 4 = gdeval",
+            non_negative,
+        ),
     ),
     aliases=("ERR-Chapelle",),
     defaults=(20,),
@@ -330,8 +345,13 @@ _spec(
     "Moffat & Zobel TOIS 2008; reference/other-metrics.md §7",
     params=(
         _P,
-        Param("gain", str, "binary", "binary (grade >= -l) or graded (grade / the topic's "
-              "largest grade)", choices=("binary", "graded")),
+        Param(
+            "gain",
+            str,
+            "binary",
+            "binary (grade >= -l) or graded (grade / the topic's largest grade)",
+            choices=("binary", "graded"),
+        ),
     ),
     notes="Default p = 0.8 (trec_eval: 0.9). gain=graded is trec_eval rbp's intended rule "
     "(grade / the topic's largest grade); trec_eval's own rbp reads uninitialised "
@@ -344,8 +364,13 @@ _spec(
     "Moffat & Zobel TOIS 2008; reference/other-metrics.md §7",
     params=(
         _P,
-        Param("rule", str, "moffat", "moffat (always adds p^n) or trec_eval (0 when no ranked "
-              "document is unjudged)", choices=("moffat", "trec_eval")),
+        Param(
+            "rule",
+            str,
+            "moffat",
+            "moffat (always adds p^n) or trec_eval (0 when no ranked document is unjudged)",
+            choices=("moffat", "trec_eval"),
+        ),
     ),
     aliases=("RBP-residual",),
     notes="Unjudged = no qrels line, or a negative grade. --compat trec_eval forces "

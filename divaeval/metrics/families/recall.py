@@ -186,8 +186,9 @@ def _check_eps(text: str) -> str | None:
     return None if 0 < value < 1 else "must be in (0, 1)"
 
 
-def _spec(name, compute, summary, *, params=(), aliases=(), cutoff="none", defaults=(None,),
-          notes=""):
+def _spec(
+    name, compute, summary, *, params=(), aliases=(), cutoff="none", defaults=(None,), notes=""
+):
     return register(
         MetricSpec(
             name=name,
@@ -204,9 +205,12 @@ def _spec(name, compute, summary, *, params=(), aliases=(), cutoff="none", defau
     )
 
 
-_N = Param("n", int, 0, "collection size for pessimistic imputation (0 = unknown: n → ∞)",
-           non_negative)
-_N_REQUIRED = Param("n", int, 0, "the collection size: number of documents", non_negative, required=True)
+_N = Param(
+    "n", int, 0, "collection size for pessimistic imputation (0 = unknown: n → ∞)", non_negative
+)
+_N_REQUIRED = Param(
+    "n", int, 0, "the collection size: number of documents", non_negative, required=True
+)
 _DOC = "Binary trec_eval relevance on per-document grades (max over subtopics)."
 
 _spec(
@@ -224,8 +228,7 @@ _spec(
     r_precision,
     "R-precision: precision at rank num_rel",
     aliases=("R-precision", "RP"),
-    notes="= trec_eval Rprec (relevant among the top min(num_rel, retrieved), / num_rel). "
-    + _DOC,
+    notes="= trec_eval Rprec (relevant among the top min(num_rel, retrieved), / num_rel). " + _DOC,
 )
 
 
