@@ -6,7 +6,7 @@ PYTHON ?= python3
 
 install:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e ".[test]"
-	divaeval sample_data/run.txt sample_data/qrels.txt -m rbu -m alpha-ndcg
+	$(PYTHON) -m divaeval sample_data/run.txt sample_data/qrels.txt -m rbu -m alpha-ndcg
 
 test:
 	$(PYTHON) -m pytest -q tests

@@ -248,6 +248,32 @@ def _assignments(params: str, text: str) -> list[tuple[str, str]]:
     return [(key, value) for key, value in pairs]
 
 
+def _expand_preset(norm: str, params: str, cut_text: str | None, text: str) -> list[Measure]:
+    """A preset with parameters and/or cutoffs: each parameter goes to the members that take
+    it (``ndeval(alpha=0.9)`` changes α where there is one), the cutoffs to the members that
+    take cutoffs; a parameter that no member takes is an error."""
+    assignments = _assignments(params, text)
+    used: set[str] = set()
+    out: list[Measure] = []
+    for item in _PRESETS[norm][0]:
+        base = _MEASURE.match(item)
+        spec = get_spec(base.group("name"))
+        own = [(k, v) for k, v in assignments if spec.param(k) is not None]
+        used.update(k for k, _ in own)
+        member = spec.name
+        if own:
+            member += "(" + ",".join(f"{k}={v}" for k, v in own) + ")"
+        if cut_text and spec.cutoff != "none":
+            member += f"@{cut_text}"
+        elif base.group("cut"):
+            member += f"@{base.group('cut')}"
+        out.extend(parse_measure(member))
+    unknown = [k for k, _ in assignments if k not in used]
+    if unknown:
+        raise UsageError(f"{text!r}: no measure of the preset takes {', '.join(unknown)}")
+    return out
+
+
 def parse_measure(text: str) -> list[Measure]:
     """Parse one ``-m`` argument (a measure, a measure with several cutoffs, or a preset)."""
     _load_families()
@@ -264,17 +290,7 @@ def parse_measure(text: str) -> list[Measure]:
     norm = normalize_name(name)
     cut_text = match.group("cut")
     if norm in _PRESETS and (match.group("params") or cut_text):
-        # A preset with cutoffs or parameters: apply them to each of its measures.
-        suffix = ""
-        if match.group("params"):
-            suffix += f"({match.group('params')})"
-        if cut_text:
-            suffix += f"@{cut_text}"
-        out = []
-        for item in _PRESETS[norm][0]:
-            base = _MEASURE.match(item).group("name")
-            out.extend(parse_measure(base + suffix))
-        return out
+        return _expand_preset(norm, match.group("params") or "", cut_text, text)
     if norm == ALL_PRESET:
         if match.group("params"):
             raise UsageError(f"{text!r}: '{ALL_PRESET}' takes cutoffs but no parameters")
