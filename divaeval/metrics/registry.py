@@ -178,6 +178,55 @@ def register(spec: MetricSpec) -> MetricSpec:
     return spec
 
 
+def family_registrar(
+    family: str,
+    *,
+    reference: str,
+    params: tuple[Param, ...] = (),
+    cutoff: CutoffPolicy = "optional",
+    defaults: tuple[int | None, ...] = (None,),
+) -> Callable[..., MetricSpec]:
+    """:func:`register` bound to one family: the source, parameters and cutoff policy the
+    family's metrics share are given once; each metric states only what differs."""
+    family_defaults = {
+        "reference": reference,
+        "params": params,
+        "cutoff": cutoff,
+        "defaults": defaults,
+    }
+
+    def add(
+        name: str,
+        compute: Compute,
+        summary: str,
+        params: tuple[Param, ...] | None = None,
+        *,
+        aliases: tuple[str, ...] = (),
+        notes: str = "",
+        **fields,
+    ) -> MetricSpec:
+        unknown = set(fields) - set(family_defaults)
+        if unknown:
+            raise TypeError(f"unknown metric fields {sorted(unknown)}")
+        merged = {**family_defaults, **fields}
+        return register(
+            MetricSpec(
+                name=name,
+                family=family,
+                summary=summary,
+                compute=compute,
+                reference=merged["reference"],
+                params=family_defaults["params"] if params is None else params,
+                aliases=aliases,
+                cutoff=merged["cutoff"],
+                default_cutoffs=merged["defaults"],
+                notes=notes,
+            )
+        )
+
+    return add
+
+
 def register_preset(name: str, measures: Sequence[str], summary: str) -> None:
     """A named list of measure strings, expanded by ``-m NAME``."""
     norm = normalize_name(name)

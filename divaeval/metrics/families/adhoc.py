@@ -37,11 +37,10 @@ from divaeval.metrics.common import (
     safe_divide,
 )
 from divaeval.metrics.registry import (
-    MetricSpec,
     Param,
+    family_registrar,
     in_open_unit_interval,
     non_negative,
-    register,
 )
 
 FAMILY = "adhoc"
@@ -249,32 +248,7 @@ def q_measure(jr, params, cutoffs):
 # registration
 
 
-def _spec(
-    name,
-    compute,
-    summary,
-    reference,
-    *,
-    params=(),
-    aliases=(),
-    cutoff="optional",
-    defaults=(None,),
-    notes="",
-):
-    return register(
-        MetricSpec(
-            name=name,
-            family=FAMILY,
-            summary=summary,
-            reference=reference,
-            compute=compute,
-            params=params,
-            aliases=aliases,
-            cutoff=cutoff,
-            default_cutoffs=defaults,
-            notes=notes,
-        )
-    )
+_spec = family_registrar(FAMILY, reference="")
 
 
 _DOC = "Per-document grade = max over subtopics."
@@ -282,7 +256,7 @@ _spec(
     "P",
     precision,
     "precision at k (relevant documents in the top k, divided by k)",
-    TREC_SOURCE,
+    reference=TREC_SOURCE,
     aliases=("precision", "P-trec"),
     defaults=TREC_CUTOFFS,
     notes="= trec_eval P_k (always divided by k). -m P gives trec_eval's cutoffs 5 … 1000; "
@@ -292,7 +266,7 @@ _spec(
     "RR",
     reciprocal_rank,
     "reciprocal rank of the first relevant document",
-    TREC_SOURCE,
+    reference=TREC_SOURCE,
     aliases=("recip_rank", "reciprocal-rank"),
     notes="= trec_eval recip_rank; @k ignores relevant documents below k. " + _DOC,
 )
@@ -300,7 +274,7 @@ _spec(
     "AP",
     average_precision,
     "average precision, divided by the number of relevant documents of the topic",
-    TREC_SOURCE,
+    reference=TREC_SOURCE,
     aliases=("map", "average-precision"),
     notes="= trec_eval map per topic (AP@k = map_cut_k). num_rel counts every judged document "
     "with grade >= -l, retrieved or not. " + _DOC,
@@ -309,7 +283,7 @@ _spec(
     "ndcg_cut",
     ndcg_cut,
     "nDCG with linear gain (the grade) and 1/log2(i+1) discount, trec_eval's ndcg_cut",
-    TREC_SOURCE,
+    reference=TREC_SOURCE,
     aliases=("trec-nDCG", "ndcg-trec"),
     defaults=TREC_CUTOFFS,
     notes="= trec_eval ndcg_cut_k (-m ndcg_cut: cutoffs 5 … 1000; the API's whole-ranking "
@@ -321,7 +295,7 @@ _spec(
     "ERR",
     err,
     "expected reciprocal rank, stop probability (2^g − 1)/2^G (textbook, unnormalised)",
-    "Chapelle et al. CIKM 2009; reference/other-metrics.md §6.1",
+    reference="Chapelle et al. CIKM 2009; reference/other-metrics.md §6.1",
     params=(
         Param(
             "G",
@@ -342,7 +316,7 @@ _spec(
     "RBP",
     rbp,
     "rank-biased precision (1 − p)·Σ r_i·p^{i−1}",
-    "Moffat & Zobel TOIS 2008; reference/other-metrics.md §7",
+    reference="Moffat & Zobel TOIS 2008; reference/other-metrics.md §7",
     params=(
         _P,
         Param(
@@ -361,7 +335,7 @@ _spec(
     "RBP-resid",
     rbp_residual,
     "RBP residual: the most RBP could still gain from unjudged and unranked documents",
-    "Moffat & Zobel TOIS 2008; reference/other-metrics.md §7",
+    reference="Moffat & Zobel TOIS 2008; reference/other-metrics.md §7",
     params=(
         _P,
         Param(
@@ -380,7 +354,7 @@ _spec(
     "adhoc-Q",
     q_measure,
     "Sakai's Q-measure on per-document grades (blended ratio, linear gain)",
-    "Sakai; NTCIREVAL Q@l, reference/ntcireval.md §6.1",
+    reference="Sakai; NTCIREVAL Q@l, reference/ntcireval.md §6.1",
     params=(Param("beta", float, 1.0, "blended-ratio β", non_negative),),
     aliases=("Q-adhoc",),
     defaults=(None,),

@@ -21,13 +21,12 @@ import numpy as np
 from divaeval.metrics.common import at_cutoffs, depth_for, repeated_powers, safe_divide
 from divaeval.metrics.gains import SCALE_MAX, mapping_param, relevance_probabilities
 from divaeval.metrics.registry import (
-    MetricSpec,
     Param,
+    family_registrar,
     in_open_unit_interval,
     in_unit_interval,
     non_negative,
     positive,
-    register,
 )
 
 FAMILY = "cascade"
@@ -170,21 +169,7 @@ def subtopic_rr(jr, params, cutoffs):
 # --- registration -----------------------------------------------------------------------------
 
 
-def _spec(name, compute, summary, params, *, reference=RBU_PAPER, aliases=(), notes=""):
-    return register(
-        MetricSpec(
-            name=name,
-            family=FAMILY,
-            summary=summary,
-            reference=reference,
-            compute=compute,
-            params=params,
-            aliases=aliases,
-            cutoff="optional",
-            default_cutoffs=(None,),
-            notes=notes,
-        )
-    )
+_spec = family_registrar(FAMILY, reference=RBU_PAPER)
 
 
 _UTILITY_REL = mapping_param("aspect")

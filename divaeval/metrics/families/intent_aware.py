@@ -22,11 +22,10 @@ from divaeval.metrics.per_aspect import (
     weights_param,
 )
 from divaeval.metrics.registry import (
-    MetricSpec,
     Param,
+    family_registrar,
     in_open_unit_interval,
     non_negative,
-    register,
 )
 
 FAMILY = "intent-aware"
@@ -47,31 +46,13 @@ def _wrap(base):
     return compute
 
 
-def _spec(
-    name,
-    base,
-    summary,
-    *,
-    params=(),
-    aliases=(),
-    cutoff="optional",
-    defaults=(None,),
-    notes="",
-    reference=AGRAWAL,
-):
-    return register(
-        MetricSpec(
-            name=name,
-            family=FAMILY,
-            summary=summary,
-            reference=reference,
-            compute=_wrap(base),
-            params=(*params, WEIGHTS),
-            aliases=aliases,
-            cutoff=cutoff,
-            default_cutoffs=defaults,
-            notes=notes + _WEIGHT_NOTE,
-        )
+_add = family_registrar(FAMILY, reference=AGRAWAL)
+
+
+def _spec(name, base, summary, *, params=(), notes="", **fields):
+    """An -IA metric: the base metric per intent, weighted (one wrapper for every base)."""
+    return _add(
+        name, _wrap(base), summary, (*params, WEIGHTS), notes=notes + _WEIGHT_NOTE, **fields
     )
 
 

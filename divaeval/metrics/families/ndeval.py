@@ -50,10 +50,9 @@ from divaeval.metrics.common import (
 from divaeval.metrics.novelty import GreedyIdeal, novelty_gains, shared_ideal
 from divaeval.metrics.per_aspect import average_precision, intent_aware, precision, weights_param
 from divaeval.metrics.registry import (
-    MetricSpec,
     Param,
+    family_registrar,
     in_unit_interval,
-    register,
     register_preset,
 )
 
@@ -278,30 +277,9 @@ def strec(jr, params, cutoffs):
     return safe_divide(at_cutoffs(seen, cutoffs), _subtopic_count(jr)[:, None])
 
 
-def _spec(
-    name,
-    compute,
-    summary,
-    params=CASCADE,
-    aliases=(),
-    cutoff="required",
-    defaults=NDEVAL_CUTOFFS,
-    notes="",
-):
-    return register(
-        MetricSpec(
-            name=name,
-            family=FAMILY,
-            summary=summary,
-            reference=SOURCE,
-            compute=compute,
-            params=params,
-            aliases=aliases,
-            cutoff=cutoff,
-            default_cutoffs=defaults,
-            notes=notes,
-        )
-    )
+_spec = family_registrar(
+    FAMILY, reference=SOURCE, params=CASCADE, cutoff="required", defaults=NDEVAL_CUTOFFS
+)
 
 
 _AT1 = "ndeval leaves @1 unnormalised; divaeval normalises it unless --compat ndeval."

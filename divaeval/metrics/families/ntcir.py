@@ -81,11 +81,10 @@ from divaeval.metrics.common import (
     safe_divide,
 )
 from divaeval.metrics.registry import (
-    MetricSpec,
     Param,
+    family_registrar,
     in_unit_interval,
     non_negative,
-    register,
     register_preset,
 )
 
@@ -647,30 +646,7 @@ _SHARP = (
 _DUPES = " NTCIREVAL credits duplicate run documents at every copy; divaeval never does."
 
 
-def _spec(
-    name,
-    compute,
-    summary,
-    params,
-    aliases=(),
-    notes="",
-    defaults=DEFAULT_CUTOFFS,
-    cutoff="optional",
-):
-    register(
-        MetricSpec(
-            name=name,
-            family=FAMILY,
-            summary=summary,
-            reference=SOURCE,
-            compute=compute,
-            params=params,
-            aliases=aliases,
-            cutoff=cutoff,
-            default_cutoffs=defaults,
-            notes=notes,
-        )
-    )
+_spec = family_registrar(FAMILY, reference=SOURCE, defaults=DEFAULT_CUTOFFS)
 
 
 _spec(

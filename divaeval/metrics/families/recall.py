@@ -30,11 +30,10 @@ from divaeval.errors import UsageError
 from divaeval.metrics.common import at_cutoffs, depth_for, safe_divide
 from divaeval.metrics.families.adhoc import TREC_CUTOFFS, hits, num_rel, trec_relevant
 from divaeval.metrics.registry import (
-    MetricSpec,
     Param,
+    family_registrar,
     in_open_unit_interval,
     non_negative,
-    register,
 )
 
 FAMILY = "recall"
@@ -186,23 +185,7 @@ def _check_eps(text: str) -> str | None:
     return None if 0 < value < 1 else "must be in (0, 1)"
 
 
-def _spec(
-    name, compute, summary, *, params=(), aliases=(), cutoff="none", defaults=(None,), notes=""
-):
-    return register(
-        MetricSpec(
-            name=name,
-            family=FAMILY,
-            summary=summary,
-            reference=SOURCE,
-            compute=compute,
-            params=params,
-            aliases=aliases,
-            cutoff=cutoff,
-            default_cutoffs=defaults,
-            notes=notes,
-        )
-    )
+_spec = family_registrar(FAMILY, reference=SOURCE, cutoff="none")
 
 
 _N = Param(
