@@ -111,7 +111,7 @@ def load_inputs(
 def _warn_empty_topics(index: QrelsIndex, settings: EvalSettings) -> None:
     empty = index.material_all.n_relevant_subtopics == 0
     if empty.any():
-        example = index.topic_index[int(np.flatnonzero(empty)[0])]
+        example = index.topics[int(np.flatnonzero(empty)[0])]
         nan_note = " (nNRBP is NaN, as ndeval prints it)" if settings.compat == "ndeval" else ""
         warn(
             f"{int(empty.sum())} qrels topics have no document with grade >= "
@@ -138,10 +138,8 @@ def score_runs(
             )
         missing = [str(t) for t in jr.topics[~jr.in_run]]
         if not settings.complete:
-            import pandas as pd
-
-            lacking = pd.Index(jr.topics).get_indexer(index.topic_index) < 0
-            missing = [str(t) for t in index.topic_index[lacking]]
+            evaluated = set(jr.topics)
+            missing = [str(t) for t in index.topics if t not in evaluated]
             if missing:
                 warn(
                     f"run {run.name} lacks {len(missing)} qrels topics "
@@ -152,7 +150,7 @@ def score_runs(
             if jr.n_topics == 0:
                 raise DataError(
                     f"no topic of run {run.name} is in the qrels "
-                    f"(qrels topics look like {index.topic_index[0]!r})",
+                    f"(qrels topics look like {index.topics[0]!r})",
                     file=run.path,
                 )
         values = compute_measures(jr, measures)

@@ -24,10 +24,13 @@ from typing import Literal
 import numpy as np
 
 from divaeval.errors import DataError, UsageError, warn
+from divaeval.io._tokens import TokenTable, byte_ranks
 from divaeval.topics import sort_topics
 
 Order = Literal["score", "rank", "file"]
 ORDERS: tuple[str, ...] = ("score", "rank", "file")
+#: joins use a direct (topic, docno) -> judgment table up to this many cells (4 bytes each)
+_DENSE_JOIN_CELLS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -186,30 +189,22 @@ class JudgedRankings:
         return np.concatenate([self.grades, pad], axis=1)
 
 
-def _subtopic_columns(topic_code: np.ndarray, subtopic: np.ndarray):
+def _subtopic_columns(topic_code: np.ndarray, subtopic_code: np.ndarray, names: np.ndarray):
     """Column of each qrels line's subtopic within its topic: subtopics ascending (numerically
-    when all are integers, as ndeval iterates them). Returns (column per line, pairs frame with
-    one row per (topic, subtopic): topic, subtopic, column)."""
-    import pandas as pd
-
-    codes, uniques = pd.factorize(subtopic)
-    order = sort_topics(uniques)
-    rank_of_unique = pd.Index(order).get_indexer(uniques)
+    when all are integers, as ndeval iterates them). Returns (column per line, and per
+    (topic, subtopic) pair: topic code, subtopic id, column)."""
+    order = sort_topics(names)
+    position = {name: i for i, name in enumerate(order)}
+    rank_of_name = np.array([position[name] for name in names], dtype=np.int64)
     n_ranks = max(len(order), 1)
-    key = topic_code.astype(np.int64) * n_ranks + rank_of_unique[codes]
+    key = topic_code.astype(np.int64) * n_ranks + rank_of_name[subtopic_code]
     pair_keys, line_pair = np.unique(key, return_inverse=True)
     pair_topic = pair_keys // n_ranks
     first = np.r_[0, np.flatnonzero(np.diff(pair_topic)) + 1]
     counts = np.diff(np.r_[first, len(pair_keys)])
     pair_column = np.arange(len(pair_keys)) - np.repeat(first, counts)
-    pairs = pd.DataFrame(
-        {
-            "topic": pair_topic,
-            "subtopic": np.asarray(order, dtype=object)[pair_keys % n_ranks],
-            "column": pair_column,
-        }
-    )
-    return pair_column[line_pair.ravel()].astype(np.int64), pairs
+    pair_subtopic = np.asarray(order, dtype=object)[pair_keys % n_ranks]
+    return pair_column[line_pair.ravel()].astype(np.int64), pair_topic, pair_subtopic, pair_column
 
 
 class QrelsIndex:
@@ -224,54 +219,62 @@ class QrelsIndex:
         topic_types=None,
         normalize_intents: bool = False,
     ):
-        import pandas as pd
-
-        frame = qrels.frame
         self.qrels = qrels
         self.rel_level = rel_level
-        topics = sort_topics(pd.unique(frame["topic"]))
-        self.topic_index = pd.Index(topics, dtype=object)
-        topic_code = self.topic_index.get_indexer(frame["topic"])
-        self.doc_index = pd.Index(pd.unique(frame["docno"]), dtype=object)
-        doc_code = self.doc_index.get_indexer(frame["docno"])
-        n_docs = max(len(self.doc_index), 1)
+        topics = sort_topics(qrels.topic_names)
+        self.topics = np.array(topics, dtype=object)
+        self.topic_code_of = {topic: code for code, topic in enumerate(topics)}
+        code_of_name = np.array([self.topic_code_of[t] for t in qrels.topic_names], np.int64)
+        topic_code = code_of_name[qrels.topic_codes]
+        self.doc_table = TokenTable(qrels.doc_words)
+        doc_code = qrels.doc_codes
+        n_docs = max(len(qrels.doc_words), 1)
+        grade = qrels.grade
 
-        column, pairs = _subtopic_columns(topic_code, frame["subtopic"].to_numpy(dtype=object))
+        column, pair_topic, pair_subtopic, pair_column = _subtopic_columns(
+            topic_code, qrels.subtopic_codes, qrels.subtopic_names
+        )
         n_topics = len(topics)
-        width = int(pairs["column"].max()) + 1
+        width = int(pair_column.max()) + 1
         self.width = width
 
-        key = topic_code.astype(np.int64) * n_docs + doc_code
+        key = topic_code * n_docs + doc_code
         judged_keys, judged_row = np.unique(key, return_inverse=True)
-        self.judged_key_index = pd.Index(judged_keys)
+        judged_row = judged_row.reshape(-1)
         self.n_docs = n_docs
         n_judged = len(judged_keys)
+        if n_topics * n_docs <= _DENSE_JOIN_CELLS:  # a direct table: key -> judged row
+            self.judged_row_of_key = np.full(n_topics * n_docs, n_judged, dtype=np.int32)
+            self.judged_row_of_key[judged_keys] = np.arange(n_judged)
+            self.judged_keys = None
+        else:
+            self.judged_row_of_key = None
+            self.judged_keys = judged_keys
         grades = np.zeros((n_judged + 1, width), dtype=np.int16)  # last row: unjudged
-        grades[judged_row, column] = frame["grade"].to_numpy()
+        grades[judged_row, column] = grade
         self.judged_grades = grades
         judged_topic = (judged_keys // n_docs).astype(np.int64)
         judged_doc = (judged_keys % n_docs).astype(np.int64)
 
         subtopics = np.full((n_topics, width), "", dtype=object)
-        subtopics[pairs["topic"].to_numpy(), pairs["column"].to_numpy()] = pairs["subtopic"]
+        subtopics[pair_topic, pair_column] = pair_subtopic
         valid = subtopics != ""
         max_grade = np.zeros((n_topics, width), dtype=np.int64)
-        np.maximum.at(max_grade, (topic_code, column), frame["grade"].to_numpy())
+        np.maximum.at(max_grade, (topic_code, column), grade)
         relevant_count = np.zeros((n_topics, width), dtype=np.int64)
-        is_rel = frame["grade"].to_numpy() >= rel_level
+        is_rel = grade >= rel_level
         np.add.at(relevant_count, (topic_code[is_rel], column[is_rel]), 1)
         judged_count = np.bincount(judged_topic, minlength=n_topics)
         doc_max = np.full(n_judged, np.iinfo(np.int64).min, dtype=np.int64)
-        np.maximum.at(doc_max, judged_row, frame["grade"].to_numpy().astype(np.int64))
+        np.maximum.at(doc_max, judged_row, grade)
         judged_nonnegative = np.bincount(judged_topic[doc_max >= 0], minlength=n_topics)
 
         # Ideal material: positively judged documents per topic, docno descending.
         positive = grades[:n_judged].max(axis=1) > 0
         pool_rows = np.flatnonzero(positive)
         pool_topic = judged_topic[pool_rows]
-        pool_docnos = self.doc_index.to_numpy()[judged_doc[pool_rows]]
-        _, doc_rank = np.unique(pool_docnos.astype(str), return_inverse=True)
-        order = np.lexsort((-doc_rank.ravel(), pool_topic))
+        doc_rank = byte_ranks(qrels.doc_words[judged_doc[pool_rows]])
+        order = np.lexsort((-doc_rank, pool_topic))
         pool_rows, pool_topic = pool_rows[order], pool_topic[order]
         pool_size = np.bincount(pool_topic, minlength=n_topics)
         starts = np.r_[0, np.cumsum(pool_size)[:-1]]
@@ -302,7 +305,7 @@ class QrelsIndex:
             intent_weight=weight,
             intent_nav=nav,
             rel_level=rel_level,
-            qrels_max_grade=max(int(frame["grade"].max()), 0),
+            qrels_max_grade=max(int(grade.max()), 0),
             judged_nonnegative=judged_nonnegative,
         )
         self._materials: dict[bytes, TopicMaterial] = {}
@@ -316,21 +319,20 @@ class QrelsIndex:
         relevant document. Types, by precedence: intent file column 4, qrels column 5, topic
         XML, default ``inf``.
         """
-        import pandas as pd
-
         n_topics, width = subtopics.shape
         n_rel = relevant.sum(axis=1, keepdims=True)
         uniform = np.where(relevant, 1.0 / np.maximum(n_rel, 1), 0.0)
         nav = np.zeros((n_topics, width), dtype=bool)
-        cell = pd.Series(
-            np.arange(n_topics * width),
-            index=pd.MultiIndex.from_arrays(
-                [np.repeat(self.topic_index.to_numpy(), width), subtopics.ravel()]
-            ),
-        )
-        cell = cell[valid.ravel()]
 
         def locate(frame):
+            """Flat [T * S] cell of each (topic, subtopic) row of ``frame`` (NaN: unknown)."""
+            import pandas as pd  # intent and topic files only
+
+            cell = pd.Series(
+                np.arange(n_topics * width),
+                index=pd.MultiIndex.from_arrays([np.repeat(self.topics, width), subtopics.ravel()]),
+            )
+            cell = cell[valid.ravel()]
             keys = pd.MultiIndex.from_arrays([frame["topic"], frame["subtopic"]])
             return cell.reindex(keys).to_numpy()
 
@@ -340,11 +342,11 @@ class QrelsIndex:
             nav.ravel()[where[hit].astype(np.int64)] = (topic_types["type"].to_numpy() == "nav")[
                 hit
             ]
-        qtypes = qrels.frame["type"].to_numpy()
-        typed = qtypes != ""
+        qtypes = qrels.type_code
+        typed = qtypes != 0
         if typed.any():
             flat = topic_code[typed] * width + column[typed]
-            nav.ravel()[flat] = qtypes[typed] == "nav"
+            nav.ravel()[flat] = qtypes[typed] == 2  # nav
 
         if intents is None:
             return uniform, nav
@@ -377,7 +379,7 @@ class QrelsIndex:
         missing = relevant & ~listed & topics_with_intents[:, None]
         for t, s in list(zip(*np.nonzero(missing), strict=True))[:5]:
             warn(
-                f"topic {self.topic_index[t]} subtopic {subtopics[t, s]} has relevant documents "
+                f"topic {self.topics[t]} subtopic {subtopics[t, s]} has relevant documents "
                 "but no intent probability; weight 0",
                 file=intents.source.name,
             )
@@ -398,7 +400,7 @@ class QrelsIndex:
         sums = np.where(no_intents, weight.sum(axis=1), sums)
         off = topics_with_intents & (np.abs(sums - 1.0) > 1e-6)
         if off.any():
-            example = self.topic_index[int(np.flatnonzero(off)[0])]
+            example = self.topics[int(np.flatnonzero(off)[0])]
             action = "renormalised" if normalize else "used as given (--normalize-intents rescales)"
             warn(
                 f"intent probabilities of {int(off.sum())} topics do not sum to 1 "
@@ -409,6 +411,26 @@ class QrelsIndex:
                 weight[off] = weight[off] / np.where(sums[off] > 0, sums[off], 1)[:, None]
         return weight, nav
 
+    @property
+    def topic_index(self):
+        """The qrels topics, sorted, as a pandas Index (for pandas-based analyses)."""
+        import pandas as pd
+
+        return pd.Index(self.topics, dtype=object)
+
+    def judged_rows(self, topic_code: np.ndarray, doc_code: np.ndarray) -> np.ndarray:
+        """Row of ``judged_grades`` of each (qrels topic code, qrels doc code) pair; the last
+        row (all zeros, unjudged) where the pair has no judgment or ``doc_code`` is -1."""
+        unjudged = len(self.judged_grades) - 1
+        known = doc_code >= 0
+        key = topic_code * self.n_docs + np.where(known, doc_code, 0)
+        if self.judged_row_of_key is not None:
+            rows = self.judged_row_of_key[key]
+        else:
+            at = np.minimum(np.searchsorted(self.judged_keys, key), len(self.judged_keys) - 1)
+            rows = np.where(self.judged_keys[at] == key, at, unjudged)
+        return np.where(known, rows, unjudged)
+
     def material(self, codes: np.ndarray) -> TopicMaterial:
         """The material of the qrels topics with the given codes, in that order."""
         key = codes.tobytes()
@@ -417,32 +439,39 @@ class QrelsIndex:
         return self._materials[key]
 
 
-def _order_rows(run, frame, topic_code: np.ndarray, order: Order) -> np.ndarray:
-    """Row permutation of ``frame`` (rows of ``run``) grouping topics (by code) and ranking
-    documents within each topic."""
+def _order_rows(run, rows: np.ndarray, topic_code: np.ndarray, order: Order) -> np.ndarray:
+    """Permutation of ``rows`` (rows of ``run``; ``topic_code`` their qrels topic codes)
+    grouping topics (by code) and ranking documents within each topic."""
     if order == "file":
-        return np.lexsort((frame["row"].to_numpy(), topic_code))
+        return np.argsort(topic_code, kind="stable")
     if order == "rank":
         from divaeval.io.runs import parse_ranks
 
-        ranks = parse_ranks(frame, run.source)
+        ranks = parse_ranks(run, rows)
         perm = np.lexsort((ranks, topic_code))
         same = (np.diff(topic_code[perm]) == 0) & (np.diff(ranks[perm]) == 0)
         if same.any():
             i = int(np.flatnonzero(same)[0])
-            row = int(frame["row"].iat[perm[i + 1]])
+            first, row = int(rows[perm[i]]), int(rows[perm[i + 1]])
             raise DataError(
-                f"duplicate rank {ranks[perm[i]]} for topic {frame['topic'].iat[perm[i]]} "
-                f"(also at line {run.line_of(int(frame['row'].iat[perm[i]]))}); "
+                f"duplicate rank {ranks[perm[i]]} for topic "
+                f"{run.topics[run.topic_codes[first]]} (also at line {run.line_of(first)}); "
                 "--order rank needs distinct ranks",
                 file=run.path,
                 line=run.line_of(row),
             )
         return perm
-    scores = frame["score"].to_numpy()
-    perm = np.lexsort((-scores, topic_code))
+    scores = run.score[rows]
+    # Run files are usually grouped by topic and sorted by score: a stable sort by topic (fast
+    # on such runs) is then the whole permutation; otherwise sort by (topic, -score).
+    perm = np.argsort(topic_code, kind="stable")
     s_sorted, t_sorted = scores[perm], topic_code[perm]
-    tie_next = (t_sorted[1:] == t_sorted[:-1]) & (s_sorted[1:] == s_sorted[:-1])
+    same_topic = t_sorted[1:] == t_sorted[:-1]
+    if (same_topic & (s_sorted[1:] > s_sorted[:-1])).any():
+        perm = np.lexsort((-scores, topic_code))
+        s_sorted, t_sorted = scores[perm], topic_code[perm]
+        same_topic = t_sorted[1:] == t_sorted[:-1]
+    tie_next = same_topic & (s_sorted[1:] == s_sorted[:-1])
     if tie_next.any():
         # Break score ties by docno descending (byte order, as trec_eval's strcmp).
         in_tie = np.zeros(len(perm), dtype=bool)
@@ -450,36 +479,44 @@ def _order_rows(run, frame, topic_code: np.ndarray, order: Order) -> np.ndarray:
         in_tie[1:] |= tie_next
         group = np.cumsum(np.r_[True, ~tie_next])  # equal (topic, score) runs share a group
         positions = np.flatnonzero(in_tie)
-        docnos = frame["docno"].to_numpy()[perm[positions]].astype(str)
-        _, doc_rank = np.unique(docnos, return_inverse=True)
-        within = np.lexsort((-doc_rank.ravel(), group[positions]))
+        doc_rank = byte_ranks(run.doc_words[run.doc_codes[rows[perm[positions]]]])
+        within = np.lexsort((-doc_rank, group[positions]))
         perm[positions] = perm[positions][within]
     return perm
 
 
+def _positions(topics_in_order: np.ndarray) -> np.ndarray:
+    """0-based position of each element within its run of equal topics."""
+    start = np.r_[True, topics_in_order[1:] != topics_in_order[:-1]]
+    first = np.flatnonzero(start)
+    counts = np.diff(np.r_[first, len(topics_in_order)])
+    return np.arange(len(topics_in_order)) - np.repeat(first, counts)
+
+
+def _run_topic_codes(run, index: QrelsIndex) -> np.ndarray:
+    """Qrels topic code of each of the run's distinct topics (-1: not in the qrels)."""
+    return np.array([index.topic_code_of.get(t, -1) for t in run.topics], dtype=np.int64)
+
+
 def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
     """Order, truncate and check ``run``, and join it with the qrels (see the module doc)."""
-    import pandas as pd
-
-    frame = run.frame
-    topic_code = index.topic_index.get_indexer(frame["topic"])
+    topic_code = _run_topic_codes(run, index)[run.topic_codes]
+    rows = np.arange(len(topic_code))
     run_only = topic_code < 0
     if run_only.any():
-        frame = frame[~run_only]
-        topic_code = topic_code[~run_only]
-    perm = _order_rows(run, frame, topic_code, settings.order)
+        rows = rows[~run_only]
+        topic_code = topic_code[rows]
+    perm = _order_rows(run, rows, topic_code, settings.order)
     topic_sorted = topic_code[perm]
-    docnos = frame["docno"].to_numpy()[perm]
+    rows_sorted = rows[perm]
+    doc_codes = run.doc_codes[rows_sorted]
 
-    doc_codes, _ = pd.factorize(docnos)
-    pair = topic_sorted.astype(np.int64) * (int(doc_codes.max(initial=0)) + 1) + doc_codes
-    duplicate = pd.Series(pair).duplicated().to_numpy()
-
-    def positions(topics_in_order: np.ndarray) -> np.ndarray:
-        start = np.r_[True, topics_in_order[1:] != topics_in_order[:-1]]
-        first = np.flatnonzero(start)
-        counts = np.diff(np.r_[first, len(topics_in_order)])
-        return np.arange(len(topics_in_order)) - np.repeat(first, counts)
+    pair = topic_sorted * max(len(run.doc_words), 1) + doc_codes
+    ordered = np.sort(pair)
+    duplicate = np.zeros(len(pair), dtype=bool)
+    if (ordered[1:] == ordered[:-1]).any():  # flag every copy after the highest-ranked one
+        by_pair = np.argsort(pair, kind="stable")
+        duplicate[by_pair[1:]] = pair[by_pair[1:]] == pair[by_pair[:-1]]
 
     keep = np.ones(len(perm), dtype=bool)
     if settings.dedupe == "first" and duplicate.any():
@@ -489,7 +526,7 @@ def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
         )
         keep &= ~duplicate
     position = np.full(len(perm), -1, dtype=np.int64)
-    position[keep] = positions(topic_sorted[keep])
+    position[keep] = _positions(topic_sorted[keep])
     if settings.depth is not None:
         keep &= position < settings.depth
     if settings.dedupe == "error":
@@ -497,28 +534,27 @@ def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
         if dup_kept.any():
             i = int(np.flatnonzero(dup_kept)[0])
             first = int(np.flatnonzero((pair == pair[i]) & keep)[0])
-            row_first = int(frame["row"].iat[perm[first]])
-            row = int(frame["row"].iat[perm[i]])
+            row_first, row = int(rows_sorted[first]), int(rows_sorted[i])
             raise DataError(
-                f"duplicate docno {docnos[i]} for topic {frame['topic'].iat[perm[i]]} "
+                f"duplicate docno {run.docno(row)} for topic "
+                f"{run.topics[run.topic_codes[row]]} "
                 f"(also at line {run.line_of(row_first)}); use --dedupe first to keep the "
                 "first copy",
                 file=run.path,
                 line=run.line_of(row),
             )
 
+    n_qrels_topics = len(index.topics)
     run_topics = np.unique(topic_sorted)
-    eval_codes = np.arange(len(index.topic_index)) if settings.complete else run_topics
-    row_of_code = np.full(len(index.topic_index), -1, dtype=np.int64)
+    eval_codes = np.arange(n_qrels_topics) if settings.complete else run_topics
+    row_of_code = np.full(n_qrels_topics, -1, dtype=np.int64)
     row_of_code[eval_codes] = np.arange(len(eval_codes))
 
     kept_topic = topic_sorted[keep]
     kept_position = position[keep]
-    qdoc = index.doc_index.get_indexer(docnos[keep])
-    jkey = kept_topic.astype(np.int64) * index.n_docs + qdoc
-    jrow = index.judged_key_index.get_indexer(jkey)
-    unjudged = (qdoc < 0) | (jrow < 0)
-    jrow[unjudged] = len(index.judged_grades) - 1
+    qdoc = index.doc_table.find(run.doc_words)[doc_codes[keep]]
+    jrow = index.judged_rows(kept_topic, qdoc)
+    unjudged = jrow == len(index.judged_grades) - 1
 
     n_topics = len(eval_codes)
     depth = int(kept_position.max(initial=-1)) + 1
@@ -543,11 +579,7 @@ def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
 
 def run_only_topics(run, index: QrelsIndex) -> list[str]:
     """Topics of ``run`` that the qrels do not judge, sorted."""
-    import pandas as pd
-
-    topics = pd.unique(run.frame["topic"])
-    missing = index.topic_index.get_indexer(topics) < 0
-    return sort_topics(topics[missing])
+    return sort_topics(run.topics[_run_topic_codes(run, index) < 0])
 
 
 def validate_settings(settings: EvalSettings) -> None:

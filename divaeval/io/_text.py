@@ -1,9 +1,10 @@
 """Reading input files into whitespace-separated tables.
 
-One mechanism serves every file format: :func:`read_source` loads the bytes (a path, ``-`` for
-stdin, gzip detected by its magic bytes), blanks out comment lines (first non-blank character
-``#``), and :func:`read_table` hands the result to pandas' C tokenizer. A ``#`` inside a field is
-data (MS MARCO docids contain it).
+:func:`read_source` loads the bytes of any input file (a path, ``-`` for stdin, gzip detected by
+its magic bytes) and blanks out comment lines (first non-blank character ``#``); a ``#`` inside a
+field is data (MS MARCO docids contain it). Runs and qrels are then split by the numpy tokenizer
+of :mod:`divaeval.io._tokens` (which also records the line number of every row); the small
+intent files go through :func:`read_table`, pandas' C tokenizer.
 
 Row ``i`` of the table is the ``i``-th non-blank, non-comment line; :meth:`Source.line_of` maps it
 back to the physical 1-based line number for error messages. That mapping is computed lazily,
@@ -35,6 +36,10 @@ class Source:
     name: str
     data: bytes
     _line_numbers: np.ndarray | None = field(default=None, repr=False)
+
+    def set_row_lines(self, lines: np.ndarray) -> None:
+        """Record the physical line number of every row (known to the tokenizer)."""
+        self._line_numbers = lines
 
     def line_of(self, row: int | np.integer) -> int:
         """Physical 1-based line number of table row ``row``."""
@@ -73,7 +78,7 @@ def read_source(path: str, *, what: str) -> Source:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
             raise DataError(f"corrupt gzip data in {what} file: {exc}", file=name) from None
-    if b"\x00" in data[:4096]:
+    if b"\x00" in data:
         raise DataError(f"{what} file looks binary (NUL byte), not text", file=name)
     if b"#" in data:
         data = _COMMENT_LINE.sub(b"", data)

@@ -2,34 +2,53 @@
 
 - Grades are integers; negative grades (the Web Track's ``-2`` spam label) mean judged and not
   relevant. NTCIREVAL's Dqrels labels ``L0`` … ``L9`` are read as grades 0 … 9, so a Dqrels file
-  is a valid qrels file.
+  is a valid qrels file. An integral decimal (``2.0``) is read as that integer.
 - An optional 5th column gives the subtopic's intent type (``inf`` or ``nav``).
 - Ad hoc qrels (``topic 0 docno grade``) are single-aspect topics.
 - A repeated ``(topic, subtopic, docno)`` is an error naming both lines (ndeval silently
   double-counts such lines in MAP-IA; NTCIREVAL in the global gain).
+
+A :class:`Qrels` holds numpy arrays read by the vectorised tokenizer of
+:mod:`divaeval.io._tokens`; :attr:`Qrels.frame` builds a pandas view on request.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from divaeval.errors import DataError
-from divaeval.io._text import Source, field_count, missing_field, read_source, read_table
+from divaeval.io._text import Source, read_source
+from divaeval.io._tokens import (
+    as_bytes,
+    decode,
+    factorize,
+    integer_tokens,
+    parse_floats,
+    split_fields,
+)
 
 QRELS_COLUMNS = "topic subtopic docno grade [inf|nav]"
 INTENT_TYPES = ("inf", "nav")
 GRADE_LIMIT = 32767  # grades are stored as int16 in judged rankings
+TYPE_NAMES = np.array(["", "inf", "nav"], dtype=object)  # by type code
 
 
 @dataclass
 class Qrels:
-    """Parsed qrels. ``frame`` columns: topic, subtopic, docno (str), grade (int64),
-    type (``inf``/``nav``/``""``) and row (table row, for :meth:`line_of`)."""
+    """Parsed qrels; row ``i`` of every array is the ``i``-th judgment line of the file."""
 
     source: Source
-    frame: object  # pandas.DataFrame
+    topic_codes: np.ndarray  # [N] int64: index into ``topic_names``
+    topic_names: np.ndarray  # [T] str (object): distinct topic ids
+    subtopic_codes: np.ndarray  # [N] int64: index into ``subtopic_names``
+    subtopic_names: np.ndarray  # [K] str (object): distinct subtopic ids
+    doc_codes: np.ndarray  # [N] int64: index into ``doc_words``
+    doc_words: np.ndarray  # [U, W] uint64: distinct docnos (see divaeval.io._tokens)
+    grade: np.ndarray  # [N] int64
+    type_code: np.ndarray  # [N] int8: 0 = no type given, 1 = inf, 2 = nav (TYPE_NAMES)
+    _frame: object = field(default=None, repr=False)
 
     @property
     def path(self) -> str:
@@ -38,121 +57,163 @@ class Qrels:
     def line_of(self, row: int) -> int:
         return self.source.line_of(row)
 
+    def __len__(self) -> int:
+        return len(self.grade)
+
     def topics(self) -> list[str]:
         from divaeval.topics import sort_topics
 
-        return sort_topics(self.frame["topic"].unique())
+        return sort_topics(self.topic_names)
+
+    @property
+    def frame(self):
+        """pandas DataFrame with columns topic, subtopic, docno (str), grade (int64), type
+        (``inf``/``nav``/``""``) and row, in file order (built on first use)."""
+        if self._frame is None:
+            import pandas as pd
+
+            self._frame = pd.DataFrame(
+                {
+                    "topic": self.topic_names[self.topic_codes],
+                    "subtopic": self.subtopic_names[self.subtopic_codes],
+                    "docno": decode(self.doc_words)[self.doc_codes],
+                    "grade": self.grade,
+                    "type": TYPE_NAMES[self.type_code],
+                    "row": np.arange(len(self), dtype=np.int64),
+                }
+            )
+        return self._frame
 
 
 def _fail(source: Source, row: int, message: str) -> DataError:
     return DataError(message, file=source.name, line=source.line_of(row))
 
 
-def _parse_grades(source: Source, text) -> np.ndarray:
-    import pandas as pd
+def _word(text: bytes) -> np.uint64:
+    return np.frombuffer(text.ljust(8, b"\0"), dtype=">u8")[0].astype(np.uint64)
 
-    values = text.to_numpy(dtype=object)
-    ntcir = text.str.match(r"L\d+$").to_numpy(dtype=bool)
-    if ntcir.all():
-        text = text.str.slice(1)
-    elif ntcir.any():
-        row = int(np.flatnonzero(~ntcir)[0])
-        raise _fail(source, row, f"grade {values[row]!r} mixes with NTCIR-style L<k> grades")
-    integral = text.str.fullmatch(r"[+-]?\d+").to_numpy(dtype=bool)
-    if not integral.all():
-        row = int(np.flatnonzero(~integral)[0])
-        raise _fail(source, row, f"grade {values[row]!r} is not an integer")
-    grades = pd.to_numeric(text).to_numpy(dtype=np.int64)
+
+def _intent_types(source: Source, fields) -> np.ndarray:
+    """Type code of every row (0 where column 5 is absent); an unknown type is an error."""
+    words = fields.columns[4]
+    short = np.all(words[:, 1:] == 0, axis=1)
+    code = np.zeros(len(words), dtype=np.int8)
+    code[short & (words[:, 0] == _word(b"inf"))] = 1
+    code[short & (words[:, 0] == _word(b"nav"))] = 2
+    bad = (fields.row_count == 5) & (code == 0)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise _fail(
+            source, row, f"intent type {fields.text(4, row)!r} in column 5 is not 'inf' or 'nav'"
+        )
+    return code
+
+
+def _parse_grades(source: Source, fields) -> np.ndarray:
+    """Grades as int64: integers, NTCIR ``L<k>`` labels (all or none), or integral decimals
+    (``2.0``, as the C parser took them); |grade| <= GRADE_LIMIT."""
+    words = fields.columns[3]
+    chars = as_bytes(words).view(np.uint8).reshape(len(words), -1)
+    ntcir = (chars[:, 0] == ord("L")) & _digits_after_first(chars)
+    if ntcir.any():
+        if not ntcir.all():
+            row = int(np.argmax(~ntcir))
+            raise _fail(
+                source, row, f"grade {fields.text(3, row)!r} mixes with NTCIR-style L<k> grades"
+            )
+        digits = np.ascontiguousarray(np.pad(chars[:, 1:], ((0, 0), (0, 1))))
+        grades = digits.view(f"S{chars.shape[1]}").reshape(-1).astype(np.float64)
+    else:
+        integral = integer_tokens(words)
+        grades, unparsable = parse_floats(words)
+        if not integral.all():
+            # Integral decimals pass when every grade is a number, integral and in range.
+            whole = np.isfinite(grades) & (grades == np.round(grades))
+            fine = unparsable is None and whole.all() and (np.abs(grades) <= GRADE_LIMIT).all()
+            if not fine:
+                row = int(np.argmax(~integral))
+                raise _fail(source, row, f"grade {fields.text(3, row)!r} is not an integer")
     too_big = np.abs(grades) > GRADE_LIMIT
     if too_big.any():
-        row = int(np.flatnonzero(too_big)[0])
+        row = int(np.argmax(too_big))
         raise _fail(
-            source, row, f"grade {values[row]!r} is out of range (|grade| <= {GRADE_LIMIT})"
+            source,
+            row,
+            f"grade {fields.text(3, row)!r} is out of range (|grade| <= {GRADE_LIMIT})",
         )
-    return grades
+    return grades.astype(np.int64)
+
+
+def _digits_after_first(chars: np.ndarray) -> np.ndarray:
+    """[N] bool: bytes 2.. of each token are one or more ASCII digits."""
+    rest = chars[:, 1:]
+    digit = (rest >= ord("0")) & (rest <= ord("9"))
+    return np.all(digit | (rest == 0), axis=1) & digit[:, 0] if rest.shape[1] else digit[:, 0]
 
 
 def read_qrels(path: str) -> Qrels:
     """Parse a (diversity or ad hoc) qrels file or an NTCIREVAL Dqrels file."""
-    import pandas as pd
-
     source = read_source(path, what="qrels")
-    try:  # fast path: the C parser reads integral grades (it also takes 2.0 as 2)
-        table = read_table(source, min_columns=5, dtypes={3: np.int64})
-        grades = table[3].to_numpy(dtype=np.int64)
-    except (ValueError, OverflowError):
-        table = read_table(source, min_columns=5)
-        grades = None
-    if len(table) == 0:
+    fields = split_fields(source.data, (0, 1, 2, 3, 4))
+    source.set_row_lines(fields.row_line)
+    if fields.n_rows == 0:
         raise DataError("qrels file has no judgments", file=source.name)
 
-    short = missing_field(table, 3)
-    if short.any():
-        row = int(np.flatnonzero(short)[0])
-        found = field_count(table, row)
-        raise _fail(source, row, f"expected 4 or 5 columns ({QRELS_COLUMNS}), found {found}")
-    if table.shape[1] > 5:
-        long = ~missing_field(table, 5)
-        row = int(np.flatnonzero(long)[0])
-        found = field_count(table, row)
-        message = f"expected 4 or 5 columns ({QRELS_COLUMNS}), found {found}"
-        if found == 6 and row == 0:
-            message += "; this looks like a run file: divaeval takes RUN... QRELS (qrels last)"
-        raise _fail(source, row, message)
-
-    types = np.array(table[4].to_numpy(dtype=object), copy=True)
-    types[missing_field(table, 4)] = ""
-    typed = types != ""
-    if typed.any():
-        bad_type = typed & ~np.isin(types, INTENT_TYPES)
-        if bad_type.any():
-            row = int(np.flatnonzero(bad_type)[0])
-            message = f"intent type {types[row]!r} in column 5 is not 'inf' or 'nav'"
-            if row == 0 and table.shape[1] > 5:
-                message += "; is this a run file?"
+    for bad in (fields.row_count < 4, fields.row_count > 5):
+        if bad.any():
+            row = int(np.argmax(bad))
+            found = int(fields.row_count[row])
+            message = f"expected 4 or 5 columns ({QRELS_COLUMNS}), found {found}"
+            if found == 6 and row == 0:
+                message += "; this looks like a run file: divaeval takes RUN... QRELS (qrels last)"
             raise _fail(source, row, message)
 
-    if grades is None or (np.abs(grades) > GRADE_LIMIT).any():
-        grades = _parse_grades(source, table[3].astype(str))
-    frame = pd.DataFrame(
-        {
-            "topic": table[0].to_numpy(dtype=object),
-            "subtopic": table[1].to_numpy(dtype=object),
-            "docno": table[2].to_numpy(dtype=object),
-            "grade": grades,
-            "type": types,
-            "row": np.arange(len(table), dtype=np.int64),
-        }
+    type_code = _intent_types(source, fields)
+    grades = _parse_grades(source, fields)
+    topic_codes, topic_words = factorize(fields.columns[0])
+    subtopic_codes, subtopic_words = factorize(fields.columns[1])
+    doc_codes, doc_words = factorize(fields.columns[2])
+    qrels = Qrels(
+        source=source,
+        topic_codes=topic_codes,
+        topic_names=decode(topic_words),
+        subtopic_codes=subtopic_codes,
+        subtopic_names=decode(subtopic_words),
+        doc_codes=doc_codes,
+        doc_words=doc_words,
+        grade=grades,
+        type_code=type_code,
     )
-    _check_duplicates(source, frame)
-    return Qrels(source=source, frame=frame)
+    _check_duplicates(qrels)
+    return qrels
 
 
-def _check_duplicates(source: Source, frame) -> None:
-    import pandas as pd
-
-    key = np.zeros(len(frame), dtype=np.int64)
-    for column in ("topic", "subtopic", "docno"):
-        codes, uniques = pd.factorize(frame[column])
-        key = key * max(len(uniques), 1) + codes
-    if not pd.Series(key).duplicated().any():
+def _check_duplicates(qrels: Qrels) -> None:
+    """A repeated (topic, subtopic, docno) is an error at its second line, naming the first."""
+    pair = qrels.topic_codes * len(qrels.subtopic_names) + qrels.subtopic_codes
+    _, pair = np.unique(pair, return_inverse=True)
+    key = pair.reshape(-1) * len(qrels.doc_words) + qrels.doc_codes
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
         return
-    dup = frame.duplicated(["topic", "subtopic", "docno"], keep=False).to_numpy()
-    rows = frame[dup]
-    first_key = rows.iloc[0][["topic", "subtopic", "docno"]]
-    same = rows[
-        (rows["topic"] == first_key["topic"])
-        & (rows["subtopic"] == first_key["subtopic"])
-        & (rows["docno"] == first_key["docno"])
-    ]
-    a, b = same.iloc[0], same.iloc[1]
-    line_a = source.line_of(a["row"])
-    what = f"topic {a['topic']} subtopic {a['subtopic']} docno {a['docno']}"
-    if a["grade"] != b["grade"]:
+    order = np.argsort(key, kind="stable")
+    same = key[order[1:]] == key[order[:-1]]
+    repeated = np.zeros(len(key), dtype=bool)
+    repeated[order[1:][same]] = True
+    repeated[order[:-1][same]] = True
+    a = int(np.argmax(repeated))  # the first line of a repeated key, and its next copy
+    b = int(np.flatnonzero(key == key[a])[1])
+    line_a = qrels.line_of(a)
+    what = (
+        f"topic {qrels.topic_names[qrels.topic_codes[a]]} "
+        f"subtopic {qrels.subtopic_names[qrels.subtopic_codes[a]]} "
+        f"docno {decode(qrels.doc_words[qrels.doc_codes[a] : qrels.doc_codes[a] + 1])[0]}"
+    )
+    if qrels.grade[a] != qrels.grade[b]:
         message = (
-            f"conflicting judgments for {what}: grade {b['grade']} here, "
-            f"grade {a['grade']} at line {line_a}"
+            f"conflicting judgments for {what}: grade {qrels.grade[b]} here, "
+            f"grade {qrels.grade[a]} at line {line_a}"
         )
     else:
         message = f"duplicate judgment for {what} (also at line {line_a})"
-    raise _fail(source, int(b["row"]), message)
+    raise _fail(qrels.source, b, message)

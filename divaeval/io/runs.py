@@ -2,35 +2,49 @@
 
 Whitespace-separated, at least 6 fields (later fields are ignored), CRLF accepted, blank and
 ``#`` comment lines skipped, gzip and stdin supported. Topic ids and docnos are strings, kept
-exactly as written (``0101`` keeps its leading zero). The score is read as an IEEE double (never
-narrowed to float32, unlike trec_eval 9). The rank column is kept as text and only checked when
-``--order rank`` uses it.
+exactly as written (``0101`` keeps its leading zero). The score is read as an IEEE double,
+correctly rounded (never narrowed to float32, unlike trec_eval 9). The rank column is kept as
+text and only checked when ``--order rank`` uses it.
+
+A :class:`Run` holds numpy arrays (topic and docno codes, scores), read by the vectorised
+tokenizer of :mod:`divaeval.io._tokens`; :attr:`Run.frame` builds a pandas view on request.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from divaeval.errors import DataError
-from divaeval.io._text import Source, field_count, missing_field, read_source, read_table
+from divaeval.io._text import Source, read_source
+from divaeval.io._tokens import (
+    as_bytes,
+    decode,
+    factorize,
+    integer_tokens,
+    parse_floats,
+    split_fields,
+)
 
 RUN_COLUMNS = "topic Q0 docno rank score tag"
 
 
 @dataclass
 class Run:
-    """One parsed run file.
-
-    ``frame`` has columns ``topic``, ``docno``, ``rank`` (str), ``score`` (float64) and ``row``
-    (the row number in the file's table, for :meth:`line_of`), in file order.
-    """
+    """One parsed run file; row ``i`` of every array is the ``i``-th line of the file (blank
+    and comment lines aside), so :meth:`line_of` locates it."""
 
     name: str
     tag: str
     source: Source
-    frame: object  # pandas.DataFrame
+    topic_codes: np.ndarray  # [N] int64: index into ``topics``
+    topics: np.ndarray  # [T] str (object): distinct topic ids
+    doc_codes: np.ndarray  # [N] int64: index into ``doc_words``
+    doc_words: np.ndarray  # [U, W] uint64: distinct docnos (see divaeval.io._tokens)
+    score: np.ndarray  # [N] float64
+    rank_words: np.ndarray = field(repr=False)  # [N, W] uint64: the rank column's tokens
+    _frame: object = field(default=None, repr=False)
 
     @property
     def path(self) -> str:
@@ -39,6 +53,31 @@ class Run:
     def line_of(self, row: int) -> int:
         return self.source.line_of(row)
 
+    def __len__(self) -> int:
+        return len(self.score)
+
+    def docno(self, row: int) -> str:
+        """The docno of ``row`` as text."""
+        return decode(self.doc_words[self.doc_codes[row] : self.doc_codes[row] + 1])[0]
+
+    @property
+    def frame(self):
+        """pandas DataFrame with columns ``topic``, ``docno``, ``rank`` (str), ``score``
+        (float64) and ``row``, in file order (built on first use)."""
+        if self._frame is None:
+            import pandas as pd
+
+            self._frame = pd.DataFrame(
+                {
+                    "topic": self.topics[self.topic_codes],
+                    "docno": decode(self.doc_words)[self.doc_codes],
+                    "rank": decode(self.rank_words),
+                    "score": self.score,
+                    "row": np.arange(len(self), dtype=np.int64),
+                }
+            )
+        return self._frame
+
 
 def _fail_row(source: Source, row: int, message: str) -> DataError:
     return DataError(message, file=source.name, line=source.line_of(row))
@@ -46,24 +85,18 @@ def _fail_row(source: Source, row: int, message: str) -> DataError:
 
 def read_run(path: str) -> Run:
     """Parse a TREC run file (``-`` = stdin)."""
-    import pandas as pd
-
     source = read_source(path, what="run")
-    try:
-        table = read_table(source, min_columns=6, dtypes={4: np.float64})
-        scores = table[4].to_numpy(dtype=np.float64)
-    except ValueError:
-        table = read_table(source, min_columns=6)
-        scores = None
-    if len(table) == 0:
+    fields = split_fields(source.data, (0, 2, 3, 4), first_row=(5,))
+    source.set_row_lines(fields.row_line)
+    if fields.n_rows == 0:
         raise DataError("run file has no lines", file=source.name)
 
-    short = missing_field(table, 5)
+    short = fields.row_count < 6
     if short.any():
-        row = int(np.flatnonzero(short)[0])
-        found = field_count(table, row)
+        row = int(np.argmax(short))
+        found = int(fields.row_count[row])
         message = f"expected 6 columns ({RUN_COLUMNS}), found {found}"
-        fifth = str(table[4].iat[row]).lower()
+        fifth = fields.text(4, row).lower() if found >= 5 else ""
         if row == 0 and (found == 4 or (found == 5 and fifth in ("inf", "nav"))):
             message += (
                 "; this looks like a qrels file: divaeval takes RUN... QRELS "
@@ -71,39 +104,38 @@ def read_run(path: str) -> Run:
             )
         raise _fail_row(source, row, message)
 
-    if scores is None:
-        numeric = pd.to_numeric(table[4], errors="coerce").to_numpy(dtype=np.float64)
-        bad = np.flatnonzero(np.isnan(numeric) & (table[4].str.lower() != "nan").to_numpy())
-        row = int(bad[0]) if len(bad) else 0
-        raise _fail_row(source, row, f"score {table[4].iloc[row]!r} is not a number")
+    scores, bad = parse_floats(fields.columns[4])
+    if bad is not None:
+        raise _fail_row(source, bad, f"score {fields.text(4, bad)!r} is not a number")
     not_finite = ~np.isfinite(scores)
     if not_finite.any():
-        row = int(np.flatnonzero(not_finite)[0])
-        raise _fail_row(source, row, f"score {str(table[4].iloc[row])!r} is not a finite number")
+        row = int(np.argmax(not_finite))
+        raise _fail_row(source, row, f"score {fields.text(4, row)!r} is not a finite number")
 
-    frame = pd.DataFrame(
-        {
-            "topic": table[0].to_numpy(dtype=object),
-            "docno": table[2].to_numpy(dtype=object),
-            "rank": table[3].to_numpy(dtype=object),
-            "score": scores,
-            "row": np.arange(len(table), dtype=np.int64),
-        }
+    topic_codes, topic_words = factorize(fields.columns[0])
+    doc_codes, doc_words = factorize(fields.columns[2])
+    tag = fields.first_row[5]
+    return Run(
+        name=tag,
+        tag=tag,
+        source=source,
+        topic_codes=topic_codes,
+        topics=decode(topic_words),
+        doc_codes=doc_codes,
+        doc_words=doc_words,
+        score=scores,
+        rank_words=fields.columns[3],
     )
-    tag = str(table[5].iat[0])
-    return Run(name=tag, tag=tag, source=source, frame=frame)
 
 
-def parse_ranks(frame, source: Source) -> np.ndarray:
-    """The rank column of ``frame`` (rows of a run) as int64; a non-integer rank is a
-    located error."""
-    import pandas as pd
-
-    text = frame["rank"]
-    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.isnan(values) | ~text.str.fullmatch(r"[+-]?\d+").to_numpy(dtype=bool)
+def parse_ranks(run: Run, rows: np.ndarray | None = None) -> np.ndarray:
+    """The rank column of ``run`` (of ``rows``, default all) as int64; a non-integer rank is
+    a located error."""
+    rows = np.arange(len(run)) if rows is None else rows
+    words = run.rank_words[rows]
+    bad = ~integer_tokens(words)
     if bad.any():
-        index = int(np.flatnonzero(bad)[0])
-        row = int(frame["row"].iat[index])
-        raise _fail_row(source, row, f"rank {text.iat[index]!r} is not an integer")
-    return values.astype(np.int64)
+        index = int(np.argmax(bad))
+        text = decode(words[index : index + 1])[0]
+        raise _fail_row(run.source, int(rows[index]), f"rank {text!r} is not an integer")
+    return as_bytes(words).astype(np.float64).astype(np.int64)

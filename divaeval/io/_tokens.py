@@ -1,0 +1,344 @@
+"""A vectorised (numpy-only) tokenizer for whitespace-separated text files.
+
+Every input format of divaeval is "fields separated by whitespace, one record a line". This
+module splits such a file without a Python loop per line and without pandas:
+
+1. :func:`split_fields` classifies every byte (whitespace = space, ``\\t``, ``\\n``, ``\\v``,
+   ``\\f``, ``\\r``), finds the token boundaries where the class changes, and groups tokens into
+   *rows*: the lines that hold at least one token. ``row_first``/``row_count`` give each row's
+   first token and field count (so a caller validates field counts for every line at once), and
+   ``row_line`` the physical 1-based line number for error messages. A lone ``\\r`` ends a line
+   (as ``\\r\\n`` and ``\\n`` do). The text is processed in pieces of whole lines (about
+   1 MiB), so temporary arrays stay small.
+2. :func:`split_fields` also gathers one field of many rows into a matrix of 64-bit words: the
+   field's bytes, big-endian, 8 per word, zero-padded. Input files hold no NUL byte (the reader
+   rejects them), so a token's words identify it exactly, the first word is the most
+   significant in byte (``strcmp``) order, and the matrix viewed as bytes is a fixed-width
+   ``S`` array (:func:`as_bytes`).
+3. :func:`factorize` turns a word matrix into integer codes: exact keys for tokens of up to 8
+   bytes, otherwise a 64-bit hash that is then verified (a collision falls back to an exact
+   lexicographic sort), so codes are never wrong. :class:`TokenTable` finds tokens of one
+   file among the distinct tokens of another (a run's docnos among the qrels') the same way,
+   and :func:`byte_ranks` orders tokens as ``strcmp`` does, where an order is needed.
+4. :func:`parse_floats` converts a field exactly (numpy's bytes-to-float cast rounds correctly,
+   as ``float()`` and C's ``strtod``) and locates the first token that is not a number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+_PAD = 8  # zero bytes appended to the buffer, so an 8-byte word can be read at any token start
+#: _KEEP[r]: mask keeping the first r bytes (0..8) of a big-endian word
+_KEEP = np.array(
+    [0] + [(((1 << (8 * r)) - 1) << (8 * (8 - r))) & 0xFFFFFFFFFFFFFFFF for r in range(1, 9)],
+    dtype=np.uint64,
+)
+
+#: odd multipliers, one per word position (cycled), for :func:`_hash`
+_MULTIPLIERS = np.array(
+    [(0x9E3779B97F4A7C15 + 2 * j * 0x632BE59BD9B4E019) % 2**64 | 1 for j in range(16)],
+    dtype=np.uint64,
+)
+
+
+CHUNK_BYTES = 1 << 20  # text is split in ~1 MiB pieces of whole lines
+
+
+@dataclass
+class Fields:
+    """Selected fields of every row (non-blank line) of a text."""
+
+    row_count: np.ndarray  # [R] int64: number of fields on the row
+    row_line: np.ndarray  # [R] int64: physical 1-based line number of the row
+    columns: dict[int, np.ndarray]  # field j -> [R, W] uint64 words (zeros: the row lacks it)
+    first_row: dict[int, str | None]  # field j of the first row as text (None: absent)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.row_count)
+
+    def text(self, column: int, row: int) -> str:
+        """Field ``column`` of ``row`` as text."""
+        return decode(self.columns[column][row : row + 1])[0]
+
+
+def split_fields(data: bytes, columns: Sequence[int], first_row: Sequence[int] = ()) -> Fields:
+    """Split ``data`` (no NUL bytes) into rows and gather the fields ``columns`` (0-based) of
+    every row as word matrices (see the module docstring), and the fields ``first_row`` of the
+    first row only, as text.
+
+    The text is processed in pieces of about :data:`CHUNK_BYTES` ending at a newline, so the
+    temporary arrays stay small and are reused (a whole-file pass would allocate several
+    times the file size)."""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+        if b"\r" in data:
+            data = data.replace(b"\r", b"\n")
+    n = len(data)
+    counts, lines, gathered = [], [], {j: [] for j in columns}
+    head: dict[int, str | None] = dict.fromkeys(first_row)
+    head_done = False
+    lines_before = 0
+    begin = 0
+    view = memoryview(data)
+    while begin < n:
+        stop = data.find(b"\n", begin + CHUNK_BYTES)
+        stop = n if stop < 0 else stop + 1
+        if stop + _PAD <= n:  # the next bytes pad the piece: no copy
+            buffer = np.frombuffer(view[begin : stop + _PAD], dtype=np.uint8)
+        else:
+            buffer = np.zeros(stop - begin + _PAD, dtype=np.uint8)
+            buffer[: stop - begin] = np.frombuffer(view[begin:stop], dtype=np.uint8)
+        piece = _tokenize(buffer, stop - begin)
+        counts.append(piece.row_count)
+        lines.append(piece.row_line + lines_before)
+        lines_before += piece.n_lines - 1
+        n_tokens = len(piece.starts)
+        if not head_done and piece.n_rows:
+            head_done = True
+            for j in first_row:
+                if piece.row_count[0] > j:
+                    head[j] = piece.text(int(piece.row_first[0]) + j)
+        for j in columns:
+            has = piece.row_count > j
+            tokens = np.minimum(piece.row_first + j, max(n_tokens - 1, 0))
+            words = piece.words(tokens)
+            words[~has] = 0
+            gathered[j].append(words)
+        begin = stop
+    fields = {}
+    for j, parts in gathered.items():
+        width = max((part.shape[1] for part in parts), default=1)
+        fields[j] = (
+            np.concatenate([pad_words(part, width) for part in parts])
+            if parts
+            else np.zeros((0, 1), dtype=np.uint64)
+        )
+    return Fields(
+        row_count=np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64),
+        row_line=np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64),
+        columns=fields,
+        first_row=head,
+    )
+
+
+@dataclass
+class _Piece:
+    """The tokens of one piece of text: byte spans, and their grouping into rows."""
+
+    buffer: np.ndarray  # uint8: the text plus at least _PAD readable bytes
+    starts: np.ndarray  # [N] int64: first byte of each token
+    ends: np.ndarray  # [N] int64: one past the last byte
+    row_first: np.ndarray  # [R] int64: index of the row's first token
+    row_count: np.ndarray  # [R] int64: number of tokens (fields) on the row
+    row_line: np.ndarray  # [R] int64: 1-based line number of the row within the piece
+    n_lines: int  # newlines in the piece + 1
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.row_first)
+
+    def text(self, token: int) -> str:
+        """One token as text (UTF-8; undecodable bytes kept as surrogates)."""
+        raw = self.buffer[self.starts[token] : self.ends[token]].tobytes()
+        return raw.decode("utf-8", "surrogateescape")
+
+    def words(self, tokens: np.ndarray) -> np.ndarray:
+        """[len(tokens), W] uint64: the bytes of each token, big-endian, 8 per word,
+        zero-padded (W = words of the longest token, at least 1)."""
+        starts = self.starts[tokens]
+        lengths = self.ends[tokens] - starts
+        n_words = max(1, -(-int(lengths.max(initial=0)) // 8))
+        # Big-endian 8-byte words starting at every byte offset (an overlapping strided view).
+        at = np.ndarray(
+            (len(self.buffer) - 7,), dtype=">u8", buffer=self.buffer, offset=0, strides=(1,)
+        )
+        out = np.empty((len(tokens), n_words), dtype=np.uint64)
+        last = len(at) - 1
+        for j in range(n_words):  # one vectorised pass per 8 bytes of the longest token
+            offset = starts + 8 * j
+            if j:
+                np.minimum(offset, last, out=offset)
+            remaining = np.clip(lengths - 8 * j, 0, 8)
+            np.bitwise_and(at[offset], _KEEP[remaining], out=out[:, j])
+        return out
+
+
+def _tokenize(buffer: np.ndarray, n: int) -> _Piece:
+    """Tokens and rows of ``buffer[:n]`` (whole lines)."""
+    text = buffer[:n]
+    # space[i + 1]: byte i is whitespace; both ends padded with "whitespace"
+    space = np.ones(n + 2, dtype=bool)
+    np.logical_or(text == 32, (text >= 9) & (text <= 13), out=space[1:-1])
+    edges = np.flatnonzero(space[1:] != space[:-1])  # alternately token starts and ends
+    starts, ends = edges[0::2], edges[1::2]
+    # Tokens of line k are [bounds[k], bounds[k + 1]).
+    newlines = np.flatnonzero(text == 10)
+    bounds = np.empty(len(newlines) + 2, dtype=np.int64)
+    bounds[0], bounds[-1] = 0, len(starts)
+    bounds[1:-1] = np.searchsorted(starts, newlines)
+    counts = np.diff(bounds)
+    content = np.flatnonzero(counts)
+    return _Piece(
+        buffer=buffer,
+        starts=starts,
+        ends=ends,
+        row_first=bounds[:-1][content],
+        row_count=counts[content],
+        row_line=content + 1,
+        n_lines=len(newlines) + 1,
+    )
+
+
+def as_bytes(words: np.ndarray) -> np.ndarray:
+    """A word matrix (see :func:`split_fields`) as a fixed-width ``S`` array (one per row)."""
+    n, width = words.shape
+    return words.astype(">u8").view(f"S{8 * width}").reshape(n)
+
+
+def decode(words: np.ndarray) -> np.ndarray:
+    """A word matrix as an object array of ``str`` (UTF-8, surrogateescape).
+
+    One Python call per row: meant for unique values (topics, subtopics) and for building
+    pandas frames on request, not for the evaluation's per-line path."""
+    out = np.empty(len(words), dtype=object)
+    out[:] = [b.decode("utf-8", "surrogateescape") for b in as_bytes(words).tolist()]
+    return out
+
+
+def pad_words(words: np.ndarray, width: int) -> np.ndarray:
+    """``words`` with zero words appended up to ``width`` columns (same tokens)."""
+    if words.shape[1] >= width:
+        return words
+    return np.pad(words, ((0, 0), (0, width - words.shape[1])))
+
+
+def _hash(words: np.ndarray) -> np.ndarray:
+    """64-bit hash of each row; zero words add nothing, so padding does not change it."""
+    out = np.zeros(len(words), dtype=np.uint64)
+    for j in range(words.shape[1]):
+        z = words[:, j] * _MULTIPLIERS[j % len(_MULTIPLIERS)]
+        z ^= z >> np.uint64(31)
+        z *= np.uint64(0xBF58476D1CE4E5B9)
+        z ^= z >> np.uint64(29)
+        out += z
+    return out
+
+
+def _exact_codes(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, first row of each code) by a lexicographic sort of the words: byte order."""
+    n = len(words)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    order = np.lexsort(words.T[::-1])
+    ordered = words[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=new[1:])
+    group = np.cumsum(new) - 1
+    codes = np.empty(n, dtype=np.int64)
+    codes[order] = group
+    return codes, order[new]
+
+
+def factorize(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes [N] int64, uniques [U, W]) of the rows of a word matrix: ``uniques[codes]``
+    equals ``words``. Uniques are in no particular order (see :func:`byte_ranks`)."""
+    n, width = words.shape
+    if width == 1:  # the word is the token: exact
+        uniques, codes = np.unique(words[:, 0], return_inverse=True)
+        return codes.reshape(n).astype(np.int64, copy=False), uniques[:, None]
+    hashes, codes = np.unique(_hash(words), return_inverse=True)
+    codes = codes.reshape(n)
+    first = np.empty(len(hashes), dtype=np.int64)
+    first[codes] = np.arange(n)
+    if not np.array_equal(words[first[codes]], words):  # a hash collision: sort exactly
+        codes, first = _exact_codes(words)
+    return codes, words[first]
+
+
+def byte_ranks(words: np.ndarray) -> np.ndarray:
+    """[N] int64 dense ranks of the rows of a word matrix in byte (``strcmp``) order."""
+    return _exact_codes(words)[0]
+
+
+class TokenTable:
+    """Distinct tokens (a word matrix without repeated rows) prepared for :meth:`find`."""
+
+    def __init__(self, words: np.ndarray):
+        self.words = words
+        self._keys: dict[int, tuple] = {}  # padded width -> (sorted keys, order, padded words)
+
+    def _prepared(self, width: int) -> tuple:
+        if width not in self._keys:
+            table = pad_words(self.words, width)
+            keys = table[:, 0] if width == 1 else _hash(table)
+            order = np.argsort(keys)
+            keys = keys[order]
+            unique = not (keys[1:] == keys[:-1]).any()  # else two tokens share a hash
+            self._keys[width] = (keys, order, table, unique)
+        return self._keys[width]
+
+    def find(self, words: np.ndarray) -> np.ndarray:
+        """Row of the table holding each row of ``words``, or -1 where the token is not in
+        the table. Exact."""
+        width = max(self.words.shape[1], words.shape[1])
+        keys, order, table, unique = self._prepared(width)
+        words = pad_words(words, width)
+        if not unique:  # sort table and probes together, exactly
+            codes, _ = _exact_codes(np.concatenate([table, words]))
+            row_of_code = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
+            row_of_code[codes[: len(table)]] = np.arange(len(table))
+            return row_of_code[codes[len(table) :]]
+        probes = words[:, 0] if width == 1 else _hash(words)
+        if len(keys) == 0:
+            return np.full(len(words), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(keys, probes), len(keys) - 1)
+        rows = order[at]
+        found = (keys[at] == probes) & np.all(table[rows] == words, axis=1)
+        return np.where(found, rows, -1)
+
+
+def parse_floats(words: np.ndarray) -> tuple[np.ndarray, int | None]:
+    """(values, index of the first token that is not a number, or None).
+
+    Accepts what C's ``strtod`` and Python's ``float`` accept (``1e5``, ``.5``, ``inf``,
+    ``nan``), correctly rounded, except digit-group underscores (``1_0``), which are refused."""
+    text = as_bytes(words)
+    bad = np.any(text.view(np.uint8).reshape(len(text), -1) == ord("_"), axis=1)
+    try:
+        with np.errstate(over="ignore"):  # 1e999 is inf, as for strtod; not a warning
+            values = text.astype(np.float64)
+    except ValueError:
+        values = None
+    if values is not None:
+        first_bad = int(np.argmax(bad)) if bad.any() else None
+        return values, first_bad
+    # Locate the first token the cast refuses: bisection, O(log N) casts of shrinking slices.
+    lo, hi = 0, len(text)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            with np.errstate(over="ignore"):
+                text[lo:mid].astype(np.float64)
+            lo = mid
+        except ValueError:
+            hi = mid
+    first_bad = lo if not bad[:lo].any() else int(np.argmax(bad))
+    return np.full(len(text), np.nan), first_bad
+
+
+def integer_tokens(words: np.ndarray) -> np.ndarray:
+    """[N] bool: the token is ``[+-]?[0-9]+`` (a word matrix, see :func:`split_fields`)."""
+    raw = as_bytes(words)
+    chars = raw.view(np.uint8).reshape(len(raw), -1)
+    lengths = np.count_nonzero(chars, axis=1)
+    digit = (chars >= ord("0")) & (chars <= ord("9"))
+    signed = (chars[:, 0] == ord("+")) | (chars[:, 0] == ord("-"))
+    digit[:, 0] |= signed
+    padding = chars == 0
+    return np.all(digit | padding, axis=1) & (lengths > signed)

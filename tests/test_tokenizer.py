@@ -1,0 +1,191 @@
+"""The numpy tokenizer (divaeval.io._tokens) against a plain Python reference split.
+
+The reference: a line is a record, its fields are ``bytes.split()`` (ASCII whitespace), blank
+lines are skipped, and ``\\r\\n`` and a lone ``\\r`` end lines as ``\\n`` does.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from divaeval.io import _tokens
+from divaeval.io._tokens import (
+    TokenTable,
+    as_bytes,
+    byte_ranks,
+    decode,
+    factorize,
+    integer_tokens,
+    parse_floats,
+    split_fields,
+)
+
+
+def reference_rows(data: bytes) -> list[tuple[int, list[bytes]]]:
+    """(1-based line number, fields) of every non-blank line."""
+    text = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return [
+        (number, line.split())
+        for number, line in enumerate(text.split(b"\n"), start=1)
+        if line.split()
+    ]
+
+
+def tokens_of(words: np.ndarray) -> list[bytes]:
+    return as_bytes(words).tolist()
+
+
+_TOKEN = st.binary(min_size=1, max_size=30).map(
+    lambda b: bytes(c for c in b if c not in b" \t\n\r\x0b\x0c\x00") or b"x"
+)
+_SEPARATOR = st.sampled_from([b" ", b"\t", b"  ", b" \t", b"\x0b", b"\x0c"])
+_LINE_END = st.sampled_from([b"\n", b"\r\n", b"\r", b" \n", b"\n\n", b"\n  \n"])
+
+
+@st.composite
+def texts(draw) -> bytes:
+    lines = draw(st.lists(st.lists(_TOKEN, max_size=7), max_size=12))
+    out = b""
+    for fields in lines:
+        if draw(st.booleans()):
+            out += draw(_SEPARATOR)
+        for i, field in enumerate(fields):
+            out += (draw(_SEPARATOR) if i else b"") + field
+        out += draw(_LINE_END)
+    if draw(st.booleans()) and out.endswith(b"\n"):
+        out = out[:-1]  # no final newline
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts(), st.integers(1, 64))
+def test_split_matches_reference(data, chunk):
+    original = _tokens.CHUNK_BYTES
+    _tokens.CHUNK_BYTES = chunk  # tiny pieces: every piece boundary case
+    try:
+        fields = split_fields(data, (0, 1, 2, 6), first_row=(0, 3))
+    finally:
+        _tokens.CHUNK_BYTES = original
+    expected = reference_rows(data)
+    assert fields.row_line.tolist() == [number for number, _ in expected]
+    assert fields.row_count.tolist() == [len(row) for _, row in expected]
+    for j in (0, 1, 2, 6):
+        assert tokens_of(fields.columns[j]) == [
+            row[j] if len(row) > j else b"" for _, row in expected
+        ]
+    first = expected[0][1] if expected else []
+    for j in (0, 3):
+        want = first[j].decode("utf-8", "surrogateescape") if len(first) > j else None
+        assert fields.first_row[j] == want
+
+
+def test_split_empty_and_blank():
+    for data in (b"", b"\n\n", b"  \t\r\n"):
+        fields = split_fields(data, (0,), first_row=(0,))
+        assert fields.n_rows == 0
+        assert fields.columns[0].shape[0] == 0
+        assert fields.first_row == {0: None}
+
+
+def test_split_long_tokens_and_text():
+    long = b"clueweb12-0000tw-00-00000" * 3
+    fields = split_fields(b"a " + long + b"\n\xc3\xa9t\xff b\n", (0, 1))
+    assert tokens_of(fields.columns[1]) == [long, b"b"]
+    assert fields.text(0, 1) == "\xe9t\udcff"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=True), min_size=1, max_size=50))
+def test_float_parsing_is_exact(values):
+    data = b"\n".join(repr(v).encode() for v in values)
+    parsed, bad = parse_floats(split_fields(data, (0,)).columns[0])
+    assert bad is None
+    assert [struct.pack("<d", v) for v in parsed] == [struct.pack("<d", v) for v in values]
+
+
+def test_float_parsing_random_reprs_bit_exact():
+    rng = random.Random(7)
+    texts = []
+    for _ in range(20000):
+        kind = rng.random()
+        if kind < 0.4:
+            x = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+            text = repr(x) if x == x and abs(x) != float("inf") else "1.5"
+        elif kind < 0.7:
+            digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 25)))
+            cut = rng.randint(0, len(digits))
+            text = f"{rng.choice(['', '-', '+'])}{digits[:cut]}.{digits[cut:]}0"
+            text += rng.choice(["", f"e{rng.randint(-330, 310)}", f"E+{rng.randint(0, 20)}"])
+        else:
+            text = f"{rng.uniform(-1e6, 1e6):.{rng.randint(0, 17)}f}"
+        texts.append(text)
+    data = "\n".join(texts).encode()
+    parsed, bad = parse_floats(split_fields(data, (0,)).columns[0])
+    assert bad is None
+    expected = np.array([float(t) for t in texts])
+    assert np.array_equal(parsed.view(np.uint64), expected.view(np.uint64))
+
+
+@pytest.mark.parametrize(
+    ("column", "first_bad"),
+    [
+        ([b"1", b"2.5", b"x", b"3", b"y"], 2),
+        ([b"1", b"1_0", b"x"], 1),
+        ([b"1", b"2", b"1_0"], 2),
+        ([b"nan", b"inf", b"-1e5", b".5"], None),
+        ([b"0x10"], 0),
+    ],
+)
+def test_float_parsing_locates_first_bad(column, first_bad):
+    parsed, bad = parse_floats(split_fields(b"\n".join(column), (0,)).columns[0])
+    assert bad == first_bad
+
+
+def test_integer_tokens():
+    column = [b"1", b"-2", b"+30", b"+", b"-", b"1.0", b"a1", b"007", b"12345678901234567890"]
+    words = split_fields(b"\n".join(column), (0,)).columns[0]
+    assert integer_tokens(words).tolist() == [1, 1, 1, 0, 0, 0, 0, 1, 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_TOKEN, min_size=1, max_size=40), st.lists(_TOKEN, max_size=20))
+def test_factorize_table_and_ranks(tokens, probes):
+    words = split_fields(b"\n".join(tokens), (0,)).columns[0]
+    codes, uniques = factorize(words)
+    assert [tokens_of(uniques)[c] for c in codes] == tokens
+    assert len(set(tokens_of(uniques))) == len(uniques)
+    ranks = byte_ranks(words)
+    ordered = sorted(set(tokens))
+    assert ranks.tolist() == [ordered.index(t) for t in tokens]
+    if probes:
+        probe_words = split_fields(b"\n".join(probes), (0,)).columns[0]
+        found = TokenTable(uniques).find(probe_words)
+        table = tokens_of(uniques)
+        assert [table[i] if i >= 0 else None for i in found] == [
+            p if p in table else None for p in probes
+        ]
+
+
+def test_hash_collisions_fall_back_to_exact(monkeypatch):
+    # A constant hash: every pair of tokens collides, so only the exact paths answer.
+    monkeypatch.setattr(_tokens, "_hash", lambda words: np.zeros(len(words), dtype=np.uint64))
+    tokens = [b"clueweb09-en0000-00-1", b"clueweb09-en0000-00-2", b"clueweb09-en0000-00-1"]
+    words = split_fields(b"\n".join(tokens), (0,)).columns[0]
+    codes, uniques = factorize(words)
+    assert [tokens_of(uniques)[c] for c in codes] == tokens
+    found = TokenTable(uniques).find(
+        split_fields(b"clueweb09-en0000-00-2\nnope-nope-nope\n", (0,)).columns[0]
+    )
+    assert tokens_of(uniques)[found[0]] == tokens[1]
+    assert found[1] == -1
+
+
+def test_decode():
+    words = split_fields("é\nab\n".encode(), (0,)).columns[0]
+    assert decode(words).tolist() == ["é", "ab"]
