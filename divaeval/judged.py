@@ -29,8 +29,9 @@ from divaeval.topics import sort_topics
 
 Order = Literal["score", "rank", "file"]
 ORDERS: tuple[str, ...] = ("score", "rank", "file")
-#: joins use a direct (topic, docno) -> judgment table up to this many cells (4 bytes each)
-_DENSE_JOIN_CELLS = 1 << 22
+#: integer keys below this bound are deduplicated by counting (no sort), and joins use a
+#: direct (topic, docno) -> judgment table of that many cells (4 bytes each)
+_DENSE_KEYS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,19 @@ class JudgedRankings:
         return np.concatenate([self.grades, pad], axis=1)
 
 
+def _unique_keys(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` for int64 keys in [0, bound): by counting when
+    the bound is small (no sort), else by sorting."""
+    if bound > _DENSE_KEYS:
+        uniques, inverse = np.unique(key, return_inverse=True)
+        return uniques, inverse.reshape(-1)
+    present = np.zeros(bound, dtype=bool)
+    present[key] = True
+    uniques = np.flatnonzero(present)
+    rank = np.cumsum(present, dtype=np.int32) - 1
+    return uniques, rank[key].astype(np.int64)
+
+
 def _subtopic_columns(topic_code: np.ndarray, subtopic_code: np.ndarray, names: np.ndarray):
     """Column of each qrels line's subtopic within its topic: subtopics ascending (numerically
     when all are integers, as ndeval iterates them). Returns (column per line, and per
@@ -198,7 +212,7 @@ def _subtopic_columns(topic_code: np.ndarray, subtopic_code: np.ndarray, names: 
     rank_of_name = np.array([position[name] for name in names], dtype=np.int64)
     n_ranks = max(len(order), 1)
     key = topic_code.astype(np.int64) * n_ranks + rank_of_name[subtopic_code]
-    pair_keys, line_pair = np.unique(key, return_inverse=True)
+    pair_keys, line_pair = _unique_keys(key, n_ranks * (int(topic_code.max(initial=0)) + 1))
     pair_topic = pair_keys // n_ranks
     first = np.r_[0, np.flatnonzero(np.diff(pair_topic)) + 1]
     counts = np.diff(np.r_[first, len(pair_keys)])
@@ -239,11 +253,10 @@ class QrelsIndex:
         self.width = width
 
         key = topic_code * n_docs + doc_code
-        judged_keys, judged_row = np.unique(key, return_inverse=True)
-        judged_row = judged_row.reshape(-1)
+        judged_keys, judged_row = _unique_keys(key, n_topics * n_docs)
         self.n_docs = n_docs
         n_judged = len(judged_keys)
-        if n_topics * n_docs <= _DENSE_JOIN_CELLS:  # a direct table: key -> judged row
+        if n_topics * n_docs <= _DENSE_KEYS:  # a direct table: key -> judged row
             self.judged_row_of_key = np.full(n_topics * n_docs, n_judged, dtype=np.int32)
             self.judged_row_of_key[judged_keys] = np.arange(n_judged)
             self.judged_keys = None
@@ -259,21 +272,23 @@ class QrelsIndex:
         subtopics = np.full((n_topics, width), "", dtype=object)
         subtopics[pair_topic, pair_column] = pair_subtopic
         valid = subtopics != ""
-        max_grade = np.zeros((n_topics, width), dtype=np.int64)
-        np.maximum.at(max_grade, (topic_code, column), grade)
-        relevant_count = np.zeros((n_topics, width), dtype=np.int64)
+        # Judged rows are sorted by topic (every topic has one): per-topic maxima by reduceat;
+        # cells without a judgment hold 0, which the clip at 0 below ignores.
+        topic_start = np.searchsorted(judged_topic, np.arange(n_topics))
+        max_grade = np.maximum.reduceat(grades[:n_judged], topic_start, axis=0).astype(np.int64)
         is_rel = grade >= rel_level
-        np.add.at(relevant_count, (topic_code[is_rel], column[is_rel]), 1)
+        relevant_count = np.bincount(
+            topic_code[is_rel] * width + column[is_rel], minlength=n_topics * width
+        ).reshape(n_topics, width)
         judged_count = np.bincount(judged_topic, minlength=n_topics)
-        doc_max = np.full(n_judged, np.iinfo(np.int64).min, dtype=np.int64)
-        np.maximum.at(doc_max, judged_row, grade)
-        judged_nonnegative = np.bincount(judged_topic[doc_max >= 0], minlength=n_topics)
+        has_nonnegative = np.bincount(judged_row[grade >= 0], minlength=n_judged) > 0
+        judged_nonnegative = np.bincount(judged_topic[has_nonnegative], minlength=n_topics)
 
         # Ideal material: positively judged documents per topic, docno descending.
         positive = grades[:n_judged].max(axis=1) > 0
         pool_rows = np.flatnonzero(positive)
         pool_topic = judged_topic[pool_rows]
-        doc_rank = byte_ranks(qrels.doc_words[judged_doc[pool_rows]])
+        doc_rank = byte_ranks(qrels.doc_words)[judged_doc[pool_rows]]
         order = np.lexsort((-doc_rank, pool_topic))
         pool_rows, pool_topic = pool_rows[order], pool_topic[order]
         pool_size = np.bincount(pool_topic, minlength=n_topics)
@@ -552,7 +567,7 @@ def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
 
     kept_topic = topic_sorted[keep]
     kept_position = position[keep]
-    qdoc = index.doc_table.find(run.doc_words)[doc_codes[keep]]
+    qdoc = index.doc_table.find(run.doc_words, run.doc_hashes)[doc_codes[keep]]
     jrow = index.judged_rows(kept_topic, qdoc)
     unjudged = jrow == len(index.judged_grades) - 1
 

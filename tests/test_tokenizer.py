@@ -21,6 +21,7 @@ from divaeval.io._tokens import (
     byte_ranks,
     decode,
     factorize,
+    factorize_with_keys,
     integer_tokens,
     parse_floats,
     split_fields,
@@ -170,6 +171,10 @@ def test_factorize_table_and_ranks(tokens, probes):
         assert [table[i] if i >= 0 else None for i in found] == [
             p if p in table else None for p in probes
         ]
+        # with the probes' hashes from factorize_with_keys (as runs pass them)
+        probe_codes, probe_uniques, keys = factorize_with_keys(probe_words)
+        found_uniques = TokenTable(uniques).find(probe_uniques, keys)
+        assert found_uniques[probe_codes].tolist() == found.tolist()
 
 
 def test_hash_collisions_fall_back_to_exact(monkeypatch):

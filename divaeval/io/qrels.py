@@ -90,7 +90,7 @@ def _fail(source: Source, row: int, message: str) -> DataError:
 
 
 def _word(text: bytes) -> np.uint64:
-    return np.frombuffer(text.ljust(8, b"\0"), dtype=">u8")[0].astype(np.uint64)
+    return np.frombuffer(text.ljust(8, b"\0"), dtype="<u8")[0].astype(np.uint64)
 
 
 def _intent_types(source: Source, fields) -> np.ndarray:
@@ -114,8 +114,9 @@ def _parse_grades(source: Source, fields) -> np.ndarray:
     (``2.0``, as the C parser took them); |grade| <= GRADE_LIMIT."""
     words = fields.columns[3]
     chars = as_bytes(words).view(np.uint8).reshape(len(words), -1)
-    ntcir = (chars[:, 0] == ord("L")) & _digits_after_first(chars)
+    ntcir = chars[:, 0] == ord("L")
     if ntcir.any():
+        ntcir &= _digits_after_first(chars)
         if not ntcir.all():
             row = int(np.argmax(~ntcir))
             raise _fail(
@@ -125,7 +126,10 @@ def _parse_grades(source: Source, fields) -> np.ndarray:
         grades = digits.view(f"S{chars.shape[1]}").reshape(-1).astype(np.float64)
     else:
         integral = integer_tokens(words)
-        grades, unparsable = parse_floats(words)
+        if integral.all() and words.shape[1] == 1:  # at most 8 characters: exact in int64
+            grades = _small_integers(chars)
+        else:
+            grades, unparsable = parse_floats(words)
         if not integral.all():
             # Integral decimals pass when every grade is a number, integral and in range.
             whole = np.isfinite(grades) & (grades == np.round(grades))
@@ -142,6 +146,18 @@ def _parse_grades(source: Source, fields) -> np.ndarray:
             f"grade {fields.text(3, row)!r} is out of range (|grade| <= {GRADE_LIMIT})",
         )
     return grades.astype(np.int64)
+
+
+def _small_integers(chars: np.ndarray) -> np.ndarray:
+    """Values of ``[+-]?[0-9]+`` tokens of at most 8 bytes (``chars``: [N, 8] uint8, zero
+    padded), as float64 (exact), without a text-to-number cast."""
+    negative = chars[:, 0] == ord("-")
+    value = np.zeros(len(chars), dtype=np.int64)
+    for c in range(chars.shape[1]):
+        digit = chars[:, c].astype(np.int64) - ord("0")
+        is_digit = (digit >= 0) & (digit <= 9)
+        value = np.where(is_digit, value * 10 + digit, value)
+    return np.where(negative, -value, value).astype(np.float64)
 
 
 def _digits_after_first(chars: np.ndarray) -> np.ndarray:
@@ -191,8 +207,11 @@ def read_qrels(path: str) -> Qrels:
 def _check_duplicates(qrels: Qrels) -> None:
     """A repeated (topic, subtopic, docno) is an error at its second line, naming the first."""
     pair = qrels.topic_codes * len(qrels.subtopic_names) + qrels.subtopic_codes
-    _, pair = np.unique(pair, return_inverse=True)
-    key = pair.reshape(-1) * len(qrels.doc_words) + qrels.doc_codes
+    n_pairs = len(qrels.topic_names) * len(qrels.subtopic_names)
+    if n_pairs * len(qrels.doc_words) >= 2**62:  # renumber the pairs densely first
+        _, pair = np.unique(pair, return_inverse=True)
+        pair = pair.reshape(-1)
+    key = pair * len(qrels.doc_words) + qrels.doc_codes
     ordered = np.sort(key)
     if not (ordered[1:] == ordered[:-1]).any():
         return

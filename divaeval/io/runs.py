@@ -22,6 +22,7 @@ from divaeval.io._tokens import (
     as_bytes,
     decode,
     factorize,
+    factorize_with_keys,
     integer_tokens,
     parse_floats,
     split_fields,
@@ -44,6 +45,7 @@ class Run:
     doc_words: np.ndarray  # [U, W] uint64: distinct docnos (see divaeval.io._tokens)
     score: np.ndarray  # [N] float64
     rank_words: np.ndarray = field(repr=False)  # [N, W] uint64: the rank column's tokens
+    doc_hashes: np.ndarray | None = field(default=None, repr=False)  # of doc_words, if known
     _frame: object = field(default=None, repr=False)
 
     @property
@@ -113,7 +115,7 @@ def read_run(path: str) -> Run:
         raise _fail_row(source, row, f"score {fields.text(4, row)!r} is not a finite number")
 
     topic_codes, topic_words = factorize(fields.columns[0])
-    doc_codes, doc_words = factorize(fields.columns[2])
+    doc_codes, doc_words, doc_hashes = factorize_with_keys(fields.columns[2])
     tag = fields.first_row[5]
     return Run(
         name=tag,
@@ -123,6 +125,7 @@ def read_run(path: str) -> Run:
         topics=decode(topic_words),
         doc_codes=doc_codes,
         doc_words=doc_words,
+        doc_hashes=doc_hashes,
         score=scores,
         rank_words=fields.columns[3],
     )
