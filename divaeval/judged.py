@@ -479,8 +479,12 @@ def _order_rows(run, rows: np.ndarray, topic_code: np.ndarray, order: Order) -> 
     scores = run.score[rows]
     # Run files are usually grouped by topic and sorted by score: a stable sort by topic (fast
     # on such runs) is then the whole permutation; otherwise sort by (topic, -score).
-    perm = np.argsort(topic_code, kind="stable")
-    s_sorted, t_sorted = scores[perm], topic_code[perm]
+    if (topic_code[1:] >= topic_code[:-1]).all():  # already grouped in topic code order
+        perm = np.arange(len(topic_code))
+        s_sorted, t_sorted = scores, topic_code
+    else:
+        perm = np.argsort(topic_code, kind="stable")
+        s_sorted, t_sorted = scores[perm], topic_code[perm]
     same_topic = t_sorted[1:] == t_sorted[:-1]
     if (same_topic & (s_sorted[1:] > s_sorted[:-1])).any():
         perm = np.lexsort((-scores, topic_code))
@@ -560,14 +564,17 @@ def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
             )
 
     n_qrels_topics = len(index.topics)
-    run_topics = np.unique(topic_sorted)
+    # every order groups topics by ascending code: distinct topics without a sort
+    run_topics = topic_sorted[np.r_[True, topic_sorted[1:] != topic_sorted[:-1]][: len(perm)]]
     eval_codes = np.arange(n_qrels_topics) if settings.complete else run_topics
     row_of_code = np.full(n_qrels_topics, -1, dtype=np.int64)
     row_of_code[eval_codes] = np.arange(len(eval_codes))
 
-    kept_topic = topic_sorted[keep]
-    kept_position = position[keep]
-    qdoc = index.doc_table.find(run.doc_words, run.doc_hashes)[doc_codes[keep]]
+    if keep.all():
+        kept_topic, kept_position, kept_docs = topic_sorted, position, doc_codes
+    else:
+        kept_topic, kept_position, kept_docs = topic_sorted[keep], position[keep], doc_codes[keep]
+    qdoc = index.doc_table.find(run.doc_words, run.doc_hashes)[kept_docs]
     jrow = index.judged_rows(kept_topic, qdoc)
     unjudged = jrow == len(index.judged_grades) - 1
 

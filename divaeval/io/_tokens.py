@@ -103,7 +103,10 @@ def split_fields(data: bytes, columns: Sequence[int], first_row: Sequence[int] =
                     head[j] = piece.text(int(piece.row_first[0]) + j)
         for j in columns:
             has = piece.row_count > j
-            tokens = np.minimum(piece.row_first + j, max(n_tokens - 1, 0))
+            if not has.any():  # e.g. no qrels line with the optional 5th column
+                gathered[j].append(np.zeros((piece.n_rows, 1), dtype=np.uint64))
+                continue
+            tokens = np.minimum(piece.row_first + j, n_tokens - 1)
             words = piece.words(tokens)
             words[~has] = 0
             gathered[j].append(words)

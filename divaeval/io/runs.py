@@ -44,9 +44,9 @@ class Run:
     doc_codes: np.ndarray  # [N] int64: index into ``doc_words``
     doc_words: np.ndarray  # [U, W] uint64: distinct docnos (see divaeval.io._tokens)
     score: np.ndarray  # [N] float64
-    rank_words: np.ndarray = field(repr=False)  # [N, W] uint64: the rank column's tokens
     doc_hashes: np.ndarray | None = field(default=None, repr=False)  # of doc_words, if known
     _frame: object = field(default=None, repr=False)
+    _rank_words: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def path(self) -> str:
@@ -57,6 +57,14 @@ class Run:
 
     def __len__(self) -> int:
         return len(self.score)
+
+    @property
+    def rank_words(self) -> np.ndarray:
+        """[N, W] uint64: the rank column's tokens (split again on first use: only
+        ``--order rank`` and :attr:`frame` read it)."""
+        if self._rank_words is None:
+            self._rank_words = split_fields(self.source.data, (3,)).columns[3]
+        return self._rank_words
 
     def docno(self, row: int) -> str:
         """The docno of ``row`` as text."""
@@ -88,7 +96,7 @@ def _fail_row(source: Source, row: int, message: str) -> DataError:
 def read_run(path: str) -> Run:
     """Parse a TREC run file (``-`` = stdin)."""
     source = read_source(path, what="run")
-    fields = split_fields(source.data, (0, 2, 3, 4), first_row=(5,))
+    fields = split_fields(source.data, (0, 2, 4), first_row=(5,))
     source.set_row_lines(fields.row_line)
     if fields.n_rows == 0:
         raise DataError("run file has no lines", file=source.name)
@@ -127,7 +135,6 @@ def read_run(path: str) -> Run:
         doc_words=doc_words,
         doc_hashes=doc_hashes,
         score=scores,
-        rank_words=fields.columns[3],
     )
 
 
