@@ -17,6 +17,10 @@ Reproduces ndeval 4.5 (TREC Web Track 2009–2014), following ``reference/ndeval
 
 The operations are performed in ndeval's order (§6.6), so values agree bit for bit.
 
+The greedy ideal is an approximation (the best ranking is NP-hard to find), so a run can beat
+it: nERR-IA, alpha-nDCG and nNRBP can exceed 1, in ndeval exactly as here (e.g. 1.0435 for
+nERR-IA(alpha=0.25)@2 on tests/test_ndeval_properties.py's example).
+
 Generalised cascade gains (Clarke, Craswell, Soboroff, Ashkan WSDM 2011, as written by Golbus et
 al. 2013, Eq. 6–7; ``other-metrics.md`` §5.2 — an interpretation, the WSDM paper's own formula
 is not reproduced): every novelty metric above takes ``weights=uniform|intents`` and
@@ -301,11 +305,16 @@ _spec(
     aliases=("a-dcg", "alphadcg"),
     notes=_AT1,
 )
+_GREEDY = (
+    "The ideal is ndeval's greedy ranking, an approximation: a run can beat it and score "
+    "above 1 (as in ndeval)."
+)
 _spec(
     "alpha-nDCG",
     alpha_ndcg,
     "alpha-DCG normalised by the greedy ideal ranking",
     aliases=("a-ndcg", "alphandcg", "andcg"),
+    notes=_GREEDY,
 )
 _spec(
     "NRBP",
