@@ -56,11 +56,19 @@ class GreedyIdeal:
         self, pool_relevant: np.ndarray, alpha: float, pool_values: np.ndarray | None = None
     ):
         self.relevant = pool_relevant
-        self.values = pool_values
         self.decay = 1.0 - alpha
         n_topics, _, width = pool_relevant.shape
-        self.available = pool_relevant.any(axis=2)
-        self.max_steps = int(self.available.sum(axis=1).max(initial=0))
+        # One contiguous [T, P] plane per subtopic (v, or 1.0/0.0 for binary relevance): the
+        # marginal gain is Σ_s plane_s·w_s, summed in ascending s as ndeval does (0·w adds an
+        # exact 0, so the sums and their ties are those of ndeval's loop).
+        planes = pool_relevant if pool_values is None else np.where(pool_relevant, pool_values, 0.0)
+        self.planes = [
+            np.ascontiguousarray(planes[:, :, s], dtype=np.float64) for s in range(width)
+        ]
+        self.exact_ties = pool_values is None
+        available = pool_relevant.any(axis=2)
+        self.max_steps = int(available.sum(axis=1).max(initial=0))
+        self.penalty = np.where(available, 0.0, -np.inf)  # -inf: placed or never useful
         self.weight = np.ones((n_topics, width))
         self.done = np.zeros((n_topics, 0))
 
@@ -80,19 +88,18 @@ class GreedyIdeal:
         rows = np.arange(n_topics)
         new = np.zeros((n_topics, length - self.done.shape[1]))
         for step in range(new.shape[1]):
-            gain = np.zeros((n_topics, pool))
-            for s in range(width):
-                term = np.where(self.relevant[:, :, s], self.weight[:, None, s], 0.0)
-                gain += term if self.values is None else term * self.values[:, :, s]
-            gain[~self.available] = -1.0
-            if self.values is None:
+            gain = self.planes[0] * self.weight[:, :1]
+            for s in range(1, width):
+                gain += self.planes[s] * self.weight[:, s : s + 1]
+            gain += self.penalty
+            if self.exact_ties:
                 pick = np.argmax(gain, axis=1)
             else:
                 top = gain.max(axis=1)
                 pick = np.argmax(gain >= (top - TIE_TOLERANCE * np.abs(top))[:, None], axis=1)
             best = gain[rows, pick]
             new[:, step] = np.maximum(best, 0.0)
-            self.available[rows, pick] = False
+            self.penalty[rows, pick] = -np.inf
             hit = self.relevant[rows, pick] & (best > 0)[:, None]
             self.weight = np.where(hit, self.weight * self.decay, self.weight)
         self.done = np.concatenate([self.done, new], axis=1)
