@@ -237,18 +237,22 @@ def map_ia(jr, params, cutoffs):
     if params.get("weights", "uniform") == "intents":
         return intent_aware(jr, average_precision, params, cutoffs)
     length = depth_for(cutoffs, jr.depth)
-    relevant = jr.padded_to(length) >= jr.material.rel_level
-    hits = np.cumsum(relevant, axis=1, dtype=np.int64)
-    ranks = np.arange(1.0, length + 1.0)[None, :, None]
+    # [T, S, K]: running sums along the contiguous last axis (still sequential, as ndeval's
+    # T_i += h_i/r), a few times faster than along the middle axis of [T, K, S].
+    relevant = np.ascontiguousarray(
+        (jr.padded_to(length) >= jr.material.rel_level).transpose(0, 2, 1)
+    )
+    hits = np.cumsum(relevant, axis=2, dtype=np.int32)
+    ranks = np.arange(1.0, length + 1.0)
     terms = np.where(relevant, hits / ranks, 0.0)
-    totals = np.cumsum(terms, axis=1)  # [T, K, S]
+    totals = np.cumsum(terms, axis=2)  # [T, S, K]
     counts = jr.material.relevant_count.astype(np.float64)
     out = np.zeros((jr.n_topics, len(cutoffs)))
     for column, k in enumerate(cutoffs):
         index = length if k is None else min(k, length)
         if index == 0:
             continue
-        per_subtopic = safe_divide(totals[:, index - 1, :], counts)
+        per_subtopic = safe_divide(totals[:, :, index - 1], counts)
         summed = np.zeros(jr.n_topics)
         for s in range(per_subtopic.shape[1]):
             summed += per_subtopic[:, s]
