@@ -16,7 +16,7 @@ lint:
 	$(PYTHON) -m ruff format --check divaeval tests bench
 
 bench:
-	$(PYTHON) bench/run_all.py
+	$(PYTHON) bench/run_all.py  # NDEVAL=/path/to/ndeval adds the C tool
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache bench/out

@@ -2,7 +2,8 @@
 
 Every timing is wall-clock for a whole command (parse + evaluate + print), best of
 ``--repeat`` runs, on this machine; peak memory is the child's max RSS. The reference for the
-ndeval family is pyndeval (ndeval 4.5's C code) reading the same files in Python. Results go
+ndeval family is pyndeval (ndeval 4.5's C code) reading the same files in Python, and, when
+``NDEVAL=/path/to/ndeval`` names a compiled ndeval 4.5 binary, the C tool itself. Results go
 to stdout and ``bench/out/results.json``.
 """
 
@@ -73,6 +74,18 @@ def registered(name: str) -> bool:
         return False
 
 
+def _gunzip(path: str) -> str:
+    """An unzipped copy of ``path`` under bench/out (for tools that cannot read gzip)."""
+    import gzip
+    import shutil
+
+    target = os.path.join(OUT, os.path.basename(path).removesuffix(".gz"))
+    if not os.path.exists(target):
+        with gzip.open(path, "rb") as source, open(target, "wb") as sink:
+            shutil.copyfileobj(source, sink)
+    return target
+
+
 def divaeval_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "divaeval", *args]
 
@@ -106,6 +119,26 @@ def main() -> None:
     results["ratio pyndeval/divaeval (ndeval family)"] = {"ratio": round(ratio, 2)}
     print(f"{'  -> divaeval is faster by a factor of':<58} {ratio:8.2f}")
 
+    ndeval = os.environ.get("NDEVAL")
+    if ndeval:
+        # The C tool itself (a binary you built; none ships here): one process per run, as
+        # ndeval takes one run at a time, on unzipped copies (ndeval cannot read gzip).
+        plain = [_gunzip(path) for path in (*RUNS_2012, QRELS_2012)]
+        loop = " ; ".join(
+            f"{ndeval} -traditional {plain[-1]} {run} > /dev/null" for run in plain[:-1]
+        )
+        record("2012: 9 runs, C ndeval 4.5 -traditional", ["sh", "-c", loop])
+        record(
+            "2012: 9 runs -m ndeval (divaeval, plain files)",
+            divaeval_cmd(*plain, "-m", "ndeval", "-q"),
+        )
+        ratio = (
+            results["2012: 9 runs, C ndeval 4.5 -traditional"]["seconds"]
+            / results["2012: 9 runs -m ndeval (divaeval, plain files)"]["seconds"]
+        )
+        results["ratio C ndeval/divaeval, 2012"] = {"ratio": round(ratio, 2)}
+        print(f"{'  -> C ndeval time / divaeval time':<58} {ratio:8.2f}")
+
     optional = {
         "2012: 9 runs -m ntcir@10,20": ["ntcir@10,20"],
         "2012: 9 runs, every metric @20": ["all@20"],
@@ -123,6 +156,15 @@ def main() -> None:
             "1M lines: alpha-nDCG@20 ERR-IA@20 strec@20",
             divaeval_cmd(run, qrels, "-m", "alpha-ndcg@20", "-m", "err-ia@20", "-m", "strec@20"),
         )
+        record("1M lines: -m ndeval (21 columns)", divaeval_cmd(run, qrels, "-m", "ndeval"))
+        if ndeval:
+            record("1M lines: C ndeval 4.5 -traditional", [ndeval, "-traditional", qrels, run])
+            ratio = (
+                results["1M lines: C ndeval 4.5 -traditional"]["seconds"]
+                / results["1M lines: -m ndeval (21 columns)"]["seconds"]
+            )
+            results["ratio C ndeval/divaeval, 1M lines"] = {"ratio": round(ratio, 2)}
+            print(f"{'  -> C ndeval time / divaeval time':<58} {ratio:8.2f}")
         extra = [m for m in ("rbu", "nDCG-IA@20", "alpha#-nDCG-IA@20") if registered(m)]
         if extra:
             flags = [x for m in extra for x in ("-m", m)]
