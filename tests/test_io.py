@@ -503,6 +503,8 @@ def test_intents_file():
         ("1 1 1.5\n", "i.txt:1: probability '1.5' is not a number in [0, 1]"),
         ("1 1 -0.1\n", "i.txt:1: probability '-0.1' is not a number in [0, 1]"),
         ("1 1 p\n", "i.txt:1: probability 'p' is not a number in [0, 1]"),
+        # the unreadable value after a good line and a comment: located at its own line
+        ("1 1 0.5\n# c\n1 2 p\n", "i.txt:3: probability 'p' is not a number in [0, 1]"),
         ("1 1 0.5 xx\n", "i.txt:1: intent type 'xx' is not 'inf' or 'nav'"),
         (
             "1 1 0.5\n1 2\n",

@@ -2,9 +2,8 @@
 
 :func:`read_source` loads the bytes of any input file (a path, ``-`` for stdin, gzip detected by
 its magic bytes) and blanks out comment lines (first non-blank character ``#``); a ``#`` inside a
-field is data (MS MARCO docids contain it). Runs and qrels are then split by the numpy tokenizer
-of :mod:`divaeval.io._tokens` (which also records the line number of every row); the small
-intent files go through :func:`read_table`, pandas' C tokenizer.
+field is data (MS MARCO docids contain it). Every file is then split by the one numpy tokenizer
+of :mod:`divaeval.io._tokens`, which also records the line number of every row.
 
 Row ``i`` of the table is the ``i``-th non-blank, non-comment line; :meth:`Source.line_of` maps it
 back to the physical 1-based line number for error messages. That mapping is computed lazily,
@@ -14,8 +13,6 @@ only when a message needs it, so the fast path never pays for it.
 from __future__ import annotations
 
 import gzip
-import io
-import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -26,7 +23,6 @@ from divaeval.errors import DataError
 
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t\r\f\v]*#[^\n]*")
 _FIRST_CONTENT = re.compile(rb"[^ \t\r\n\f\v][^\n]*")
-_FIELDS_ERROR = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 
 @dataclass
@@ -83,70 +79,3 @@ def read_source(path: str, *, what: str) -> Source:
     if b"#" in data:
         data = _COMMENT_LINE.sub(b"", data)
     return Source(name=name, data=data)
-
-
-def read_table(source: Source, *, min_columns: int, dtypes: dict[int, object] | None = None):
-    """Split ``source`` into a DataFrame of at least ``min_columns`` string columns.
-
-    Extra columns are kept (as strings); missing trailing fields are ``NaN``. ``dtypes`` may ask
-    the C parser for float64 columns; a value that does not convert raises ``ValueError``,
-    which callers turn into a located :class:`DataError`.
-    """
-    import pandas as pd
-
-    # At least as many names as the first line has fields: with fewer, pandas would silently
-    # turn the first column into an index and shift every other column left.
-    first = _FIRST_CONTENT.search(source.data)
-    width = max(min_columns, len(first.group().split()) if first else 0)
-    while True:
-        dtype = dict.fromkeys(range(width), object)
-        if dtypes:
-            dtype.update(dtypes)
-        try:
-            return pd.read_csv(
-                io.BytesIO(source.data),
-                sep=r"\s+",
-                header=None,
-                names=list(range(width)),
-                dtype=dtype,
-                engine="c",
-                na_filter=False,
-                skip_blank_lines=True,
-                quoting=3,  # csv.QUOTE_NONE: quotes are data
-                encoding="utf-8",
-                encoding_errors="surrogateescape",
-            )
-        except pd.errors.EmptyDataError:
-            return pd.DataFrame({i: pd.Series([], dtype=object) for i in range(width)})
-        except pd.errors.ParserError as exc:
-            match = _FIELDS_ERROR.search(str(exc))
-            if match is None:
-                raise DataError(f"cannot parse: {exc}", file=source.name) from None
-            width = max(width + 1, int(match.group(3)))
-
-
-def field_count(table, row: int) -> int:
-    """Number of fields actually present on table row ``row``."""
-    values = table.iloc[row]
-    # a missing field is "" or NaN (string columns) or NaN (float columns such as the score);
-    # numeric columns (score, grade) hold numbers, which are present fields
-    return int(
-        sum(
-            1
-            for v in values
-            if not (
-                v is None or (isinstance(v, str) and v == "") or (isinstance(v, float) and v != v)
-            )
-        )
-    )
-
-
-def missing_field(table, column: int):
-    """Boolean array: rows that lack field ``column`` (0-based)."""
-    values = table[column]
-    return values.isna().to_numpy() | (values.to_numpy() == "")
-
-
-def display_name(path: str) -> str:
-    """The name used for a file in run names when its tag is ambiguous."""
-    return "<stdin>" if path == "-" else os.path.basename(path)

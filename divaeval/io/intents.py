@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from divaeval.errors import DataError, warn
-from divaeval.io._text import Source, missing_field, read_source, read_table
+from divaeval.io._text import Source, read_source
+from divaeval.io._tokens import decode, parse_floats, split_fields
 from divaeval.io.qrels import INTENT_TYPES
 
 INTENT_COLUMNS = "topic subtopic probability [inf|nav]"
@@ -37,38 +38,34 @@ def read_intents(path: str) -> Intents:
     import pandas as pd
 
     source = read_source(path, what="intent")
-    table = read_table(source, min_columns=4)
-    if len(table) == 0:
+    fields = split_fields(source.data, (0, 1, 2, 3))
+    source.set_row_lines(fields.row_line)
+    if fields.n_rows == 0:
         raise DataError("intent file has no lines", file=source.name)
 
     def fail(row: int, message: str) -> DataError:
         return DataError(message, file=source.name, line=source.line_of(row))
 
-    short = missing_field(table, 2)
-    if short.any():
-        row = int(np.flatnonzero(short)[0])
-        raise fail(row, f"expected 3 or 4 columns ({INTENT_COLUMNS})")
-    if table.shape[1] > 4 and (~missing_field(table, 4)).any():
-        row = int(np.flatnonzero(~missing_field(table, 4))[0])
-        raise fail(row, f"expected 3 or 4 columns ({INTENT_COLUMNS})")
-    probability = pd.to_numeric(table[2], errors="coerce").to_numpy(dtype=np.float64)
+    bad_count = (fields.row_count < 3) | (fields.row_count > 4)
+    if bad_count.any():
+        raise fail(int(np.argmax(bad_count)), f"expected 3 or 4 columns ({INTENT_COLUMNS})")
+    probability, not_number = parse_floats(fields.columns[2])
     bad = ~np.isfinite(probability) | (probability < 0) | (probability > 1)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise fail(row, f"probability {table[2].iat[row]!r} is not a number in [0, 1]")
-    types = np.array(table[3].to_numpy(dtype=object), copy=True)
-    types[missing_field(table, 3)] = ""
+    if not_number is not None or bad.any():
+        row = not_number if not_number is not None else int(np.argmax(bad))
+        raise fail(row, f"probability {fields.text(2, row)!r} is not a number in [0, 1]")
+    types = decode(fields.columns[3])
     bad_type = (types != "") & ~np.isin(types, INTENT_TYPES)
     if bad_type.any():
         row = int(np.flatnonzero(bad_type)[0])
         raise fail(row, f"intent type {types[row]!r} is not 'inf' or 'nav'")
     frame = pd.DataFrame(
         {
-            "topic": table[0].to_numpy(dtype=object),
-            "subtopic": table[1].to_numpy(dtype=object),
+            "topic": decode(fields.columns[0]),
+            "subtopic": decode(fields.columns[1]),
             "probability": probability,
             "type": types,
-            "row": np.arange(len(table), dtype=np.int64),
+            "row": np.arange(fields.n_rows, dtype=np.int64),
         }
     )
     dup = frame.duplicated(["topic", "subtopic"]).to_numpy()
