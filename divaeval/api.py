@@ -13,11 +13,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from divaeval.aggregate import RunScores, long_table
+from divaeval.aggregate import RunScores, long_table, means
 from divaeval.errors import DataError, warn
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics, validate_settings
 
@@ -34,16 +34,29 @@ class Evaluation:
     measures: list
     settings: EvalSettings
     index: QrelsIndex
+    _dd_weights: dict[str, float] | None = field(default=None, repr=False)
+
+    def topic_weights(self, mean: str) -> dict[str, float] | None:
+        """Per-topic weights of the topic mean: 1 − diversity difficulty for ``dd`` (computed
+        once per evaluation), None for the unweighted means."""
+        if mean != "dd":
+            return None
+        if self._dd_weights is None:
+            self._dd_weights = difficulty_weights(self.index)
+        return self._dd_weights
+
+    def means(self, run: RunScores, mean: str = "arith") -> dict:
+        """Measure -> mean of ``run`` over its evaluated topics (every report uses this)."""
+        return means(run, self.measures, mean, self.topic_weights(mean))
 
     def table(self, *, per_topic: bool = True, summary: bool = True, mean: str = "arith"):
-        weights = difficulty_weights(self.index) if mean == "dd" else None
         return long_table(
             self.runs,
             self.measures,
             per_topic=per_topic,
             summary=summary,
             how=mean,
-            weights=weights,
+            weights=self.topic_weights(mean),
         )
 
 

@@ -602,3 +602,38 @@ def test_display_names_round_trip_through_the_cli(capsys):
     code, out, err = cli(capsys, *again)
     assert code == 0, err
     assert jsonl(out) == first
+
+
+@pytest.mark.parametrize("fmt", ["trec_eval", "ndeval", "ntcir", "table", "csv", "jsonl", "json"])
+def test_difficulty_weighted_mean_in_every_format(capsys, fmt):
+    # --mean dd = Σ_t (1 − dd_t)·v_t / Σ_t (1 − dd_t) (Golbus et al. 2013 §6.2), from the
+    # per-topic values and the collection analysis, computed here independently.
+    import divaeval
+    from divaeval.collection import collection_table, difficulty_weights
+
+    table = divaeval.evaluate([str(SAMPLE_RUN)], str(SAMPLE_QRELS), ["strec@5"], summary=False)
+    weights = difficulty_weights(collection_table(divaeval.read_qrels(str(SAMPLE_QRELS)).frame))
+    values = dict(zip(table["topic"], table["value"], strict=True))
+    expected = sum(values[t] * weights[t] for t in values) / sum(weights[t] for t in values)
+
+    code = main([str(SAMPLE_RUN), str(SAMPLE_QRELS), "-m", "strec@5", "--mean", "dd", "-f", fmt])
+    out = capsys.readouterr().out
+    assert code == 0
+    if fmt == "jsonl":
+        (record,) = [json.loads(line) for line in out.splitlines()]
+        assert record["value"] == pytest.approx(expected, abs=1e-12)
+    elif fmt == "ndeval":
+        assert out.splitlines()[-1] == f"ql-cata,amean,{expected:.6f}"
+    elif fmt == "trec_eval":
+        assert out.splitlines()[-1].split("\t") == [
+            "strec@5               ",
+            "all",
+            f"{expected:.4f}",
+        ]
+    elif fmt == "csv":
+        assert float(out.splitlines()[-1].split(",")[-1]) == pytest.approx(expected, abs=1e-12)
+    elif fmt == "json":
+        (record,) = json.loads(out)["results"]
+        assert record["value"] == pytest.approx(expected, abs=1e-12)
+    else:
+        assert f"{expected:.4f}" in out

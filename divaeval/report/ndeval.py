@@ -11,7 +11,6 @@ from typing import TextIO
 
 import numpy as np
 
-from divaeval.aggregate import means
 from divaeval.topics import sort_topics
 
 
@@ -39,7 +38,7 @@ def write(evaluation, out: TextIO, options) -> None:
                     row = zero_row
                 out.write(f"{run.name},{topic},{row}\n")
         if options.summary:
-            averaged = means(run, measures, options.mean)
+            averaged = evaluation.means(run, options.mean)
             out.write(
                 f"{run.name},amean,"
                 + ",".join(_number(averaged[m], precision) for m in measures)

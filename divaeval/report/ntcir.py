@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from divaeval.aggregate import means
-
 NAME_WIDTH = 21
 
 
@@ -49,11 +47,6 @@ def write(evaluation, out: TextIO, options) -> None:
     precision = 4 if options.precision is None else options.precision
     measures = evaluation.measures
     names = [ntcir_name(m) for m in measures]
-    weights = None
-    if options.mean == "dd":
-        from divaeval.api import difficulty_weights
-
-        weights = difficulty_weights(evaluation.index)
     several = len(evaluation.runs) > 1
     for run in evaluation.runs:
         lines: list[str] = []
@@ -65,7 +58,7 @@ def write(evaluation, out: TextIO, options) -> None:
                 for name, column in zip(names, columns, strict=True):
                     lines.append(_line(str(topic), name, column[i], precision))
         if options.summary:
-            averaged = means(run, measures, options.mean, weights)
+            averaged = evaluation.means(run, options.mean)
             lines.extend(
                 _line(run.name, name, averaged[m], precision)
                 for name, m in zip(names, measures, strict=True)

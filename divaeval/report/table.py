@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from divaeval.aggregate import means
-
 
 def write(evaluation, out: TextIO, options) -> None:
     from rich.console import Console
@@ -28,7 +26,7 @@ def write(evaluation, out: TextIO, options) -> None:
                     run.name, topic, *(f"{run.values[m][i]:.{precision}f}" for m in measures)
                 )
         if options.summary:
-            averaged = means(run, measures, options.mean)
+            averaged = evaluation.means(run, options.mean)
             table.add_row(
                 run.name,
                 f"mean ({len(run.topics)})",

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from divaeval.aggregate import means
-
 
 def _line(name: str, topic: str, value: float, precision: int) -> str:
     return f"{name:<22}\t{topic}\t{value:{precision + 2}.{precision}f}\n"
@@ -19,11 +17,6 @@ def _line(name: str, topic: str, value: float, precision: int) -> str:
 def write(evaluation, out: TextIO, options) -> None:
     precision = 4 if options.precision is None else options.precision
     measures = evaluation.measures
-    weights = None
-    if options.mean == "dd":
-        from divaeval.api import difficulty_weights
-
-        weights = difficulty_weights(evaluation.index)
     for run in evaluation.runs:
         lines: list[str] = []
         if options.per_topic:
@@ -35,6 +28,6 @@ def write(evaluation, out: TextIO, options) -> None:
         if options.summary:
             lines.append(f"{'runid':<22}\tall\t{run.name}\n")
             lines.append(f"{'num_q':<22}\tall\t{len(run.topics)}\n")
-            averaged = means(run, measures, options.mean, weights)
+            averaged = evaluation.means(run, options.mean)
             lines.extend(_line(m.name, "all", averaged[m], precision) for m in measures)
         out.write("".join(lines))
