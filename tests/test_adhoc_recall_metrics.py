@@ -151,6 +151,22 @@ def test_recall_level_worked_values():
     assert c["metric-LR(n=20)"]["1"] == pytest.approx(0.002442, abs=1e-6)
 
 
+def test_tse_rbp_and_linear_worked_values():
+    """TSE_e = e(p_m) (Diaz et al. Eq. 3). runA topic 1: all m = 6 relevant documents are
+    retrieved, the last at p_m = 7: TSE-rbp(γ=0.5) = (1 − 0.5)·0.5^6 = 0.0078125 and
+    TSE-linear(n=20) = 1 − 7/20 = 0.65. runB misses one, imputed at p_m = n = 20:
+    TSE-rbp(γ=0.8, n=20) = 0.2·0.8^19 and TSE-linear(n=20) = 1 − 20/20 = 0; without n the
+    limit n → ∞ gives TSE-rbp = 0."""
+    measures = ["TSE-rbp(gamma=0.5)", "TSE-rbp(n=20)", "TSE-rbp", "TSE-linear(n=20)"]
+    a = scores(REF / "div.qrels", REF / "runA", measures)
+    b = scores(REF / "div.qrels", REF / "runB", measures)
+    assert a["TSE-rbp(gamma=0.5)"]["1"] == pytest.approx(0.0078125, abs=1e-15)
+    assert a["TSE-linear(n=20)"]["1"] == pytest.approx(0.65, abs=1e-15)
+    assert b["TSE-rbp(n=20)"]["1"] == pytest.approx(0.2 * 0.8**19, abs=1e-15)
+    assert b["TSE-rbp"]["1"] == 0.0
+    assert b["TSE-linear(n=20)"]["1"] == pytest.approx(0.0, abs=1e-15)
+
+
 def test_metric_lexirecall_exact_example():
     """n = 10, m = 3, ε = 1/2: w = (4/529, 42/529, 21/23); p = (2, 3, 8): LR = 646/2645;
     (1, 2, 9): 171/1058; (5, 6, 8): 577/2645 — lexirecall's order (2,3,8) ≻ (5,6,8) ≻ (1,2,9).
