@@ -151,7 +151,8 @@ def metrics_command(output_format: str) -> None:
     import json
 
     from divaeval.metrics import all_specs
-    from divaeval.metrics.registry import format_value, presets
+    from divaeval.metrics.registry import presets
+    from divaeval.metrics.spec import format_value
 
     specs = all_specs()
     if output_format == "jsonl":

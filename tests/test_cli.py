@@ -19,7 +19,7 @@ import pytest
 from divaeval.cli import main
 from divaeval.errors import UsageError
 from divaeval.metrics import all_specs, parse_measures
-from divaeval.metrics.registry import format_value
+from divaeval.metrics.spec import format_value
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_RUN = ROOT / "sample_data" / "run.txt"

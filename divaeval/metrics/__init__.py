@@ -13,17 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from divaeval.metrics.registry import (
-    Measure,
-    MetricSpec,
-    Param,
-    all_specs,
-    get_spec,
-    parse_measure,
-    parse_measures,
-    register,
-    register_preset,
-)
+from divaeval.metrics.parse import parse_measure, parse_measures
+from divaeval.metrics.registry import all_specs, get_spec, register, register_preset
+from divaeval.metrics.spec import Measure, MetricSpec, Param
 
 #: Family modules under divaeval.metrics.families, in output order.
 FAMILIES: tuple[str, ...] = (

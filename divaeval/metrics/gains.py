@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from divaeval.metrics.registry import Param, non_negative
+from divaeval.metrics.spec import Param, non_negative
 
 MAPPINGS: tuple[str, ...] = ("aspect", "scale", "linear", "binary")
 MAPPING_HELP = (

@@ -43,7 +43,7 @@ from divaeval.metrics.common import (
     safe_divide,
 )
 from divaeval.metrics.gains import grade_probability
-from divaeval.metrics.registry import Param
+from divaeval.metrics.spec import Param
 
 WEIGHT_MODES: tuple[str, ...] = ("uniform", "intents")
 

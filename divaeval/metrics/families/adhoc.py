@@ -1,4 +1,5 @@
-"""Ad hoc metrics: P, RR, AP, ndcg_cut, ERR, RBP, RBP-resid and Sakai's Q (one intent).
+"""Ad hoc metrics: P, RR, AP, ndcg_cut, R, Rprec, ERR, RBP, RBP-resid and Sakai's Q (one
+intent).
 
 Per-document relevance on diversity qrels is the **largest grade over the topic's subtopics**
 (``reference/other-metrics.md`` §1: the rule of the RBU paper's experiments and of pref_eval);
@@ -14,7 +15,7 @@ ad hoc qrels (cross-checked against pytrec-eval-terrier in ``tests/test_adhoc_tr
   (:meth:`TopicMaterial.relevant_documents`);
 - P@k = hits@k / k (always divided by k); RR = 1/first relevant rank; AP = (1/num_rel)·Σ over
   relevant ranks i of hits@i / i (``@k``: trec_eval's map_cut_k); every one is 0 when
-  num_rel = 0;
+  num_rel = 0; R@k = hits@k / num_rel (trec_eval recall_k); Rprec = hits@num_rel / num_rel;
 - ndcg_cut@k = DCG@k/IDCG@k with gain = the grade if > 0 (``-l`` is ignored, as trec_eval
   does), discount 1/log2(i + 1), ideal = every positively judged document sorted by grade
   descending, truncated at k.
@@ -36,12 +37,8 @@ from divaeval.metrics.common import (
     repeated_powers,
     safe_divide,
 )
-from divaeval.metrics.registry import (
-    Param,
-    family_registrar,
-    in_open_unit_interval,
-    non_negative,
-)
+from divaeval.metrics.registry import family_registrar
+from divaeval.metrics.spec import Param, in_open_unit_interval, non_negative
 
 FAMILY = "adhoc"
 TREC_SOURCE = "trec_eval 10.0, reference/other-metrics.md §8"
@@ -244,6 +241,21 @@ def q_measure(jr, params, cutoffs):
     )
 
 
+def recall_at(jr, params, cutoffs):
+    """R@k = relevant documents in the top k / num_rel (trec_eval recall_k)."""
+    length = _length(jr, cutoffs)
+    return safe_divide(at_cutoffs(hits(jr, length), cutoffs), num_rel(jr)[:, None])
+
+
+def r_precision(jr, params, cutoffs):
+    """Rprec = relevant documents in the top num_rel / num_rel (trec_eval Rprec)."""
+    m = num_rel(jr).astype(np.int64)
+    length = max(_length(jr, (None,)), int(m.max(initial=0)), 1)
+    found = np.take_along_axis(hits(jr, length), np.maximum(m - 1, 0)[:, None], axis=1)[:, 0]
+    value = safe_divide(found, m.astype(np.float64))
+    return np.repeat(value[:, None], len(cutoffs), axis=1)
+
+
 # --------------------------------------------------------------------------------------------
 # registration
 
@@ -290,6 +302,25 @@ _spec(
     "cutoff None = trec_eval ndcg). -l is ignored (gain = grade "
     "if > 0; ideal = all positively judged documents), as in trec_eval. Not NTCIREVAL's "
     "nDCG. " + _DOC,
+)
+_spec(
+    "R",
+    recall_at,
+    "recall at k: relevant documents in the top k / all relevant documents",
+    aliases=("recall", "R-trec"),
+    defaults=TREC_CUTOFFS,
+    reference=TREC_SOURCE,
+    notes="= trec_eval recall_k (-m R: cutoffs 5 … 1000; the API's whole-ranking cutoff None = "
+    "set_recall). " + _DOC,
+)
+_spec(
+    "Rprec",
+    r_precision,
+    "R-precision: precision at rank num_rel",
+    aliases=("R-precision", "RP"),
+    reference=TREC_SOURCE,
+    cutoff="none",
+    notes="= trec_eval Rprec (relevant among the top min(num_rel, retrieved), / num_rel). " + _DOC,
 )
 _spec(
     "ERR",

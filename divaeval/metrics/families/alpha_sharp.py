@@ -40,7 +40,8 @@ from divaeval.metrics.common import (
     safe_divide,
 )
 from divaeval.metrics.novelty import GreedyIdeal, novelty_gains, shared_ideal
-from divaeval.metrics.registry import MetricSpec, Param, in_unit_interval, register
+from divaeval.metrics.registry import register
+from divaeval.metrics.spec import MetricSpec, Param, in_unit_interval
 
 FAMILY = "alpha-sharp"
 SOURCE = "Golbus, Aslam & Clarke, Inf. Retr. 16(4) 2013, §6 Eq. 10; reference/other-metrics.md §11"

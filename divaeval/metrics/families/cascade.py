@@ -20,9 +20,9 @@ import numpy as np
 
 from divaeval.metrics.common import at_cutoffs, depth_for, repeated_powers, safe_divide
 from divaeval.metrics.gains import SCALE_MAX, mapping_param, relevance_probabilities
-from divaeval.metrics.registry import (
+from divaeval.metrics.registry import family_registrar
+from divaeval.metrics.spec import (
     Param,
-    family_registrar,
     in_open_unit_interval,
     in_unit_interval,
     non_negative,

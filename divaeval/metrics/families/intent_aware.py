@@ -21,12 +21,8 @@ from divaeval.metrics.per_aspect import (
     reciprocal_rank,
     weights_param,
 )
-from divaeval.metrics.registry import (
-    Param,
-    family_registrar,
-    in_open_unit_interval,
-    non_negative,
-)
+from divaeval.metrics.registry import family_registrar
+from divaeval.metrics.spec import Param, in_open_unit_interval, non_negative
 
 FAMILY = "intent-aware"
 AGRAWAL = "Agrawal et al. WSDM 2009 (M-IA); reference/other-metrics.md §10"

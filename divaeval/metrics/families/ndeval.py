@@ -53,12 +53,8 @@ from divaeval.metrics.common import (
 )
 from divaeval.metrics.novelty import GreedyIdeal, novelty_gains, shared_ideal
 from divaeval.metrics.per_aspect import average_precision, intent_aware, precision, weights_param
-from divaeval.metrics.registry import (
-    Param,
-    family_registrar,
-    in_unit_interval,
-    register_preset,
-)
+from divaeval.metrics.registry import family_registrar, register_preset
+from divaeval.metrics.spec import Param, in_unit_interval
 
 NDEVAL_CUTOFFS = (5, 10, 20)
 FAMILY = "ndeval"

@@ -80,13 +80,8 @@ from divaeval.metrics.common import (
     round_significant,
     safe_divide,
 )
-from divaeval.metrics.registry import (
-    Param,
-    family_registrar,
-    in_unit_interval,
-    non_negative,
-    register_preset,
-)
+from divaeval.metrics.registry import family_registrar, register_preset
+from divaeval.metrics.spec import Param, in_unit_interval, non_negative
 
 FAMILY = "ntcir"
 SOURCE = "NTCIREVAL 190111; Sakai, WWW 2012; reference/ntcireval.md"
@@ -456,35 +451,32 @@ def _i_rec(jr, params, cutoffs) -> np.ndarray:
     return safe_divide(at_cutoffs(covered, cutoffs), intents[:, None])
 
 
-def _ms_ndcg_of(jr, params, cutoffs, din: bool) -> np.ndarray:
+@_memo
+def _d_ndcg(jr, params, cutoffs) -> np.ndarray:
+    """D-nDCG@l: MSnDCG on global gains (paper Eqs. 1, 6)."""
     t = tables(jr, params, cutoffs)
-    return ms_ndcg(t.din_gains if din else t.global_gains, t.ideal_gains, cutoffs)
+    return ms_ndcg(t.global_gains, t.ideal_gains, cutoffs)
 
 
-def _q_of(jr, params, cutoffs, din: bool) -> np.ndarray:
+@_memo
+def _din_ndcg(jr, params, cutoffs) -> np.ndarray:
+    """DIN-nDCG@l: MSnDCG on DIN gains against the D ideal (paper Eqs. 8, 9)."""
     t = tables(jr, params, cutoffs)
-    gains = t.din_gains if din else t.global_gains
-    return q_measure(gains, t.ideal_gains, t.ideal.count, params["beta"], cutoffs)
+    return ms_ndcg(t.din_gains, t.ideal_gains, cutoffs)
 
 
 @_memo
-def _d_ndcg(jr, params, cutoffs):
-    return _ms_ndcg_of(jr, params, cutoffs, din=False)
+def _d_q(jr, params, cutoffs) -> np.ndarray:
+    """D-Q@l: Q@l on global gains (paper Eqs. 2, 3, 6)."""
+    t = tables(jr, params, cutoffs)
+    return q_measure(t.global_gains, t.ideal_gains, t.ideal.count, params["beta"], cutoffs)
 
 
 @_memo
-def _din_ndcg(jr, params, cutoffs):
-    return _ms_ndcg_of(jr, params, cutoffs, din=True)
-
-
-@_memo
-def _d_q(jr, params, cutoffs):
-    return _q_of(jr, params, cutoffs, din=False)
-
-
-@_memo
-def _din_q(jr, params, cutoffs):
-    return _q_of(jr, params, cutoffs, din=True)
+def _din_q(jr, params, cutoffs) -> np.ndarray:
+    """DIN-Q@l: Q@l on DIN gains against the D ideal (paper Eqs. 10, 11)."""
+    t = tables(jr, params, cutoffs)
+    return q_measure(t.din_gains, t.ideal_gains, t.ideal.count, params["beta"], cutoffs)
 
 
 @_memo
@@ -517,59 +509,27 @@ def _sharp(jr, params, cutoffs, base) -> np.ndarray:
     return gamma * recall + (1.0 - gamma) * value
 
 
-def i_rec(jr, params, cutoffs):
-    """I-rec@l: intents covered by the top l / intents with a relevant document (§6.4)."""
-    return _finish(jr, _i_rec(jr, params, cutoffs))
+def _printed(base):
+    """The metric X computed from a memoised base value (rounded as NTCIREVAL prints it under
+    ``--compat ntcireval``)."""
+
+    def compute(jr, params, cutoffs):
+        return _finish(jr, base(jr, params, cutoffs))
+
+    compute.__name__ = base.__name__.lstrip("_")
+    compute.__doc__ = base.__doc__
+    return compute
 
 
-def d_ndcg(jr, params, cutoffs):
-    """D-nDCG@l: MSnDCG on global gains (paper Eqs. 1, 6)."""
-    return _finish(jr, _d_ndcg(jr, params, cutoffs))
+def _printed_sharp(base):
+    """X# = γ·I-rec@l + (1 − γ)·X@l (paper Eq. 7) from X's memoised base value."""
 
+    def compute(jr, params, cutoffs):
+        return _finish(jr, _sharp(jr, params, cutoffs, base))
 
-def d_sharp_ndcg(jr, params, cutoffs):
-    """D#-nDCG@l = γ·I-rec@l + (1 − γ)·D-nDCG@l (paper Eq. 7)."""
-    return _finish(jr, _sharp(jr, params, cutoffs, _d_ndcg))
-
-
-def d_q(jr, params, cutoffs):
-    """D-Q@l: Q@l on global gains (paper Eqs. 2, 3, 6)."""
-    return _finish(jr, _d_q(jr, params, cutoffs))
-
-
-def d_sharp_q(jr, params, cutoffs):
-    """D#-Q@l = γ·I-rec@l + (1 − γ)·D-Q@l."""
-    return _finish(jr, _sharp(jr, params, cutoffs, _d_q))
-
-
-def din_ndcg(jr, params, cutoffs):
-    """DIN-nDCG@l: MSnDCG on DIN gains against the D ideal (paper Eqs. 8, 9)."""
-    return _finish(jr, _din_ndcg(jr, params, cutoffs))
-
-
-def din_sharp_ndcg(jr, params, cutoffs):
-    """DIN#-nDCG@l = γ·I-rec@l + (1 − γ)·DIN-nDCG@l."""
-    return _finish(jr, _sharp(jr, params, cutoffs, _din_ndcg))
-
-
-def din_q(jr, params, cutoffs):
-    """DIN-Q@l: Q@l on DIN gains against the D ideal (paper Eqs. 10, 11)."""
-    return _finish(jr, _din_q(jr, params, cutoffs))
-
-
-def din_sharp_q(jr, params, cutoffs):
-    """DIN#-Q@l = γ·I-rec@l + (1 − γ)·DIN-Q@l."""
-    return _finish(jr, _sharp(jr, params, cutoffs, _din_q))
-
-
-def p_plus_q(jr, params, cutoffs):
-    """P+Q@l (paper Eq. 12)."""
-    return _finish(jr, _p_plus_q(jr, params, cutoffs))
-
-
-def p_plus_q_sharp(jr, params, cutoffs):
-    """P+Q#@l = γ·I-rec@l + (1 − γ)·P+Q@l."""
-    return _finish(jr, _sharp(jr, params, cutoffs, _p_plus_q))
+    compute.__name__ = base.__name__.lstrip("_") + "_sharp"
+    compute.__doc__ = f"{base.__name__.lstrip('_')}#: γ·I-rec + (1 − γ)·X (paper Eq. 7)."
+    return compute
 
 
 def q(jr, params, cutoffs):
@@ -651,7 +611,7 @@ _spec = family_registrar(FAMILY, reference=SOURCE, defaults=DEFAULT_CUTOFFS)
 
 _spec(
     "I-rec",
-    i_rec,
+    _printed(_i_rec),
     "intent recall: share of the intents with relevant documents covered in the top l",
     GAIN_PARAMS,
     aliases=("irec", "i-recall", "intent-recall"),
@@ -659,89 +619,91 @@ _spec(
     "--intents, as NTCIREVAL). Equals strec for default gains; a separate metric of the NTCIR "
     "family." + _ROUNDING,
 )
-_spec(
-    "D-nDCG",
-    d_ndcg,
-    "nDCG on global gains Σ_i P(i|q)·g_i against the global ideal list",
-    (*GAIN_PARAMS,),
-    aliases=("dndcg", "msndcg", "d-msndcg"),
-    notes="NTCIREVAL prints it as MSnDCG@l (not its nDCG@l line). " + _ROUNDING + _DUPES,
+#: The diversity measures X and their # forms (X# = γ·I-rec + (1 − γ)·X), one row each:
+#: (X, memoised base, summary, X's parameters, X's aliases, X#'s aliases, X's notes, X#'s notes).
+_DIVERSITY_PAIRS = (
+    (
+        "D-nDCG",
+        _d_ndcg,
+        "nDCG on global gains Σ_i P(i|q)·g_i against the global ideal list",
+        GAIN_PARAMS,
+        ("dndcg", "msndcg", "d-msndcg"),
+        ("d#ndcg", "dsharp-ndcg", "dsharpndcg", "d-sharp-ndcg"),
+        "NTCIREVAL prints it as MSnDCG@l (not its nDCG@l line). " + _ROUNDING + _DUPES,
+        _ROUNDING + _SHARP + _DUPES,
+    ),
+    (
+        "D-Q",
+        _d_q,
+        "Q@l (blended ratio, ÷ min(l, R)) on global gains",
+        (*GAIN_PARAMS, BETA),
+        ("dq", "d-q-measure"),
+        ("d#q", "dsharp-q", "dsharpq", "d-sharp-q"),
+        "NTCIREVAL prints it as Q@l in .Dnev. " + _ROUNDING + _DUPES,
+        _ROUNDING + _SHARP + _DUPES,
+    ),
+    (
+        "DIN-nDCG",
+        _din_ndcg,
+        "D-nDCG crediting a navigational intent only at its first relevant document",
+        GAIN_PARAMS,
+        ("dinndcg",),
+        ("din#ndcg", "dinsharp-ndcg", "dinsharpndcg", "din-sharp-ndcg"),
+        "The ideal list is D's, so the maximum can be below 1. NTCIREVAL prints it as "
+        "MSnDCG@l in .DINnev. " + _ROUNDING,
+        _ROUNDING + _SHARP,
+    ),
+    (
+        "DIN-Q",
+        _din_q,
+        "D-Q crediting a navigational intent only at its first relevant document",
+        (*GAIN_PARAMS, BETA),
+        ("dinq",),
+        ("din#q", "dinsharp-q", "dinsharpq", "din-sharp-q"),
+        "The ideal list is D's. NTCIREVAL prints it as Q@l in .DINnev. " + _ROUNDING,
+        _ROUNDING + _SHARP,
+    ),
+    (
+        "P+Q",
+        _p_plus_q,
+        "Σ_i P(i|q)·(Q_i@l for informational, P+_i for navigational intents)",
+        (*GAIN_PARAMS, BETA),
+        ("pplusq", "p-plus-q"),
+        ("pplusq#", "pplusqsharp", "pplusq-sharp", "p-plus-q-sharp"),
+        "Intents without relevant documents are skipped, so the maximum is Σ of the other "
+        "probabilities. NTCIREVAL prints it as PplusQ@l and sums 4-decimal per-intent values. "
+        + _ROUNDING,
+        "NTCIREVAL prints it as PplusQ#@l. " + _ROUNDING + _SHARP,
+    ),
 )
-_spec(
-    "D#-nDCG",
-    d_sharp_ndcg,
-    "γ·I-rec + (1 − γ)·D-nDCG",
-    (*GAIN_PARAMS, GAMMA),
-    aliases=("d#ndcg", "dsharp-ndcg", "dsharpndcg", "d-sharp-ndcg"),
-    notes=_ROUNDING + _SHARP + _DUPES,
-)
-_spec(
-    "D-Q",
-    d_q,
-    "Q@l (blended ratio, ÷ min(l, R)) on global gains",
-    (*GAIN_PARAMS, BETA),
-    aliases=("dq", "d-q-measure"),
-    notes="NTCIREVAL prints it as Q@l in .Dnev. " + _ROUNDING + _DUPES,
-)
-_spec(
-    "D#-Q",
-    d_sharp_q,
-    "γ·I-rec + (1 − γ)·D-Q",
-    (*GAIN_PARAMS, BETA, GAMMA),
-    aliases=("d#q", "dsharp-q", "dsharpq", "d-sharp-q"),
-    notes=_ROUNDING + _SHARP + _DUPES,
-)
-_spec(
-    "DIN-nDCG",
-    din_ndcg,
-    "D-nDCG crediting a navigational intent only at its first relevant document",
-    (*GAIN_PARAMS,),
-    aliases=("dinndcg",),
-    notes="The ideal list is D's, so the maximum can be below 1. NTCIREVAL prints it as "
-    "MSnDCG@l in .DINnev. " + _ROUNDING,
-)
-_spec(
-    "DIN#-nDCG",
-    din_sharp_ndcg,
-    "γ·I-rec + (1 − γ)·DIN-nDCG",
-    (*GAIN_PARAMS, GAMMA),
-    aliases=("din#ndcg", "dinsharp-ndcg", "dinsharpndcg", "din-sharp-ndcg"),
-    notes=_ROUNDING + _SHARP,
-)
-_spec(
-    "DIN-Q",
-    din_q,
-    "D-Q crediting a navigational intent only at its first relevant document",
-    (*GAIN_PARAMS, BETA),
-    aliases=("dinq",),
-    notes="The ideal list is D's. NTCIREVAL prints it as Q@l in .DINnev. " + _ROUNDING,
-)
-_spec(
-    "DIN#-Q",
-    din_sharp_q,
-    "γ·I-rec + (1 − γ)·DIN-Q",
-    (*GAIN_PARAMS, BETA, GAMMA),
-    aliases=("din#q", "dinsharp-q", "dinsharpq", "din-sharp-q"),
-    notes=_ROUNDING + _SHARP,
-)
-_spec(
-    "P+Q",
-    p_plus_q,
-    "Σ_i P(i|q)·(Q_i@l for informational, P+_i for navigational intents)",
-    (*GAIN_PARAMS, BETA),
-    aliases=("pplusq", "p-plus-q"),
-    notes="Intents without relevant documents are skipped, so the maximum is Σ of the other "
-    "probabilities. NTCIREVAL prints it as PplusQ@l and sums 4-decimal per-intent values. "
-    + _ROUNDING,
-)
-_spec(
-    "P+Q#",
-    p_plus_q_sharp,
-    "γ·I-rec + (1 − γ)·P+Q",
-    (*GAIN_PARAMS, BETA, GAMMA),
-    aliases=("pplusq#", "pplusqsharp", "pplusq-sharp", "p-plus-q-sharp"),
-    notes="NTCIREVAL prints it as PplusQ#@l. " + _ROUNDING + _SHARP,
-)
+
+
+def _sharp_name(name: str) -> str:
+    """D-nDCG → D#-nDCG, DIN-Q → DIN#-Q, P+Q → P+Q#."""
+    return name + "#" if "-" not in name else name.replace("-", "#-", 1)
+
+
+for (
+    _name,
+    _base,
+    _summary,
+    _params,
+    _aliases,
+    _sharp_aliases,
+    _notes,
+    _sharp_notes,
+) in _DIVERSITY_PAIRS:
+    _spec(_name, _printed(_base), _summary, _params, aliases=_aliases, notes=_notes)
+    _spec(
+        _sharp_name(_name),
+        _printed_sharp(_base),
+        f"γ·I-rec + (1 − γ)·{_name}",
+        (*_params, GAMMA),
+        aliases=_sharp_aliases,
+        notes=_sharp_notes,
+    )
+
+
 _spec(
     "Q",
     q,

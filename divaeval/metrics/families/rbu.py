@@ -22,7 +22,8 @@ import numpy as np
 
 from divaeval.metrics.common import at_cutoffs, depth_for, repeated_powers
 from divaeval.metrics.gains import SCALE_MAX, mapping_param, relevance_probabilities
-from divaeval.metrics.registry import MetricSpec, Param, non_negative, register
+from divaeval.metrics.registry import register
+from divaeval.metrics.spec import MetricSpec, Param, non_negative
 
 FAMILY = "rbu"
 REFERENCE = "Amigó et al. SIGIR 2018, Eq. 11; reference implementation RBU v0.1 (rbu.md §2)"

@@ -1,6 +1,8 @@
-"""Recall-level metrics (Diaz, Ekstrand, Mitra, "Recall, Robustness, and Lexicographic
-Evaluation", TORS 2025; ``reference/other-metrics.md`` §12): R@k, R-precision, total search
-efficiency (TSE) and metric lexirecall.
+"""Recall-orientation metrics of Diaz, Ekstrand and Mitra ("Recall, Robustness, and
+Lexicographic Evaluation", TORS 2025; ``reference/other-metrics.md`` §12) that need the
+positions of *every* relevant document: total search efficiency (TSE) and metric lexirecall.
+trec_eval's R@k and R-precision are in the ad hoc family; the lexicographic preferences
+(lexirecall, lexiprecision) in :mod:`divaeval.stats.preferences`.
 
 Relevance is binary and trec_eval's (judged, grade >= ``-l``, grade >= 0; the grade of a
 document on diversity qrels is its largest subtopic grade); m = num_rel, every relevant
@@ -8,8 +10,6 @@ document of the topic, retrieved or not. The positions p_1 < … < p_m of the re
 follow **pessimistic imputation** in a corpus of n documents: retrieved relevant documents keep
 their ranks, the k unretrieved ones take positions n − k + 1, …, n.
 
-- R@k = |{i : p_i ≤ k}| / m (trec_eval recall_k); Rprec = |{i : p_i ≤ m}| / m (trec_eval
-  Rprec). Neither needs n (it assumes n > k + m).
 - TSE_e = e(p_m) (paper Eq. 3), the exposure of the lowest-ranked relevant document, with
   e = 1/i (``TSE-ap``), 1/log2(i + 1) (``TSE-ndcg``), (1 − γ)γ^{i−1} (``TSE-rbp``) or
   1 − i/n (``TSE-linear``). Without n (parameter ``n=0``) the limit n → ∞ is used: TSE = 0
@@ -27,14 +27,10 @@ from fractions import Fraction
 import numpy as np
 
 from divaeval.errors import UsageError
-from divaeval.metrics.common import at_cutoffs, depth_for, safe_divide
-from divaeval.metrics.families.adhoc import TREC_CUTOFFS, hits, num_rel, trec_relevant
-from divaeval.metrics.registry import (
-    Param,
-    family_registrar,
-    in_open_unit_interval,
-    non_negative,
-)
+from divaeval.metrics.common import depth_for
+from divaeval.metrics.families.adhoc import hits, num_rel, trec_relevant
+from divaeval.metrics.registry import family_registrar
+from divaeval.metrics.spec import Param, in_open_unit_interval, non_negative
 
 FAMILY = "recall"
 SOURCE = "Diaz, Ekstrand & Mitra TORS 2025, reference/other-metrics.md §12"
@@ -42,21 +38,6 @@ SOURCE = "Diaz, Ekstrand & Mitra TORS 2025, reference/other-metrics.md §12"
 
 def _length(jr, cutoffs=(None,)) -> int:
     return max(depth_for(cutoffs, jr.depth), 1)
-
-
-def recall_at(jr, params, cutoffs):
-    """R@k = relevant documents in the top k / num_rel (trec_eval recall_k)."""
-    length = _length(jr, cutoffs)
-    return safe_divide(at_cutoffs(hits(jr, length), cutoffs), num_rel(jr)[:, None])
-
-
-def r_precision(jr, params, cutoffs):
-    """Rprec = relevant documents in the top num_rel / num_rel (trec_eval Rprec)."""
-    m = num_rel(jr).astype(np.int64)
-    length = max(_length(jr), int(m.max(initial=0)), 1)
-    found = np.take_along_axis(hits(jr, length), np.maximum(m - 1, 0)[:, None], axis=1)[:, 0]
-    value = safe_divide(found, m.astype(np.float64))
-    return np.repeat(value[:, None], len(cutoffs), axis=1)
 
 
 def collection_size(jr, params) -> int | None:
@@ -195,24 +176,6 @@ _N_REQUIRED = Param(
     "n", int, 0, "the collection size: number of documents", non_negative, required=True
 )
 _DOC = "Binary trec_eval relevance on per-document grades (max over subtopics)."
-
-_spec(
-    "R",
-    recall_at,
-    "recall at k: relevant documents in the top k / all relevant documents",
-    aliases=("recall", "R-trec"),
-    cutoff="optional",
-    defaults=TREC_CUTOFFS,
-    notes="= trec_eval recall_k (-m R: cutoffs 5 … 1000; the API's whole-ranking cutoff None = "
-    "set_recall). " + _DOC,
-)
-_spec(
-    "Rprec",
-    r_precision,
-    "R-precision: precision at rank num_rel",
-    aliases=("R-precision", "RP"),
-    notes="= trec_eval Rprec (relevant among the top min(num_rel, retrieved), / num_rel). " + _DOC,
-)
 
 
 def _tse_compute(exposure: str):
