@@ -27,9 +27,6 @@ from divaeval.collection import (
     collection_table,
     difficulty_weights,
     diversity_difficulty,
-    expected_s_recall,
-    min_cover_size,
-    subtopic_miss_rates,
     subtopic_table,
 )
 from divaeval.errors import DataError, UsageError
@@ -69,6 +66,11 @@ def qrels2011() -> pd.DataFrame:
 
 def row(table: pd.DataFrame, topic: str) -> pd.Series:
     return table.set_index("topic").loc[topic]
+
+
+def min_cover_size(qrels: pd.DataFrame, **options) -> pd.Series:
+    """xi per topic, as the collection table reports it."""
+    return collection_table(qrels, **options).set_index("topic")["xi"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,11 +187,20 @@ def test_listed_subtopics_give_d_max_below_one():
         collection_table(qrels_from_text(SMALL), listed_subtopics={"1": ["1", "2", "3"]})
 
 
-def test_scalar_helpers_match_table():
-    assert expected_s_recall([3, 2, 2], 6, 2) == pytest.approx(67 / 108, abs=1e-15)
-    assert diversity_difficulty(1.0, 67 / 108) == pytest.approx(134 / 175, abs=1e-15)
+def test_three_subtopics_of_three_two_two_documents():
+    # s1 {a, b, c}, s2 {d, e}, s3 {f, a}: R_t = 3, 2, 2, R_T = 6, xi = 2 (a + d).
+    # d_mean (Eq. 1, e = xi = 2) = 1 - (1/3)·((1 - 3/6)^2 + 2·(1 - 2/6)^2)
+    #                            = 1 - (1/3)·(9/36 + 16/36 + 16/36) = 1 - 41/108 = 67/108;
+    # dd (Eq. 2) = 2·1·(67/108) / (1 + 67/108) = 134/175;
+    # smr at xi (Eq. 3-4) = (9, 16, 16)/36 normalised = 9/41, 16/41, 16/41.
+    qrels = qrels_from_text("9 1 a 1\n9 1 b 1\n9 1 c 1\n9 2 d 1\n9 2 e 1\n9 3 f 1\n9 3 a 1")
+    t = row(collection_table(qrels), "9")
+    assert (t.n_rel_docs, t.xi) == (6, 2)
+    assert t.d_mean == pytest.approx(67 / 108, abs=1e-15)
+    assert t.dd == pytest.approx(134 / 175, abs=1e-15)
     assert diversity_difficulty(0.0, 0.0) == 0.0
-    assert subtopic_miss_rates([3, 2, 2], 6, 2) == pytest.approx([9 / 41, 16 / 41, 16 / 41])
+    smr = subtopic_table(qrels).set_index("subtopic").smr
+    assert smr.tolist() == pytest.approx([9 / 41, 16 / 41, 16 / 41], abs=1e-15)
 
 
 def test_degenerate_smr_is_uniform_with_warning(collected_warnings):
@@ -199,7 +210,6 @@ def test_degenerate_smr_is_uniform_with_warning(collected_warnings):
     t = row(table, "7")
     assert (t.xi, t.d_mean, t.dd, t.smr) == (1, 1.0, 1.0, "0.5000,0.5000")
     assert any("topic(s) 7" in m for m in collected_warnings)
-    assert subtopic_miss_rates([2, 2], 2, 1).tolist() == [0.5, 0.5]
 
 
 def test_sorting_numeric_and_string_topics():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from divaeval.errors import DataError, UsageError
-from divaeval.meta.aggregation import (
+from divaeval.stats.aggregation import (
     aggregate_preferences,
     aggregate_scores,
     borda,

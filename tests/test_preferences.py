@@ -1,4 +1,4 @@
-"""Lexicographic preferences (divaeval.preferences, ``divaeval prefer``) against pref_eval's
+"""Lexicographic preferences (divaeval.stats.preferences, ``divaeval prefer``) against pref_eval's
 oracle values (oracles README §7, §9.5, §9.8, §9.9) and hand-worked examples
 (lexicographic.md §8)."""
 
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from divaeval.errors import DataError, UsageError
-from divaeval.preferences import (
+from divaeval.stats.preferences import (
     compare_vectors,
     pair_table,
     parse_preference_measures,
@@ -263,7 +263,7 @@ def test_pairs_and_aggregation_ref_ex():
 
 
 def test_cli_jsonl_keys_and_values():
-    from divaeval.cli_prefer import prefer_command
+    from divaeval.cli.prefer import prefer_command
 
     ref = SMALL / "ref_ex"
     result = CliRunner().invoke(
@@ -295,7 +295,7 @@ def test_cli_jsonl_keys_and_values():
 
 
 def test_cli_tables():
-    from divaeval.cli_prefer import prefer_command
+    from divaeval.cli.prefer import prefer_command
 
     ref = SMALL / "ref_ex"
     files = [str(ref / "runA"), str(ref / "runB"), str(ref / "runC"), str(ref / "div.qrels")]

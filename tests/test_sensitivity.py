@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from divaeval.errors import UsageError
-from divaeval.io import read_qrels
-from divaeval.judged import EvalSettings, QrelsIndex
-from divaeval.meta.sensitivity import (
+from divaeval.collection.sensitivity import (
     _evaluate_batch,
     coefficient_of_variation,
     selection_sensitivity,
     sensitivity,
 )
+from divaeval.errors import UsageError
+from divaeval.io import read_qrels
+from divaeval.judged import EvalSettings, QrelsIndex
 from divaeval.metrics import parse_measures
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -128,7 +128,7 @@ def test_cutoff_option_and_refused_metrics(tmp_path):
 
 
 def test_cli_sensitivity_reports_seed():
-    from divaeval.cli_prefer import sensitivity_command
+    from divaeval.cli.meta import sensitivity_command
 
     qrels = FIXTURES / "small" / "ref_ex" / "div.qrels"
     result = CliRunner().invoke(

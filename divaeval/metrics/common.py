@@ -26,11 +26,6 @@ def log2_discount(length: int) -> np.ndarray:
     return _log2_discount(max(size, 1))[:length]
 
 
-def reciprocal_rank_discount(length: int) -> np.ndarray:
-    """1/r for r = 1..length."""
-    return 1.0 / np.arange(1.0, length + 1.0)
-
-
 def repeated_powers(base: float, length: int) -> np.ndarray:
     """[1, base, base·base, ...] by repeated multiplication, as C loops compute ``w *= base``
     (not ``base**n``, which can differ in the last bit)."""

@@ -105,13 +105,6 @@ class GreedyIdeal:
         self.done = np.concatenate([self.done, new], axis=1)
 
 
-def greedy_ideal_gains(
-    pool_relevant: np.ndarray, alpha: float, length: int, pool_values: np.ndarray | None = None
-) -> np.ndarray:
-    """Gains g*(1..length) of the greedy ideal ranking (see :class:`GreedyIdeal`)."""
-    return GreedyIdeal(pool_relevant, alpha, pool_values).gains(length)
-
-
 def shared_ideal(
     material, key: tuple, build: Callable[[object], GreedyIdeal], length: int
 ) -> np.ndarray:

@@ -302,13 +302,6 @@ class PairwiseTests:
     comparison: str | None = None  # Tukey HSD: ">" or ">="
     exact: bool = False
 
-    def p_value_matrix(self, n_runs: int) -> np.ndarray:
-        """Symmetric ``[n_runs, n_runs]`` matrix of p-values (NaN on the diagonal)."""
-        matrix = np.full((n_runs, n_runs), np.nan)
-        matrix[self.pairs[:, 0], self.pairs[:, 1]] = self.p_values
-        matrix[self.pairs[:, 1], self.pairs[:, 0]] = self.p_values
-        return matrix
-
 
 @dataclass(frozen=True)
 class TukeyHSDResult(PairwiseTests):
@@ -518,13 +511,6 @@ def exact_paired_bootstrap_test(
 # ---------------------------------------------------------------------------------------------
 # Paired randomisation (sign-flip) test (§5.2)
 # ---------------------------------------------------------------------------------------------
-
-
-def sign_vectors(n_topics: int, B: int, seed: int) -> np.ndarray:
-    """B random sign vectors ``[B, n_topics]`` of ±1.0 (each sign kept/flipped with prob. 1/2)."""
-    rng = np.random.default_rng(seed)
-    bits = rng.integers(0, 2, size=(B, n_topics), dtype=np.int8)
-    return (2.0 * bits - 1.0).astype(np.float64)
 
 
 def _subset_sums(z: np.ndarray) -> np.ndarray:

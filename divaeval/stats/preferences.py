@@ -396,7 +396,7 @@ def ranking_table(prefs: Preferences, methods: Sequence[str] = ("mc4", "borda"))
     method, rank (1 = best), run, value (MC4's final mass or Borda points)."""
     import pandas as pd
 
-    from divaeval.meta.aggregation import aggregate_preferences
+    from divaeval.stats.aggregation import aggregate_preferences
 
     rows = []
     for measure in prefs.measures:

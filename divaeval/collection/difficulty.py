@@ -167,29 +167,6 @@ def _log_miss(r_sub: np.ndarray, r_total: np.ndarray, k: np.ndarray, sampling: s
         return terms.sum(axis=-1)
 
 
-def expected_s_recall(
-    subtopic_counts: np.ndarray | list[int],
-    n_rel_docs: int,
-    k: int,
-    *,
-    sampling: Sampling = "with_replacement",
-    n_listed: int | None = None,
-) -> float:
-    """d_mean (Eq. 1): expected S-recall of ``k`` relevant documents drawn at random.
-
-    ``subtopic_counts`` are the R_t (all >= 1), ``n_rel_docs`` is R_T. With ``n_listed`` = L
-    listed subtopics (L >= M), the L - M subtopics without relevant documents are never covered.
-    """
-    _check_choice("sampling", sampling, SAMPLINGS)
-    counts = np.asarray(subtopic_counts, dtype=np.float64)
-    m = counts.size
-    listed = m if n_listed is None else n_listed
-    if m == 0 or listed == 0:
-        return float("nan") if listed == 0 else 0.0
-    miss = np.exp(_log_miss(counts, n_rel_docs, k, sampling))
-    return 1.0 - (miss.sum() + (listed - m)) / listed
-
-
 def diversity_difficulty(
     d_max: float | np.ndarray, d_mean: float | np.ndarray
 ) -> float | np.ndarray:
@@ -213,28 +190,6 @@ def _normalise_log(log_w: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, n
     shifted = np.exp(np.where(degenerate, 0.0, log_w - np.where(degenerate, 0.0, gmax)))
     total = pd.Series(shifted).groupby(groups).transform("sum").to_numpy()
     return shifted / total, degenerate
-
-
-def subtopic_miss_rates(
-    subtopic_counts: np.ndarray | list[int],
-    n_rel_docs: int,
-    k: int,
-    *,
-    sampling: Sampling = "with_replacement",
-) -> np.ndarray:
-    """smr_t^k (Eq. 3) of one topic, in the order of ``subtopic_counts``; sums to 1.
-
-    Uniform 1/M (with a warning) when every subtopic has R_t = R_T (zero denominator).
-    """
-    _check_choice("sampling", sampling, SAMPLINGS)
-    counts = np.asarray(subtopic_counts, dtype=np.float64)
-    if counts.size == 0:
-        return counts
-    log_miss = _log_miss(counts, n_rel_docs, k, sampling)
-    smr, degenerate = _normalise_log(log_miss, np.zeros(counts.size, dtype=np.int64))
-    if degenerate.any():
-        warn("every relevant document covers every subtopic: subtopic miss rates set to 1/M")
-    return smr
 
 
 # --------------------------------------------------------------------------------------------
@@ -388,16 +343,6 @@ def _smr_long(
 
 # --------------------------------------------------------------------------------------------
 # public per-topic and per-subtopic tables
-
-
-def min_cover_size(
-    qrels: pd.DataFrame, rel_level: int = 1, *, cover: CoverMethod = "exact"
-) -> pd.Series:
-    """xi per topic (Golbus Sect. 4.1): fewest documents covering all subtopics; 0 if none."""
-    topics, _, stats = _analyse(qrels, rel_level, cover)
-    xi = stats["xi"].reindex(topics, fill_value=0).astype(np.int64)
-    xi.index.name = "topic"
-    return xi.rename("xi")
 
 
 def subtopic_table(

@@ -1,0 +1,113 @@
+"""The ``divaeval`` command group and its entry point: every user error becomes one line on
+stderr, ``divaeval: FILE:LINE: message``, with exit code 2 for usage errors and 1 for bad data
+(3 for a bug in divaeval); ``--debug`` shows the traceback instead."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+import click
+
+from divaeval import __version__
+from divaeval.cli import collection, compare, evaluate, meta, metrics, prefer
+
+
+class DefaultCommandGroup(click.Group):
+    """A group whose first argument, when it is not a subcommand, goes to ``evaluate``:
+    ``divaeval run.txt qrels.txt`` = ``divaeval evaluate run.txt qrels.txt``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = [evaluate.COMMAND_NAME, *args]
+        return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage("divaeval", "[OPTIONS] RUN... QRELS  |  divaeval COMMAND ...")
+
+
+@click.group(
+    cls=DefaultCommandGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    invoke_without_command=False,
+)
+@click.version_option(__version__, "--version", prog_name="divaeval")
+def cli() -> None:
+    """Evaluate search-result diversification runs (ndeval, NTCIREVAL, RBU, lexicographic
+    metrics, reproduced exactly) and compare runs and metrics.
+
+    \b
+    Main job:   divaeval RUN... QRELS -m MEASURE [-m MEASURE ...]
+    Example:    divaeval run.txt qrels.txt -m rbu -m alpha-ndcg@5,10,20 -q
+    Measures:   divaeval metrics
+    """
+
+
+for _command in (
+    evaluate.evaluate_command,
+    metrics.metrics_command,
+    compare.compare_command,
+    prefer.prefer_command,
+    meta.meta_group,
+    collection.collection_command,
+):
+    cli.add_command(_command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI, turning user errors into one line and an exit code."""
+    from divaeval.errors import EXIT_INTERNAL, EXIT_USAGE, DivaevalError
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    if debug:
+        args.remove("--debug")
+    try:
+        cli.main(args=args, prog_name="divaeval", standalone_mode=False)
+    except DivaevalError as exc:
+        if debug:
+            raise
+        _flush_quietly()
+        click.echo(f"divaeval: {exc}", err=True)
+        return exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message(), err=True)
+        return EXIT_USAGE
+    except click.ClickException as exc:
+        if debug:
+            raise
+        click.echo(f"divaeval: {exc.format_message()}", err=True)
+        return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("divaeval: interrupted", err=True)
+        return 130
+    except KeyboardInterrupt:
+        click.echo("divaeval: interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except Exception as exc:  # a bug in divaeval, not a user error: still one line
+        if debug:
+            raise
+        click.echo(
+            f"divaeval: internal error: {type(exc).__name__}: {exc} "
+            "(rerun with --debug for the traceback, and please report it)",
+            err=True,
+        )
+        return EXIT_INTERNAL
+    return 0
+
+
+def _flush_quietly() -> None:
+    with contextlib.suppress(BrokenPipeError, ValueError):
+        sys.stdout.flush()
+
+
+def entry_point() -> None:
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""``divaeval collection QRELS``: analyses of the judgments alone (Golbus et al. 2013)."""
+
+from __future__ import annotations
+
+import click
+
+from divaeval.cli.options import (
+    output_file_option,
+    precision_option,
+    rel_level_option,
+    table_format_option,
+)
+from divaeval.cli.output import write_table
+
+
+@click.command("collection")
+@click.argument("qrels", metavar="QRELS")
+@rel_level_option("minimum grade that counts as relevant")
+@click.option(
+    "--cover",
+    type=click.Choice(["exact", "greedy"]),
+    default="exact",
+    show_default=True,
+    help="xi: exact minimum set cover or the greedy approximation",
+)
+@click.option(
+    "--dd-exponent",
+    type=click.Choice(["xi", "xi+1"]),
+    default="xi",
+    show_default=True,
+    help="exponent of Eq. 1 (xi+1 reproduces Golbus Tables 1-2)",
+)
+@click.option(
+    "--smr-rank",
+    type=click.IntRange(min=1),
+    default=None,
+    help="subtopic miss rate at this rank (default: xi, Eq. 4)",
+)
+@table_format_option("table")
+@precision_option()
+@output_file_option()
+def collection_command(
+    qrels, rel_level, cover, dd_exponent, smr_rank, output_format, precision, output
+) -> None:
+    """Per-topic collection analysis of QRELS: relevant documents, per-subtopic counts, xi,
+    d_max, d_mean, diversity difficulty dd and subtopic miss rate (Golbus et al. 2013)."""
+    from divaeval import __version__
+    from divaeval.collection import collection_table
+    from divaeval.io import read_qrels
+
+    frame = read_qrels(qrels).frame
+    table = collection_table(
+        frame, rel_level=rel_level, cover=cover, dd_exponent=dd_exponent, smr_rank=smr_rank
+    )
+    signature = (
+        f"divaeval {__version__}|collection|rel={rel_level}|cover={cover}|"
+        f"dd_exponent={dd_exponent}|smr_rank={smr_rank or 'xi'}"
+    )
+    write_table(table, output_format, output, key="topic", precision=precision, signature=signature)

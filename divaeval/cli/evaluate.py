@@ -1,0 +1,83 @@
+"""``divaeval [evaluate] RUN... QRELS -m MEASURE ...``: the main job."""
+
+from __future__ import annotations
+
+import click
+
+from divaeval.cli.options import (
+    evaluation_from,
+    judging_options,
+    measure_option,
+    output_file_option,
+    precision_option,
+    signature_option,
+)
+from divaeval.cli.output import emit
+
+COMMAND_NAME = "evaluate"
+SCORE_FORMATS = ("trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", "table")
+
+
+@click.command(COMMAND_NAME)
+@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@measure_option()
+@click.option("-q", "--per-topic", is_flag=True, help="also print per-topic values")
+@click.option("-n", "--no-summary", is_flag=True, help="no mean over topics")
+@click.option(
+    "-c",
+    "--complete",
+    is_flag=True,
+    help="average over all qrels topics; topics missing from a run count as 0",
+)
+@judging_options
+@click.option(
+    "--mean",
+    type=click.Choice(["arith", "geom", "dd"]),
+    default="arith",
+    show_default=True,
+    help="topic average: arithmetic, geometric (gm_map), or weighted by 1 - diversity difficulty",
+)
+@click.option(
+    "-f",
+    "--format",
+    "output_format",
+    default="trec_eval",
+    show_default=True,
+    type=click.Choice(SCORE_FORMATS),
+    help="output format",
+)
+@precision_option(default=None)
+@output_file_option()
+@signature_option()
+def evaluate_command(
+    files,
+    measures,
+    per_topic,
+    no_summary,
+    complete,
+    mean,
+    output_format,
+    precision,
+    output,
+    signature,
+    **judging,
+) -> None:
+    """Evaluate RUN files against QRELS (the last file). A file may be '-' (stdin) and
+    gzipped; the default measures are ndeval's 21 columns."""
+    from divaeval import __version__
+    from divaeval.report import ReportOptions, write_report
+
+    result = evaluation_from(files, measures, judging, complete=complete)
+    names = ",".join(m.name for m in result.measures)
+    sig = f"divaeval {__version__}|{result.settings.signature()}|mean={mean}|measures={names}"
+    options = ReportOptions(
+        format=output_format,
+        per_topic=per_topic or output_format == "ndeval",
+        summary=not no_summary,
+        precision=precision,
+        mean=mean,
+        signature=sig,
+    )
+    if signature:
+        click.echo(sig, err=True)
+    emit(lambda out: write_report(result, out, options), output)

@@ -1,0 +1,272 @@
+"""``divaeval meta ...``: meta-evaluation of metrics. Discriminative power, rank correlation,
+intuitiveness and unanimity work on the score tables of runs over every qrels topic;
+document selection sensitivity on the qrels alone."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from divaeval.cli.options import (
+    intents_option,
+    judging_options,
+    measure_option,
+    output_options,
+    rel_level_option,
+    resampling_options,
+    resolve_format,
+    score_tables,
+    seed_option,
+    signature_option,
+    topics_option,
+)
+from divaeval.cli.output import write_table
+
+
+@click.group("meta")
+def meta_group() -> None:
+    """Meta-evaluation of metrics on a set of runs: discriminative power, rank correlation,
+    intuitiveness, metric unanimity, document selection sensitivity."""
+
+
+@meta_group.command("discriminative-power")
+@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@measure_option(required=True)
+@resampling_options("bootstrap", ("bootstrap", "tukey-hsd"))
+@click.option(
+    "--plot",
+    type=str,
+    default=None,
+    metavar="FILE.png",
+    help="draw ASL curves (needs matplotlib: pip install 'divaeval[plot]')",
+)
+@judging_options
+@output_options
+def discriminative_power_command(
+    files, measures, test, B, seed, significance, plot, output_format, precision, output, **judging
+) -> None:
+    """Share of run pairs each metric finds significant, and the estimated performance
+    difference required (Sakai 2012, Figures 3 and 5)."""
+    from divaeval.meta import discriminative_power, plot_asl_curves
+    from divaeval.stats.significance import DEFAULT_SEED
+
+    fmt = resolve_format(output_format)
+    runs, tables = score_tables(files, measures, judging)
+    progress = None
+    if sys.stderr.isatty():
+
+        def progress(metric, done, total):
+            click.echo(f"\rdivaeval: {metric}: {done}/{total}", err=True, nl=done == total)
+
+    result = discriminative_power(
+        tables,
+        runs,
+        test=test,
+        B=B,
+        seed=DEFAULT_SEED if seed is None else seed,
+        alpha=significance,
+        progress=progress,
+    )
+    if plot:
+        plot_asl_curves(result, plot)
+    write_table(
+        result.table(),
+        fmt,
+        output,
+        key="metric",
+        precision=precision,
+        signature=result.signature,
+        title="discriminative power",
+    )
+
+
+@meta_group.command("correlation")
+@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@measure_option(required=True)
+@click.option(
+    "--matrix",
+    type=click.Choice(["tau_b", "tau_a", "tau_ap", "tau_ap_sym"]),
+    default=None,
+    help="print one coefficient as a metric x metric matrix "
+    "(default: a long table with every coefficient)",
+)
+@judging_options
+@output_options
+def correlation_command(
+    files, measures, matrix, output_format, precision, output, **judging
+) -> None:
+    """Kendall's tau (tau-b, tau-a) and tau_ap (Yilmaz et al.; and its symmetric version)
+    between the system rankings induced by each pair of metrics."""
+    from divaeval.meta import rank_correlation_matrix, rank_correlations
+
+    fmt = resolve_format(output_format)
+    runs, tables = score_tables(files, measures, judging)
+    if matrix:
+        frame = rank_correlation_matrix(tables, runs, matrix).reset_index(names="metric")
+    else:
+        frame = rank_correlations(tables, runs)
+    write_table(
+        frame,
+        fmt,
+        output,
+        key="metric" if matrix else "metric_a",
+        precision=precision,
+        signature=f"runs={len(runs)}|topics=qrels",
+        title="rank correlation",
+    )
+
+
+@meta_group.command("intuitiveness")
+@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@measure_option(required=True)
+@click.option(
+    "--gold",
+    "golds",
+    multiple=True,
+    required=True,
+    metavar="MEASURE",
+    help="gold-standard measure (e.g. I-rec@10 or strec@10, EfP@10); one or two",
+)
+@judging_options
+@output_options
+def intuitiveness_command(
+    files, measures, golds, output_format, precision, output, **judging
+) -> None:
+    """Sakai's intuitiveness test (2012, Figure 6): for each pair of metrics, of the run pairs
+    on which they disagree, how often each agrees with the gold standard(s)."""
+    from divaeval.meta import intuitiveness_table
+    from divaeval.metrics import parse_measures
+
+    fmt = resolve_format(output_format)
+    gold_names = [m.name for m in parse_measures(list(golds))]
+    runs, tables = score_tables(files, list(measures) + list(golds), judging)
+    gold = {name: tables[name] for name in gold_names}
+    compared = {m.name: tables[m.name] for m in parse_measures(list(measures))}
+    write_table(
+        intuitiveness_table(compared, gold, runs),
+        fmt,
+        output,
+        key="metric_1",
+        precision=precision,
+        signature=f"gold={'+'.join(gold_names)}|runs={len(runs)}",
+        title="intuitiveness",
+    )
+
+
+@meta_group.command("unanimity")
+@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@measure_option(required=True)
+@judging_options
+@output_options
+def unanimity_command(files, measures, output_format, precision, output, **judging) -> None:
+    """Metric Unanimity (Amigó et al. 2018, §6.1): PMI (base 2) between a metric's
+    preferences and the unanimous preferences of the other metrics; ties count 0.5."""
+    from divaeval.meta import metric_unanimity_table
+
+    fmt = resolve_format(output_format)
+    runs, tables = score_tables(files, measures, judging)
+    write_table(
+        metric_unanimity_table(tables, runs),
+        fmt,
+        output,
+        key="metric",
+        precision=precision,
+        signature=f"runs={len(runs)}|pmi=log2",
+        title="unanimity",
+    )
+
+
+@meta_group.command("sensitivity")
+@click.argument("qrels", metavar="QRELS")
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    required=True,
+    metavar="MEASURE",
+    help="NAME[(p=v,...)][@k,...]; repeatable; without @k the -k cutoffs apply",
+)
+@click.option(
+    "-k",
+    "--cutoff",
+    "cutoffs",
+    multiple=True,
+    type=click.IntRange(min=1),
+    help="cutoff for measures given without @k; repeatable [default: 20]",
+)
+@click.option(
+    "--samples",
+    "-L",
+    type=click.IntRange(min=2),
+    default=1000,
+    show_default=True,
+    help="random permutations of each topic's relevant documents",
+)
+@seed_option()
+@click.option(
+    "--mean",
+    type=click.Choice(["avg", "geom", "dd"]),
+    default="avg",
+    show_default=True,
+    help="topic average: arithmetic, geometric, or weighted by 1 - diversity difficulty",
+)
+@rel_level_option("relevant iff the document's largest grade >= this", minimum=1)
+@intents_option()
+@topics_option()
+@click.option("-q", "--per-topic", is_flag=True, help="also print per-topic values")
+@output_options
+@signature_option()
+def sensitivity_command(
+    qrels,
+    measures,
+    cutoffs,
+    samples,
+    seed,
+    mean,
+    rel_level,
+    intents,
+    topics_file,
+    per_topic,
+    output_format,
+    precision,
+    output,
+    signature,
+) -> None:
+    """Document selection sensitivity of each measure on QRELS (Golbus et al. 2013, §7,
+    Eq. 11): per topic, the coefficient of variation of the measure over random permutations
+    of the topic's relevant documents, averaged over topics. The seed and the number of
+    samples are reported."""
+    from divaeval import __version__
+    from divaeval.collection.sensitivity import DEFAULT_CUTOFF, sensitivity
+
+    fmt = resolve_format(output_format)
+    result = sensitivity(
+        qrels,
+        measures,
+        cutoffs=list(cutoffs) or [DEFAULT_CUTOFF],
+        samples=samples,
+        seed=seed,
+        mean=mean,
+        rel_level=rel_level,
+        intents=intents,
+        topics=topics_file,
+    )
+    sig = f"divaeval {__version__}|{result.signature}"
+    if signature:
+        click.echo(sig, err=True)
+    if fmt == "trec_eval":
+        frame, key = result.wide_frame(per_topic=per_topic), "topic"
+    else:
+        frame, key = result.frame(per_topic=per_topic), "measure"
+        frame.insert(frame.columns.get_loc("samples") + 1, "seed", result.seed)
+    write_table(
+        frame,
+        fmt,
+        output,
+        key=key,
+        precision=precision,
+        signature=sig,
+        title="document selection sensitivity",
+    )

@@ -1,0 +1,66 @@
+"""``divaeval metrics``: the measure table (compare trec_eval's measure list)."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("metrics")
+@click.option(
+    "-f",
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "jsonl"]),
+    default="text",
+    show_default=True,
+)
+def metrics_command(output_format: str) -> None:
+    """List every metric: name, aliases, parameters, cutoffs, definition and source."""
+    import json
+
+    from divaeval.metrics import all_specs
+    from divaeval.metrics.registry import presets
+    from divaeval.metrics.spec import format_value
+
+    specs = all_specs()
+    if output_format == "jsonl":
+        for spec in specs:
+            click.echo(
+                json.dumps(
+                    {
+                        "name": spec.name,
+                        "family": spec.family,
+                        "aliases": list(spec.aliases),
+                        "params": {p.name: p.default for p in spec.params},
+                        "cutoff": spec.cutoff,
+                        "default_cutoffs": list(spec.default_cutoffs),
+                        "summary": spec.summary,
+                        "reference": spec.reference,
+                        "notes": spec.notes,
+                    }
+                )
+            )
+        return
+    family = None
+    for spec in specs:
+        if spec.family != family:
+            family = spec.family
+            click.echo(f"\n[{family}]")
+        params = ", ".join(f"{p.name}={format_value(p.default)}" for p in spec.params)
+        cut = {"none": "", "optional": "[@k]", "required": "@k"}[spec.cutoff]
+        defaults = ",".join("all" if k is None else str(k) for k in spec.default_cutoffs)
+        click.echo(f"  {spec.name}{f'({params})' if params else ''}{cut}")
+        click.echo(f"      {spec.summary}")
+        if spec.aliases:
+            click.echo(f"      aliases: {', '.join(spec.aliases)}")
+        if spec.cutoff != "none":
+            click.echo(f"      default cutoffs: {defaults}")
+        for param in spec.params:
+            click.echo(f"      {param.name} (default {format_value(param.default)}): {param.help}")
+        click.echo(f"      follows: {spec.reference}")
+        if spec.notes:
+            click.echo(f"      notes: {spec.notes}")
+    click.echo("\n[presets]")
+    for name, (items, summary) in presets().items():
+        click.echo(f"  {name}: {summary}")
+        click.echo(f"      = {' '.join(items)}")

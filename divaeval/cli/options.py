@@ -1,0 +1,275 @@
+"""Options shared by the commands, defined once so that the commands cannot drift apart:
+how runs are judged (evaluate, compare, meta), which measures, the output (format, precision,
+file, signature) and resampling (test, B, seed, alpha, correction)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+_ORDER_HELP = (
+    "ranking order: score = trec_eval's (score desc, ties by docno desc), rank = the rank "
+    "column (ndeval's default), file = file order (NTCIREVAL, RBU) "
+    "[default: score; rank with --compat ndeval]"
+)
+
+
+def rel_level_option(help: str, *, minimum: int | None = None) -> Decorator:
+    """``-l/--rel-level``: the minimum grade that counts as relevant."""
+    kind = int if minimum is None else click.IntRange(min=minimum)
+    return click.option("-l", "--rel-level", type=kind, default=1, show_default=True, help=help)
+
+
+def depth_option(help: str = "keep the first N documents per topic after ordering") -> Decorator:
+    return click.option("-M", "--depth", type=click.IntRange(min=1), default=None, help=help)
+
+
+def dedupe_option(help: str = "a docno repeated in a topic: error, or keep the first copy"):
+    return click.option(
+        "--dedupe",
+        type=click.Choice(["error", "first"]),
+        default="error",
+        show_default=True,
+        help=help,
+    )
+
+
+def order_option(default: str | None = None, help: str = _ORDER_HELP) -> Decorator:
+    return click.option(
+        "--order",
+        type=click.Choice(["score", "rank", "file"]),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def intents_option() -> Decorator:
+    return click.option(
+        "--intents",
+        type=str,
+        default=None,
+        metavar="FILE",
+        help="intent probabilities: topic subtopic probability [inf|nav]",
+    )
+
+
+def topics_option() -> Decorator:
+    return click.option(
+        "--topics",
+        "topics_file",
+        type=str,
+        default=None,
+        metavar="FILE",
+        help="TREC Web Track topics XML (subtopic types inf/nav)",
+    )
+
+
+_JUDGING_OPTIONS = (
+    depth_option(),
+    rel_level_option("minimum grade that binary measures count as relevant"),
+    order_option(),
+    dedupe_option(),
+    click.option(
+        "--compat",
+        type=click.Choice(["ndeval", "ntcireval"]),
+        default=None,
+        help="reproduce the named tool's quirks (documented per metric)",
+    ),
+    intents_option(),
+    topics_option(),
+    click.option(
+        "--normalize-intents",
+        is_flag=True,
+        help="rescale intent probabilities that do not sum to 1",
+    ),
+)
+
+JUDGING_KEYS = (
+    "depth",
+    "rel_level",
+    "order",
+    "dedupe",
+    "compat",
+    "intents",
+    "topics_file",
+    "normalize_intents",
+)
+
+
+def judging_options(command):
+    """Decorate a click command with the shared judging options (keyword arguments named in
+    :data:`JUDGING_KEYS`, handed on to :func:`evaluation_from` as ``**judging``)."""
+    for option in reversed(_JUDGING_OPTIONS):
+        command = option(command)
+    return command
+
+
+def measure_option(required: bool = False) -> Decorator:
+    return click.option(
+        "-m",
+        "--measure",
+        "measures",
+        multiple=True,
+        metavar="MEASURE",
+        required=required,
+        help="NAME[(p=v,...)][@k,...] or a preset; repeatable (see 'divaeval metrics')",
+    )
+
+
+def evaluation_from(files, measures, judging: dict, *, complete: bool):
+    """Run the evaluation the judging options describe (the qrels file is the last file)."""
+    from divaeval.api import run_evaluation
+    from divaeval.errors import UsageError
+    from divaeval.judged import EvalSettings
+
+    if len(files) < 2:
+        raise UsageError("need at least one RUN and the QRELS file (qrels last)")
+    order = judging["order"] or ("rank" if judging["compat"] == "ndeval" else "score")
+    settings = EvalSettings(
+        order=order,
+        depth=judging["depth"],
+        rel_level=judging["rel_level"],
+        complete=complete,
+        dedupe=judging["dedupe"],
+        compat=judging["compat"],
+        normalize_intents=judging["normalize_intents"],
+    )
+    return run_evaluation(
+        list(files[:-1]),
+        files[-1],
+        measures,
+        intents=judging["intents"],
+        topics=judging["topics_file"],
+        settings=settings,
+    )
+
+
+def score_tables(files, measures, judging: dict) -> tuple[list[str], dict]:
+    """(run names, measure name -> scores[n_runs, n_topics]) over all qrels topics: a topic
+    missing from a run scores 0 (as with ``-c``), so paired analyses compare like with like."""
+    from divaeval.aggregate import score_matrix
+
+    result = evaluation_from(files, measures, judging, complete=True)
+    table = result.table(per_topic=True, summary=False)
+    tables = {}
+    runs: list[str] = []
+    for measure in result.measures:
+        runs, _, matrix = score_matrix(table, measure.name)
+        tables[measure.name] = matrix
+    return runs, tables
+
+
+# ---------------------------------------------------------------------------------------------
+# output
+
+
+def table_format_option(default: str | None = None) -> Decorator:
+    """``-f`` for analysis tables; ``default=None`` = a rich table on a terminal, else csv
+    (resolved by :func:`resolve_format`)."""
+    from divaeval.report.frames import TABLE_FORMATS
+
+    return click.option(
+        "-f",
+        "--format",
+        "output_format",
+        type=click.Choice(TABLE_FORMATS),
+        default=default,
+        show_default=default is not None,
+        help="output format" + ("" if default else " [default: table on a terminal, else csv]"),
+    )
+
+
+def resolve_format(fmt: str | None) -> str:
+    if fmt is not None:
+        return fmt
+    return "table" if sys.stdout.isatty() else "csv"
+
+
+def precision_option(default: int | None = 4) -> Decorator:
+    return click.option(
+        "--precision",
+        type=click.IntRange(0, 17),
+        default=default,
+        show_default=default is not None,
+        help="decimals printed" + (" (default: the format's own)" if default is None else ""),
+    )
+
+
+def output_file_option() -> Decorator:
+    return click.option(
+        "-o", "--output", type=str, default=None, metavar="FILE", help="write to FILE, not stdout"
+    )
+
+
+def signature_option() -> Decorator:
+    return click.option("--signature", is_flag=True, help="print the settings signature on stderr")
+
+
+def output_options(command):
+    """``-f`` (table on a terminal, else csv), ``--precision`` (4) and ``-o`` of the analysis
+    commands."""
+    command = output_file_option()(command)
+    command = precision_option()(command)
+    return table_format_option()(command)
+
+
+# ---------------------------------------------------------------------------------------------
+# significance and resampling
+
+
+def alpha_option(help: str = "significance level") -> Decorator:
+    return click.option(
+        "--alpha",
+        "significance",
+        type=click.FloatRange(0, 1, min_open=True, max_open=True),
+        default=0.05,
+        show_default=True,
+        help=help,
+    )
+
+
+def seed_option() -> Decorator:
+    return click.option(
+        "--seed", type=int, default=None, help="random seed (default 42; always reported)"
+    )
+
+
+def correction_option(default: str | None, help: str) -> Decorator:
+    return click.option(
+        "--correction",
+        type=click.Choice(["holm", "bh", "bonferroni", "none"]),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def resampling_options(default_test: str, tests: tuple[str, ...]) -> Decorator:
+    """``--test``, ``-B``, ``--seed`` and ``--alpha`` of the resampling analyses."""
+
+    def decorate(command):
+        command = alpha_option()(command)
+        command = seed_option()(command)
+        command = click.option(
+            "-B",
+            "--samples",
+            "B",
+            type=click.IntRange(min=1),
+            default=None,
+            help="resamples (default: the test's own)",
+        )(command)
+        return click.option(
+            "--test",
+            type=click.Choice(tests),
+            default=default_test,
+            show_default=True,
+            help="significance test",
+        )(command)
+
+    return decorate

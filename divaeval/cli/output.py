@@ -1,0 +1,75 @@
+"""Writing a command's output: to stdout or ``-o FILE`` (a write error is a one-line data
+error), and analysis tables in every table format, with the settings signature on stderr for
+the machine formats (csv, tsv, jsonl, trec_eval) and inside the output for the others."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+import click
+
+MACHINE_FORMATS = ("csv", "tsv", "jsonl", "trec_eval")
+
+
+def emit(writer: Callable[[TextIO], None], output: str | None) -> None:
+    """Call ``writer`` on stdout, or on the file ``output``."""
+    if output is None:
+        writer(sys.stdout)
+        return
+    try:
+        with open(output, "w", encoding="utf-8", newline="\n") as handle:
+            writer(handle)
+    except OSError as exc:
+        from divaeval.errors import DataError
+
+        raise DataError(f"cannot write output: {exc.strerror}", file=output) from None
+
+
+def write_tables(
+    sections: Sequence[tuple[str, Any, str]],
+    fmt: str,
+    output: str | None,
+    *,
+    precision: int,
+    signature: str,
+) -> None:
+    """Write several (title, frame, key column) tables to one stream (the table and latex
+    formats separate them by a blank line), or the single table of a machine format. The
+    signature goes to stderr for machine formats, else into the last table."""
+    from divaeval.report.frames import write_frame
+
+    if fmt in MACHINE_FORMATS and signature:
+        click.echo(f"divaeval: signature: {signature}", err=True)
+
+    def writer(out: TextIO) -> None:
+        for number, (title, frame, key) in enumerate(sections):
+            last = number == len(sections) - 1
+            if number and fmt in ("table", "latex"):
+                out.write("\n")
+            write_frame(
+                frame,
+                out,
+                fmt,
+                key=key,
+                precision=precision,
+                signature=signature if last else "",
+                title=title,
+            )
+
+    emit(writer, output)
+
+
+def write_table(
+    frame: Any,
+    fmt: str,
+    output: str | None,
+    *,
+    key: str,
+    precision: int,
+    signature: str,
+    title: str | None = None,
+) -> None:
+    """One analysis table (see :func:`write_tables`)."""
+    write_tables([(title, frame, key)], fmt, output, precision=precision, signature=signature)

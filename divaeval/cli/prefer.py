@@ -1,0 +1,168 @@
+"""``divaeval prefer RUN... QRELS``: lexicographic preferences between runs (pref_eval's
+lexirecall, lexiprecision and rrlexiprecision), sign tests and MC4/Borda rankings."""
+
+from __future__ import annotations
+
+import click
+
+from divaeval.cli.options import (
+    alpha_option,
+    correction_option,
+    dedupe_option,
+    depth_option,
+    order_option,
+    output_options,
+    rel_level_option,
+    resolve_format,
+    signature_option,
+)
+from divaeval.cli.output import write_tables
+
+_SECTIONS = ("values", "pairs", "ranking")
+
+
+def _keyed(frame, columns: list[str], name: str = "key"):
+    """``frame`` with ``columns`` joined by tabs into one leading key column (trec_eval
+    layout: ``column<TAB>key fields...<TAB>value``)."""
+    keyed = frame.drop(columns=columns)
+    keyed.insert(0, name, frame[columns].astype(str).agg("\t".join, axis=1))
+    return keyed
+
+
+def _values_for_trec_eval(frame):
+    """The long preference table as one wide row per (run_a, run_b, topic): lines
+    ``measure<TAB>run_a<TAB>run_b<TAB>topic<TAB>value``."""
+    wide = frame.pivot_table(
+        index=["run_a", "run_b", "topic"],
+        columns="measure",
+        values="value",
+        aggfunc="first",
+        sort=False,
+    ).reset_index()
+    wide.columns.name = None
+    measures = list(dict.fromkeys(frame["measure"]))
+    return _keyed(wide[["run_a", "run_b", "topic", *measures]], ["run_a", "run_b", "topic"])
+
+
+@click.command("prefer")
+@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    metavar="MEASURE",
+    help="lexirecall | lexiprecision | rrlexiprecision (aliases LR, sgnLR, sgnLP, rrLP); "
+    "repeatable; default: all three",
+)
+@click.option("-q", "--per-topic", is_flag=True, help="also print per-topic preferences")
+@click.option("-n", "--no-summary", is_flag=True, help="no 'all' rows (mean over topics)")
+@click.option(
+    "--aggregate",
+    "methods",
+    multiple=True,
+    type=click.Choice(["mc4", "borda"]),
+    help="rank aggregation of the runs (pref_eval's aggregator); repeatable; default: both",
+)
+@correction_option("holm", "multiple-comparison correction of the sign tests (per measure)")
+@alpha_option("significance level (adjusted p < alpha)")
+@rel_level_option("relevant iff the document's largest grade >= this (pref_eval's -b)", minimum=1)
+@depth_option("keep the first N documents per topic after ordering (pref_eval's --topk)")
+@order_option(
+    "score", "ranking order (score = pref_eval's and trec_eval's: score desc, docno desc)"
+)
+@dedupe_option("a docno repeated in a topic: error, or keep the first copy (pref_eval crashes)")
+@click.option(
+    "--run-names",
+    type=click.Choice(["tag", "file"]),
+    default="tag",
+    show_default=True,
+    help="name runs by their tag (file names when tags are shared) or by file name, as "
+    "pref_eval does",
+)
+@click.option(
+    "--table",
+    "which",
+    type=click.Choice(["values", "pairs", "ranking", "all"]),
+    default=None,
+    help="which table to print [default: all for table/latex, values otherwise]",
+)
+@output_options
+@signature_option()
+def prefer_command(
+    files,
+    measures,
+    per_topic,
+    no_summary,
+    methods,
+    correction,
+    significance,
+    rel_level,
+    depth,
+    order,
+    dedupe,
+    run_names,
+    which,
+    output_format,
+    precision,
+    output,
+    signature,
+) -> None:
+    """Lexicographic preferences between every pair of RUNs (QRELS last): lexirecall,
+    lexiprecision and rrlexiprecision exactly as pref_eval computes them. Per pair: wins, ties,
+    losses, the mean preference and a two-sided sign test with correction; runs ranked by MC4
+    and Borda. Values are +1 when run_a (the earlier run) is preferred, -1 when run_b is."""
+    from divaeval import __version__
+    from divaeval.errors import UsageError
+    from divaeval.stats.preferences import pair_table, preferences, ranking_table
+
+    if len(files) < 3:
+        raise UsageError("need at least two RUNs and the QRELS file (qrels last)")
+    fmt = resolve_format(output_format)
+    methods = list(methods) or ["mc4", "borda"]
+    if which is None:
+        which = "all" if fmt in ("table", "latex") else "values"
+    if which == "all" and fmt not in ("table", "latex"):
+        raise UsageError(f"--table all needs -f table or latex; with -f {fmt} choose one table")
+    prefs = preferences(
+        list(files[:-1]),
+        files[-1],
+        measures,
+        rel_level=rel_level,
+        depth=depth,
+        order=order,
+        dedupe=dedupe,
+        run_names=run_names,
+    )
+    sig = (
+        f"divaeval {__version__}|prefer|order={order}|rel={rel_level}|"
+        f"depth={depth or 'all'}|dedupe={dedupe}|topics={len(prefs.topics)}|"
+        f"test=sign|correction={correction}|alpha={significance}|"
+        f"aggregate={','.join(methods)}|measures={','.join(prefs.measures)}"
+    )
+    if signature:
+        click.echo(sig, err=True)
+    parts = list(_SECTIONS) if which == "all" else [which]
+    sections = []
+    for part in parts:
+        if part == "values":
+            if which == "all" and not per_topic:
+                continue  # the means are in the pairs table
+            frame = prefs.long_frame(per_topic=per_topic, summary=not no_summary)
+            if fmt == "trec_eval":
+                sections.append(("preferences", _values_for_trec_eval(frame), "key"))
+            else:
+                sections.append(("preferences", frame, "run_a"))
+        elif part == "pairs":
+            frame = pair_table(prefs, correction=correction, alpha=significance)
+            if fmt == "trec_eval":
+                sections.append(("pairs", _keyed(frame, ["measure", "run_a", "run_b"]), "key"))
+            else:
+                sections.append(("pairs: sign test", frame, "measure"))
+        else:
+            frame = ranking_table(prefs, methods)
+            if fmt == "trec_eval":
+                sections.append(("ranking", _keyed(frame, ["measure", "method", "rank"]), "key"))
+            else:
+                sections.append(("ranking", frame, "measure"))
+    write_tables(sections, fmt, output, precision=precision, signature=sig)
