@@ -28,6 +28,7 @@ from divaeval.io._tokens import TokenTable, byte_ranks
 from divaeval.topics import sort_topics
 
 Order = Literal["score", "rank", "file"]
+Dedupe = Literal["error", "first"]
 ORDERS: tuple[str, ...] = ("score", "rank", "file")
 #: integer keys below this bound are deduplicated by counting (no sort), and joins use a
 #: direct (topic, docno) -> judgment table of that many cells (4 bytes each)
@@ -51,7 +52,7 @@ class EvalSettings:
     depth: int | None = None
     rel_level: int = 1
     complete: bool = False
-    dedupe: Literal["error", "first"] = "error"
+    dedupe: Dedupe = "error"
     compat: str | None = None
     normalize_intents: bool = False
 
@@ -256,6 +257,8 @@ class QrelsIndex:
         judged_keys, judged_row = _unique_keys(key, n_topics * n_docs)
         self.n_docs = n_docs
         n_judged = len(judged_keys)
+        self.judged_row_of_key: np.ndarray | None
+        self.judged_keys: np.ndarray | None
         if n_topics * n_docs <= _DENSE_KEYS:  # a direct table: key -> judged row
             self.judged_row_of_key = np.full(n_topics * n_docs, n_judged, dtype=np.int32)
             self.judged_row_of_key[judged_keys] = np.arange(n_judged)
@@ -442,8 +445,10 @@ class QrelsIndex:
         if self.judged_row_of_key is not None:
             rows = self.judged_row_of_key[key]
         else:
-            at = np.minimum(np.searchsorted(self.judged_keys, key), len(self.judged_keys) - 1)
-            rows = np.where(self.judged_keys[at] == key, at, unjudged)
+            keys = self.judged_keys
+            assert keys is not None  # the sorted-keys index is used when the table is not
+            at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+            rows = np.where(keys[at] == key, at, unjudged)
         return np.where(known, rows, unjudged)
 
     def material(self, codes: np.ndarray) -> TopicMaterial:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from functools import partial
+from typing import TextIO
+
 import click
 
 from divaeval.cli.options import (
@@ -14,6 +17,10 @@ from divaeval.cli.options import (
     score_tables,
 )
 from divaeval.cli.output import emit, write_table
+
+
+def _write_text(text: str, out: TextIO) -> None:
+    out.write(text)
 
 
 @click.command("compare")
@@ -79,10 +86,7 @@ def compare_command(
                 comparison_to_latex(comparison, table=part, precision=precision, metric=name)
                 for part in parts
             )
-            emit(
-                lambda out, text=text: out.write(text if text.endswith("\n") else text + "\n"),
-                output,
-            )
+            emit(partial(_write_text, text if text.endswith("\n") else text + "\n"), output)
             continue
         pairs = comparison.pairs.copy()
         pairs.insert(0, "measure", name)

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
+
+if TYPE_CHECKING:
+    from divaeval.judged import Order
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -132,7 +135,7 @@ def evaluation_from(files, measures, judging: dict, *, complete: bool):
         raise UsageError("need at least one RUN and the QRELS file (qrels last)")
     order = judging["order"] or ("rank" if judging["compat"] == "ndeval" else "score")
     settings = EvalSettings(
-        order=order,
+        order=cast("Order", order),
         depth=judging["depth"],
         rel_level=judging["rel_level"],
         complete=complete,

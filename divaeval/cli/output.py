@@ -28,7 +28,7 @@ def emit(writer: Callable[[TextIO], None], output: str | None) -> None:
 
 
 def write_tables(
-    sections: Sequence[tuple[str, Any, str]],
+    sections: Sequence[tuple[str | None, Any, str]],
     fmt: str,
     output: str | None,
     *,

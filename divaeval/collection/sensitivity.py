@@ -276,7 +276,7 @@ def selection_sensitivity(
 
     per_row = max(1, samples * material.pool_grades.shape[1] * material.pool_grades.shape[2])
     per_batch = max(1, _BATCH_CELLS // per_row)
-    values = {name: [] for name in names}
+    values: dict[str, list[np.ndarray]] = {name: [] for name in names}
     for start in range(0, len(topic_rows), per_batch):
         chunk = topic_rows[start : start + per_batch]
         row_topic, positions, lengths = _sample_rankings(material, chunk, samples, seed, depth)

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from divaeval.errors import DataError, UsageError
 from divaeval.stats.significance import check_score_table
@@ -26,7 +27,7 @@ CORRELATION_MEASURES = ("tau_b", "tau_a", "tau_ap", "tau_ap_sym")
 
 
 def run_means(
-    values: np.ndarray | Sequence[float], runs: Sequence[str] | None = None, name: str = "scores"
+    values: ArrayLike, runs: Sequence[str] | None = None, name: str = "scores"
 ) -> np.ndarray:
     """Per-run means of a ``[n_runs, n_topics]`` table; a 1-D array is taken as the means."""
     array = np.asarray(values, dtype=np.float64)
@@ -45,7 +46,7 @@ def _check_same_length(x: np.ndarray, y: np.ndarray) -> None:
         raise DataError("rank correlation: values must be finite")
 
 
-def kendall_tau(x: Sequence[float], y: Sequence[float], variant: str = "b") -> float:
+def kendall_tau(x: ArrayLike, y: ArrayLike, variant: str = "b") -> float:
     """Kendall's τ-b (``variant="b"``) or τ-a between two score vectors over the same runs."""
     if variant not in ("a", "b"):
         raise UsageError(f"Kendall's tau variant must be 'a' or 'b', got {variant!r}")
@@ -68,7 +69,7 @@ def kendall_tau(x: Sequence[float], y: Sequence[float], variant: str = "b") -> f
     return concordant_minus_discordant / denominator if denominator > 0 else math.nan
 
 
-def system_ranking(means: Sequence[float], runs: Sequence[str]) -> list[int]:
+def system_ranking(means: ArrayLike, runs: Sequence[str]) -> list[int]:
     """Run indices from best to worst: mean descending, ties by run name ascending."""
     values = np.asarray(means, dtype=np.float64)
     if values.shape != (len(runs),):
@@ -76,7 +77,7 @@ def system_ranking(means: Sequence[float], runs: Sequence[str]) -> list[int]:
     return sorted(range(len(runs)), key=lambda i: (-values[i], str(runs[i])))
 
 
-def tau_ap(candidate: Sequence[float], reference: Sequence[float], runs: Sequence[str]) -> float:
+def tau_ap(candidate: ArrayLike, reference: ArrayLike, runs: Sequence[str]) -> float:
     """τ_ap(candidate | reference) between the rankings induced by two score vectors."""
     cand = np.asarray(candidate, dtype=np.float64)
     ref = np.asarray(reference, dtype=np.float64)
@@ -93,13 +94,13 @@ def tau_ap(candidate: Sequence[float], reference: Sequence[float], runs: Sequenc
     return float(2.0 / (n - 1) * np.sum(correct / np.arange(1, n)) - 1.0)
 
 
-def symmetric_tau_ap(x: Sequence[float], y: Sequence[float], runs: Sequence[str]) -> float:
+def symmetric_tau_ap(x: ArrayLike, y: ArrayLike, runs: Sequence[str]) -> float:
     """(τ_ap(y | x) + τ_ap(x | y)) / 2."""
     return 0.5 * (tau_ap(y, x, runs) + tau_ap(x, y, runs))
 
 
 def rank_correlation(
-    x: Sequence[float], y: Sequence[float], runs: Sequence[str], measure: str = "tau_b"
+    x: ArrayLike, y: ArrayLike, runs: Sequence[str], measure: str = "tau_b"
 ) -> float:
     """One of tau_b | tau_a | tau_ap (x as candidate, y as reference) | tau_ap_sym."""
     if measure == "tau_b":

@@ -57,7 +57,7 @@ def at_cutoffs(running: np.ndarray, cutoffs: tuple[int | None, ...]) -> np.ndarr
     return out
 
 
-def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+def safe_divide(numerator: np.ndarray, denominator: np.ndarray | float) -> np.ndarray:
     """numerator / denominator, 0 where the denominator is 0."""
     numerator, denominator = np.broadcast_arrays(numerator, denominator)
     out = np.zeros(numerator.shape, dtype=np.float64)

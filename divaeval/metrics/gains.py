@@ -57,7 +57,7 @@ def grade_probability(
     *,
     rel_level: int,
     scale: int,
-    aspect_max: np.ndarray | None = None,
+    aspect_max: np.ndarray | int | None = None,
 ) -> np.ndarray:
     """Relevance probabilities r(d, t) in [0, 1] for integer ``grades`` (any shape).
 

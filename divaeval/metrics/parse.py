@@ -59,6 +59,7 @@ def _expand_preset(norm: str, params: str, cut_text: str | None, text: str) -> l
     out: list[Measure] = []
     for item in preset_members(norm) or ():
         base = _MEASURE.match(item)
+        assert base is not None, item
         spec = get_spec(base.group("name"))
         own = [(k, v) for k, v in assignments if spec.param(k) is not None]
         used.update(k for k, _ in own)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from divaeval.errors import UsageError
 from divaeval.metrics.spec import Compute, CutoffPolicy, MetricSpec, Param, normalize_name
@@ -47,7 +48,7 @@ def family_registrar(
 ) -> Callable[..., MetricSpec]:
     """:func:`register` bound to one family: the source, parameters and cutoff policy the
     family's metrics share are given once; each metric states only what differs."""
-    family_defaults = {
+    family_defaults: dict[str, Any] = {
         "reference": reference,
         "params": params,
         "cutoff": cutoff,

@@ -38,10 +38,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from divaeval.errors import DataError, UsageError
+
+if TYPE_CHECKING:
+    from divaeval.judged import Dedupe, Order
 
 LEXI_MEASURES: tuple[str, ...] = ("lexirecall", "lexiprecision", "rrlexiprecision")
 """The preference measures, in pref_eval's output order."""
@@ -304,8 +308,8 @@ def preferences(
     *,
     rel_level: int = 1,
     depth: int | None = None,
-    order: str = "score",
-    dedupe: str = "error",
+    order: Order = "score",
+    dedupe: Dedupe = "error",
     run_names: str = "tag",
 ) -> Preferences:
     """Read runs and qrels and compute their lexicographic preferences (the API behind

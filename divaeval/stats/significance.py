@@ -624,6 +624,7 @@ def paired_randomization_test(
     """Two-sided paired randomisation test of x vs y (§5.2); exact for N ≤ 20 by default."""
     table = _check_pair(x, y, min_topics=1)
     result = pairwise_randomization_tests(table, B=B, seed=seed, exact=exact)
+    assert result.counts is not None
     return RandomizationTestResult(
         statistic=float(result.statistics[0]),
         p_value=float(result.p_values[0]),
@@ -816,12 +817,14 @@ def pairwise_tests(
     Tukey HSD and ``exact`` only to the randomisation test.
     """
     test = check_test_name(test)
-    if B is None:
-        B = default_B(test)
     if test == "ttest":
         return pairwise_t_tests(scores, alpha=alpha)
+    resamples = B if B is not None else default_B(test)
+    assert resamples is not None
     if test == "bootstrap":
-        return pairwise_bootstrap_tests(scores, B=B, seed=seed, alpha=alpha)
+        return pairwise_bootstrap_tests(scores, B=resamples, seed=seed, alpha=alpha)
     if test == "randomization":
-        return pairwise_randomization_tests(scores, B=B, seed=seed, alpha=alpha, exact=exact)
-    return randomized_tukey_hsd(scores, B=B, seed=seed, alpha=alpha, comparison=comparison)
+        return pairwise_randomization_tests(
+            scores, B=resamples, seed=seed, alpha=alpha, exact=exact
+        )
+    return randomized_tukey_hsd(scores, B=resamples, seed=seed, alpha=alpha, comparison=comparison)

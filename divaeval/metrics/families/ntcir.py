@@ -248,7 +248,7 @@ def ideal_material(material, key: tuple, compat: bool) -> Ideal:
         count=(global_pool > 0).sum(axis=1),
         intent_gains=_descending(pool),
         intent_count=(pool > 0).sum(axis=1),
-        has_relevant=(pool > 0).any(axis=1),
+        has_relevant=np.asarray((pool > 0).any(axis=1)),
     )
     material.cache[cache_key] = ideal
     return ideal

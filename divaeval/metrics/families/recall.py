@@ -96,6 +96,7 @@ def tse(jr, params, cutoffs, exposure: str):
         gamma = params["gamma"]
         value = (1.0 - gamma) * np.power(gamma, safe - 1.0)
     else:
+        assert n is not None  # checked above: linear exposure needs n
         value = 1.0 - safe / float(n)
     value = np.where(usable, value, 0.0)
     return np.repeat(value[:, None], len(cutoffs), axis=1)
