@@ -15,11 +15,12 @@ import pytest
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
+from support import FIXTURES  # noqa: E402
+
 from divaeval.io import read_qrels, read_run  # noqa: E402
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run  # noqa: E402
 from divaeval.metrics import Measure, compute_measures, get_spec, parse_measures  # noqa: E402
 
-FIXTURES = Path(__file__).parent / "fixtures"
 REF = FIXTURES / "small" / "ref_ex"
 CUTS = (1, 2, 3, 5, 10, 20)
 WHOLE_RANKING = ("P", "R", "ndcg_cut")

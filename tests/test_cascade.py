@@ -14,21 +14,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from metric_inputs import FIXTURES, by_topic, judge_files, judge_text, measure_values
+from support import FIXTURES, by_topic, judge_files, judge_text, measure_values
 
-from divaeval.errors import UsageError, set_warning_sink
+from divaeval.errors import UsageError
 from divaeval.metrics import get_spec, parse_measures
 
 TOL = 1e-12
 REF = FIXTURES / "small" / "ref_ex"
 
 
-@pytest.fixture(autouse=True)
-def _quiet_warnings():
-    collected: list[str] = []
-    previous = set_warning_sink(collected.append)
-    yield collected
-    set_warning_sink(previous)
+pytestmark = pytest.mark.usefixtures("collected_warnings")
 
 
 def topic1(run: str, measures: list[str]) -> dict[str, float]:

@@ -12,21 +12,19 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
+from support import FIXTURES, ROOT, SAMPLE_DATA, TREC2012
 
 from divaeval.cli import main
 from divaeval.errors import UsageError
 from divaeval.metrics import all_specs, parse_measures
 from divaeval.metrics.spec import format_value
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_RUN = ROOT / "sample_data" / "run.txt"
-SAMPLE_RUN2 = ROOT / "sample_data" / "run2.txt"
-SAMPLE_QRELS = ROOT / "sample_data" / "qrels.txt"
-TREC2012 = ROOT / "tests" / "fixtures" / "trec2012"
-EX = ROOT / "tests" / "fixtures" / "small" / "ndeval_ex"
+SAMPLE_RUN = SAMPLE_DATA / "run.txt"
+SAMPLE_RUN2 = SAMPLE_DATA / "run2.txt"
+SAMPLE_QRELS = SAMPLE_DATA / "qrels.txt"
+EX = FIXTURES / "small" / "ndeval_ex"
 TREC_LINE = re.compile(r"^(?P<name>.{22,})\t(?P<topic>[^\t]+)\t(?P<value>.+)$")
 HAS_RBU = any(
     spec.name.lower() == "rbu" or "rbu" in (a.lower() for a in spec.aliases) for spec in all_specs()

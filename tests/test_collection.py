@@ -22,7 +22,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from divaeval import errors
 from divaeval.collection import (
     collection_table,
     difficulty_weights,
@@ -46,12 +45,7 @@ def qrels_from_text(text: str) -> pd.DataFrame:
     return df.astype({"grade": "int64"})
 
 
-@pytest.fixture(autouse=True)
-def collected_warnings():
-    messages: list[str] = []
-    previous = errors.set_warning_sink(messages.append)
-    yield messages
-    errors.set_warning_sink(previous)
+pytestmark = pytest.mark.usefixtures("collected_warnings")
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from metric_inputs import FIXTURES, by_topic, judge_files, judge_text, measure_values
+from support import FIXTURES, by_topic, judge_files, judge_text, measure_values
 
-from divaeval.errors import UsageError, set_warning_sink
+from divaeval.errors import UsageError
 from divaeval.metrics import get_spec, parse_measures
 
 TOL = 1e-12
@@ -19,12 +19,7 @@ REF = FIXTURES / "small" / "ref_ex"
 NTCIR = FIXTURES / "small" / "ntcir_ex"
 
 
-@pytest.fixture(autouse=True)
-def _quiet_warnings():
-    collected: list[str] = []
-    previous = set_warning_sink(collected.append)
-    yield collected
-    set_warning_sink(previous)
+pytestmark = pytest.mark.usefixtures("collected_warnings")
 
 
 def ref_run_a():
@@ -255,10 +250,10 @@ def test_one_intent_equals_the_ad_hoc_base_metric(case, k):
         assert values[f"{ia}@{k}"][0] == pytest.approx(values[f"{base}@{k}"][0], abs=1e-12), ia
 
 
-def test_intent_weight_without_relevant_document_is_reported(_quiet_warnings):
+def test_intent_weight_without_relevant_document_is_reported(collected_warnings):
     # Subtopic 2 has only a grade-0 line but an intent probability of 0.4: it is left out of
     # the sum (so the maximum is 0.6) and reported once.
     jr = judge_text("1 1 a 1\n1 2 b 0\n", "1 a\n1 b\n", intents="1 1 0.6\n1 2 0.4\n")
     values = measure_values(jr, ["RR-IA", "RBP-IA"])
     assert values["RR-IA"][0] == pytest.approx(0.6, abs=TOL)
-    assert sum("intent probabilities belong to subtopics" in w for w in _quiet_warnings) == 1
+    assert sum("intent probabilities belong to subtopics" in w for w in collected_warnings) == 1

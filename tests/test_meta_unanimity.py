@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from divaeval.errors import UsageError, set_warning_sink
+from divaeval.errors import UsageError
 from divaeval.meta.unanimity import metric_unanimity, metric_unanimity_table
 
 # The paper's example: three system outputs for one topic (rows = outputs, one topic column).
@@ -60,20 +60,15 @@ def test_pairs_are_pooled_over_topics():
     assert doubled.n_pairs == 12 and doubled.mu == pytest.approx(math.log2(4 / 3))
 
 
-def test_undefined_and_minus_infinity_warn():
-    messages: list[str] = []
-    previous = set_warning_sink(messages.append)
-    try:
-        # m' = −m for a second metric: no output is unanimously ≥ another → nan
-        target = np.array([[1.0], [0.5], [0.2]])
-        undefined = metric_unanimity(target, [target, -target + np.array([[0.0], [0.1], [0.0]])])
-        # the reverse of a unanimous ordering captures nothing → −inf
-        reverse = metric_unanimity(-M1, [M1])
-    finally:
-        set_warning_sink(previous)
+def test_undefined_and_minus_infinity_warn(collected_warnings):
+    # m' = −m for a second metric: no output is unanimously ≥ another → nan
+    target = np.array([[1.0], [0.5], [0.2]])
+    undefined = metric_unanimity(target, [target, -target + np.array([[0.0], [0.1], [0.0]])])
+    # the reverse of a unanimous ordering captures nothing → −inf
+    reverse = metric_unanimity(-M1, [M1])
     assert math.isnan(undefined.mu)
     assert reverse.mu == -math.inf
-    assert len(messages) == 2
+    assert len(collected_warnings) == 2
 
 
 def test_errors():

@@ -15,21 +15,19 @@ Tolerance: abs <= 1e-9, NaN == NaN (ORACLES-README §10); printed output byte fo
 
 from __future__ import annotations
 
-import gzip
 import math
 import shutil
 from pathlib import Path
 
 import pytest
+from support import FIXTURES, TREC2012, TREC2012_RUNS, read_oracle
 
 import divaeval
 from divaeval.cli import main
 from divaeval.errors import set_warning_sink
 from divaeval.metrics import get_spec
 
-FIXTURES = Path(__file__).parent / "fixtures"
 SMALL = FIXTURES / "small"
-TREC2012 = FIXTURES / "trec2012"
 TOL = 1e-9
 
 NDEVAL_HEADER = (
@@ -45,48 +43,13 @@ SMALL_CASES = {
     "ref_ex": ("div.qrels", {"runA": "runA", "runB": "runB", "runC": "runC"}),
     "edge": ("edge.qrels", {"edge_run1": "edge_run1.txt", "edge_run2": "edge_run2.txt"}),
 }
-# ORACLES-README §9.1: oracle run name -> run file (all carry the tag "indri").
-TREC2012_RUNS = {
-    name: f"{name}.txt.gz"
-    for name in (
-        "ql-cata-filtered",
-        "ql-cata",
-        "ql-catb-filtered",
-        "ql-catb",
-        "rm-cata-filtered",
-        "rm-cata",
-        "rm-catb-filtered",
-        "rm-catb",
-        "dssa-wt2012",
-    )
-}
 
 
 # ---------------------------------------------------------------------------------------------
 # helpers
 
 
-@pytest.fixture(autouse=True)
-def _quiet_warnings():
-    """Collect divaeval warnings instead of printing them (tests that check warnings install
-    their own sink)."""
-    collected: list[str] = []
-    previous = set_warning_sink(collected.append)
-    yield collected
-    set_warning_sink(previous)
-
-
-def read_oracle(path: Path) -> dict[tuple[str, str, str], float]:
-    """(run, topic, measure) -> value of an oracle TSV (optionally gzipped)."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        lines = handle.read().splitlines()
-    assert lines[0] == "run\ttopic\tmeasure\tvalue"
-    out = {}
-    for line in lines[1:]:
-        run, topic, measure, value = line.split("\t")
-        out[(run, topic, measure)] = float(value)
-    return out
+pytestmark = pytest.mark.usefixtures("collected_warnings")
 
 
 def oracle_measures(oracle) -> list[str]:
@@ -530,22 +493,22 @@ def test_small_oracles_cover_every_case(order):
     assert all(len(read_oracle(p)) > 200 for p in files)
 
 
-def test_s0_topic_native_vs_compat(_quiet_warnings):
+def test_s0_topic_native_vs_compat(collected_warnings):
     # small/edge topic 2: every judgment is 0, S = 0
     edge = SMALL / "edge"
     native = evaluate_values([edge / "edge_run1.txt"], edge / "edge.qrels", ["nNRBP", "NRBP"])
     assert native[("E1", "2", "nNRBP")] == 0.0
     assert native[("E1", "2", "NRBP")] == 0.0
     assert not math.isnan(native[("E1", "all", "nNRBP")])
-    assert any("no document with grade >= 1" in w and "topic 2" in w for w in _quiet_warnings)
-    _quiet_warnings.clear()
+    assert any("no document with grade >= 1" in w and "topic 2" in w for w in collected_warnings)
+    collected_warnings.clear()
     compat = evaluate_values(
         [edge / "edge_run1.txt"], edge / "edge.qrels", ["nNRBP", "NRBP"], compat="ndeval"
     )
     assert math.isnan(compat[("E1", "2", "nNRBP")])
     assert math.isnan(compat[("E1", "all", "nNRBP")])
     assert compat[("E1", "2", "NRBP")] == 0.0
-    assert any("nNRBP is NaN" in w for w in _quiet_warnings)
+    assert any("nNRBP is NaN" in w for w in collected_warnings)
 
 
 @pytest.mark.parametrize("order", ["trec", "rank"])
@@ -645,7 +608,7 @@ def test_small_ndeval_csv_byte_for_byte(capsys, directory, file_name):
 
 @pytest.fixture(scope="module")
 def trec2012_runs():
-    return [TREC2012 / f for f in TREC2012_RUNS.values()]
+    return list(TREC2012_RUNS.values())
 
 
 @pytest.mark.parametrize("order", ["trec", "rank"])
@@ -677,7 +640,7 @@ def test_trec2012_ndeval_csv_byte_for_byte(capsys, order, tmp_path):
     qrels = TREC2012 / "qrels-for-ndeval.txt.gz"
     for name in ("ql-cata", "dssa-wt2012"):  # dssa-wt2012 has CRLF line endings
         run = tmp_path / f"{name}.txt.gz"
-        shutil.copy(TREC2012 / TREC2012_RUNS[name], run)
+        shutil.copy(TREC2012_RUNS[name], run)
         code, out, err = cli(
             capsys, [run, qrels, "-f", "ndeval", "--order", "score" if order == "trec" else "rank"]
         )

@@ -19,25 +19,14 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import FIXTURES, TREC2012, TREC2012_RUNS
 
 from divaeval.errors import UsageError
 from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run
 from divaeval.metrics import compute_measures, parse_measures
 
-FIXTURES = Path(__file__).parent / "fixtures"
 SMALL = FIXTURES / "small"
-TREC2012 = FIXTURES / "trec2012"
-TREC2012_RUNS = (
-    "ql-cata-filtered",
-    "ql-cata",
-    "ql-catb-filtered",
-    "ql-catb",
-    "rm-cata-filtered",
-    "rm-cata",
-    "rm-catb-filtered",
-    "rm-catb",
-)
 
 
 def _index(qrels, intents=None, topics=None) -> QrelsIndex:
@@ -273,8 +262,7 @@ def test_oracle_small_cases(case, qrels, runs, native):
 
 def test_oracle_trec2012():
     index = _index(TREC2012 / "qrels.diversity.txt.gz", topics=TREC2012 / "full-topics.xml")
-    runs = {name: TREC2012 / f"{name}.txt.gz" for name in TREC2012_RUNS}
-    runs["dssa-wt2012"] = TREC2012 / "dssa-wt2012.txt.gz"
+    runs = dict(TREC2012_RUNS)
     stats = _compare(index, runs, FIXTURES / "trec2012-ntcir", "10,20", "score")
     assert stats["n"] == 9 * 50 * 22
     assert stats["printed"] > 5e-5  # the oracle really carries NTCIREVAL's rounding
@@ -489,8 +477,7 @@ def test_ntcir_format_reproduces_ntcireval_output():
 # intents: reference/ntcireval.md §10.5 (topic 0201) and the warnings
 
 
-def test_topic_0201_intent_without_relevant_documents(tmp_path):
-    from divaeval.errors import set_warning_sink
+def test_topic_0201_intent_without_relevant_documents(collected_warnings, tmp_path):
 
     d = str(tmp_path)
     # intent 3 (inf, .2) has no judged document at all; the file sums to 1.
@@ -501,16 +488,11 @@ def test_topic_0201_intent_without_relevant_documents(tmp_path):
         ["0201 1 a1 L1", "0201 1 a2 L2", "0201 2 a2 L1", "0201 2 a3 L2", "0201 0 a4 L0"],
     )
     run = _write(d, "x.run", ["0201 Q0 a3 1 3 R", "0201 Q0 a1 2 2 R", "0201 Q0 a2 3 1 R"])
-    messages: list[str] = []
-    previous = set_warning_sink(messages.append)
-    try:
-        index = QrelsIndex(read_qrels(qrels), intents=read_intents(prob))
-        v = scores(index, run, ["ntcir@5"], order="file")
-        compat = scores(index, run, ["P+Q@5"], order="file", compat="ntcireval")
-    finally:
-        set_warning_sink(previous)
-    assert any("intent 3 of topic 0201" in m for m in messages)
-    assert not any("sum to 1" in m for m in messages)  # the file's probabilities sum to 1
+    index = QrelsIndex(read_qrels(qrels), intents=read_intents(prob))
+    v = scores(index, run, ["ntcir@5"], order="file")
+    compat = scores(index, run, ["P+Q@5"], order="file", compat="ntcireval")
+    assert any("intent 3 of topic 0201" in m for m in collected_warnings)
+    assert not any("sum to 1" in m for m in collected_warnings)  # the file's probabilities sum to 1
     v = {m: value for (_, m), value in v.items()}
     # GG: a2 = .5·2 + .3·1 = 1.3, a3 = .3·2 = .6, a1 = .5·1 = .5; run a3 a1 a2.
     dcg = 0.6 + 0.5 * DISC[1] + 1.3 * DISC[2]
@@ -527,25 +509,19 @@ def test_topic_0201_intent_without_relevant_documents(tmp_path):
     assert f"{compat[('0201', 'P+Q@5')]:.4f}" == "0.5834"  # NTCIREVAL: .5·.6167 + .3·.9167
 
 
-def test_probabilities_not_summing_to_one(tmp_path):
-    from divaeval.errors import set_warning_sink
+def test_probabilities_not_summing_to_one(collected_warnings, tmp_path):
 
     d = str(tmp_path)
     qrels = _write(d, "q", ["1 1 a 1", "1 2 b 1"])
     prob = _write(d, "p", ["1 1 0.3", "1 2 0.3"])
     run = _write(d, "r", ["1 Q0 a 1 2 R", "1 Q0 b 2 1 R"])
-    messages: list[str] = []
-    previous = set_warning_sink(messages.append)
-    try:
-        plain = scores(QrelsIndex(read_qrels(qrels), intents=read_intents(prob)), run, ["P+Q@2"])
-        rescaled = scores(
-            QrelsIndex(read_qrels(qrels), intents=read_intents(prob), normalize_intents=True),
-            run,
-            ["P+Q@2"],
-        )
-    finally:
-        set_warning_sink(previous)
-    assert sum("do not sum to 1" in m for m in messages) == 2
+    plain = scores(QrelsIndex(read_qrels(qrels), intents=read_intents(prob)), run, ["P+Q@2"])
+    rescaled = scores(
+        QrelsIndex(read_qrels(qrels), intents=read_intents(prob), normalize_intents=True),
+        run,
+        ["P+Q@2"],
+    )
+    assert sum("do not sum to 1" in m for m in collected_warnings) == 2
     # intent 1: a at rank 1, Q@2 = BR(1) = (1 + 1)/(1 + 1) = 1; intent 2: b at rank 2, ideal
     # [1]: BR(2) = (1 + 1)/(1 + 2), Q@2 = (2/3)/min(2, 1). As given: .3·1 + .3·2/3 = .5;
     # --normalize-intents: .5·1 + .5·2/3.

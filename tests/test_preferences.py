@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import FIXTURES, TREC2012, TREC2012_BASELINES
 
 from divaeval.errors import DataError, UsageError
 from divaeval.stats.preferences import (
@@ -24,19 +24,9 @@ from divaeval.stats.preferences import (
     ranking_table,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures"
 SMALL = FIXTURES / "small"
-T2012 = FIXTURES / "trec2012"
-INDRI = [
-    "ql-cata-filtered",
-    "ql-cata",
-    "ql-catb-filtered",
-    "ql-catb",
-    "rm-cata-filtered",
-    "rm-cata",
-    "rm-catb-filtered",
-    "rm-catb",
-]
+T2012 = TREC2012
+INDRI = TREC2012_BASELINES
 
 SMALL_CASES = [
     ("ref_ex/lexi_pairs.tsv", ["ref_ex/runA", "ref_ex/runB", "ref_ex/runC"], "ref_ex/div.qrels", 1),

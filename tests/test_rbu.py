@@ -15,8 +15,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from metric_inputs import (
+from support import (
     FIXTURES,
+    TREC2012,
+    TREC2012_RUNS,
     by_topic,
     judge_files,
     judge_text,
@@ -24,12 +26,10 @@ from metric_inputs import (
     read_oracle,
 )
 
-from divaeval.errors import set_warning_sink
 from divaeval.metrics import parse_measures
 
 TOL = 1e-12
 SMALL = FIXTURES / "small"
-TREC2012 = FIXTURES / "trec2012"
 ORACLE_SETTINGS = {"order": "score", "complete": True, "dedupe": "first"}
 PARAMS = {"rbu_p0.8_e0.03": "p=0.8,e=0.03", "rbu_p0.99_e0.001": "p=0.99,e=0.001"}
 
@@ -51,12 +51,7 @@ REF_QRELS = """\
 RUN_A = "1 d1\n1 d2\n1 d3\n1 d9\n1 d4\n1 d5\n1 d7\n2 e1\n2 e3\n2 e2\n"
 
 
-@pytest.fixture(autouse=True)
-def _quiet_warnings():
-    collected: list[str] = []
-    previous = set_warning_sink(collected.append)
-    yield collected
-    set_warning_sink(previous)
+pytestmark = pytest.mark.usefixtures("collected_warnings")
 
 
 def test_hand_worked_reference_example():
@@ -165,19 +160,6 @@ def test_rbu_edge_probes(oracle_name):
     assert got["5"] == pytest.approx(0.5 * (1 - p) * p * 0.5 - e * (1 - p * p), abs=TOL)
 
 
-TREC2012_RUNS = (
-    "ql-cata-filtered",
-    "ql-cata",
-    "ql-catb-filtered",
-    "ql-catb",
-    "rm-cata-filtered",
-    "rm-cata",
-    "rm-catb-filtered",
-    "rm-catb",
-    "dssa-wt2012",
-)
-
-
 @pytest.mark.parametrize("oracle_name", sorted(PARAMS))
 def test_trec2012_oracle(oracle_name):
     """ORACLES-README §9.4: gold = qrels.diversity.txt converted by §8 (weights 1/S over the
@@ -187,9 +169,7 @@ def test_trec2012_oracle(oracle_name):
     names = {"RBU@20": f"RBU({params})@20", "RBU": f"RBU({params})"}
     worst, checked = 0.0, 0
     for run in TREC2012_RUNS:
-        jr = judge_files(
-            TREC2012 / "qrels.diversity.txt.gz", TREC2012 / f"{run}.txt.gz", **ORACLE_SETTINGS
-        )
+        jr = judge_files(TREC2012 / "qrels.diversity.txt.gz", TREC2012_RUNS[run], **ORACLE_SETTINGS)
         values = {m: by_topic(jr, v) for m, v in measure_values(jr, list(names.values())).items()}
         for (oracle_run, topic, measure), expected in oracle.items():
             if oracle_run == run:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from support import FIXTURES  # noqa: E402
 
 from divaeval.collection.sensitivity import (
     _evaluate_batch,
@@ -20,8 +21,6 @@ from divaeval.errors import UsageError
 from divaeval.io import read_qrels
 from divaeval.judged import EvalSettings, QrelsIndex
 from divaeval.metrics import parse_measures
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 # meta-evaluation.md §12: subtopics A = {d1, d2, d4}, B = {d3, d4}; relevant set {d1..d4}
 TINY_QRELS = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from divaeval.errors import UsageError, set_warning_sink
+from divaeval.errors import UsageError
 from divaeval.stats.compare import PAIR_COLUMNS, compare_runs, comparison_to_latex
 
 WORKED = np.array(
@@ -64,15 +64,10 @@ def test_exact_randomization_signature():
     np.testing.assert_allclose(result.pairs.p_value, [0.25, 0.125, 0.125])
 
 
-def test_tukey_hsd_is_not_corrected_again():
-    messages: list[str] = []
-    previous = set_warning_sink(messages.append)
-    try:
-        result = compare_runs(WORKED, RUNS, test="tukey-hsd", correction="holm", seed=42)
-    finally:
-        set_warning_sink(previous)
+def test_tukey_hsd_is_not_corrected_again(collected_warnings):
+    result = compare_runs(WORKED, RUNS, test="tukey-hsd", correction="holm", seed=42)
     assert result.correction == "none"
-    assert any("family-wise" in m for m in messages)
+    assert any("family-wise" in m for m in collected_warnings)
     np.testing.assert_array_equal(result.pairs.p_adjusted, result.pairs.p_value)
     assert "test=tukey-hsd|B=5000|seed=42|rng=PCG64|hsd=>|alpha=0.05|correction=none" in (
         result.signature

@@ -1,4 +1,6 @@
-"""Test helpers: judged rankings from inline qrels/run text, and metric values by display name.
+"""Helpers shared by the tests: fixture paths, the TREC 2012 oracle runs, oracle readers,
+judged rankings from inline qrels/run text, and metric values by display name. (The shared
+pytest fixtures, such as ``collected_warnings``, are in ``conftest.py``.)
 
 Runs are written ``topic docno`` per line in ranking order (file order); they are turned into
 TREC lines with strictly decreasing scores, so every ordering rule gives the same ranking.
@@ -17,7 +19,28 @@ from divaeval.io import read_intents, read_qrels, read_run
 from divaeval.judged import EvalSettings, JudgedRankings, QrelsIndex, judge_run
 from divaeval.metrics import compute_measures, parse_measures
 
-FIXTURES = Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+SAMPLE_DATA = ROOT / "sample_data"
+TREC2012 = FIXTURES / "trec2012"
+#: The nine TREC 2012 runs of the oracles (ORACLES-README §9.1): name -> file in TREC2012. The
+#: eight baselines carry the tag "indri"; dssa-wt2012 has CRLF line endings.
+TREC2012_RUNS = {
+    name: TREC2012 / f"{name}.txt.gz"
+    for name in (
+        "ql-cata-filtered",
+        "ql-cata",
+        "ql-catb-filtered",
+        "ql-catb",
+        "rm-cata-filtered",
+        "rm-cata",
+        "rm-catb-filtered",
+        "rm-catb",
+        "dssa-wt2012",
+    )
+}
+#: The eight official baselines (without dssa-wt2012).
+TREC2012_BASELINES = [name for name in TREC2012_RUNS if name != "dssa-wt2012"]
 
 
 def _write(directory: str, name: str, text: str) -> str:
