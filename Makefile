@@ -9,14 +9,15 @@ install:
 	$(PYTHON) -m divaeval sample_data/run.txt sample_data/qrels.txt -m rbu -m alpha-ndcg
 
 test:
-	$(PYTHON) -m pytest -q tests
+	$(PYTHON) -m pytest -q -n auto tests
 
 lint:
 	$(PYTHON) -m ruff check divaeval tests bench
 	$(PYTHON) -m ruff format --check divaeval tests bench
+	$(PYTHON) -m mypy
 
 bench:
 	$(PYTHON) bench/run_all.py  # NDEVAL=/path/to/ndeval adds the C tool
 
 clean:
-	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache bench/out
+	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache bench/out

@@ -62,10 +62,11 @@ class Evaluation:
 
 def difficulty_weights(index: QrelsIndex) -> dict[str, float]:
     """Topic -> 1 − diversity difficulty (Golbus et al. 2013, Eq. 2), for ``--mean dd``."""
-    from divaeval import collection
+    from divaeval.collection.difficulty import collection_table
+    from divaeval.collection.difficulty import difficulty_weights as weights_of
 
-    table = collection.collection_table(index.qrels.frame, rel_level=index.rel_level)
-    weights = collection.difficulty_weights(table)
+    table = collection_table(index.qrels.frame, rel_level=index.rel_level)
+    weights = weights_of(table)
     return {str(topic): float(value) for topic, value in weights.items() if value == value}
 
 

@@ -77,7 +77,9 @@ def split_fields(data: bytes, columns: Sequence[int], first_row: Sequence[int] =
         if b"\r" in data:
             data = data.replace(b"\r", b"\n")
     n = len(data)
-    counts, lines, gathered = [], [], {j: [] for j in columns}
+    counts: list[np.ndarray] = []
+    lines: list[np.ndarray] = []
+    gathered: dict[int, list[np.ndarray]] = {j: [] for j in columns}
     head: dict[int, str | None] = dict.fromkeys(first_row)
     head_done = False
     lines_before = 0

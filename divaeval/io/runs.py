@@ -125,6 +125,7 @@ def read_run(path: str) -> Run:
     topic_codes, topic_words = factorize(fields.columns[0])
     doc_codes, doc_words, doc_hashes = factorize_with_keys(fields.columns[2])
     tag = fields.first_row[5]
+    assert tag is not None  # every row has 6 fields (checked above)
     return Run(
         name=tag,
         tag=tag,

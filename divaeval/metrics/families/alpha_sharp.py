@@ -110,7 +110,7 @@ def smr_weights(material) -> np.ndarray:
         return material.cache[key]
     import pandas as pd
 
-    from divaeval.collection import subtopic_table
+    from divaeval.collection.difficulty import subtopic_table
 
     level = material.rel_level
     topic, doc, column = np.nonzero(

@@ -1,0 +1,69 @@
+"""The package layout's import rule (README, Development): every module imports only from
+layers below its own (or from its own package), so the data flow io → judged → metrics →
+aggregate/report → api → analyses → cli has no import back up."""
+
+from __future__ import annotations
+
+import ast
+
+from support import ROOT
+
+#: Layer of each part of divaeval (the longest matching module prefix wins).
+LAYERS = {
+    "divaeval": 0,  # __init__: the version and the lazy public names
+    "divaeval.errors": 0,
+    "divaeval.topics": 0,
+    "divaeval.io": 1,
+    "divaeval.collection.difficulty": 1,  # qrels statistics, used by metrics and --mean dd
+    "divaeval.judged": 2,
+    "divaeval.metrics": 3,
+    "divaeval.aggregate": 4,
+    "divaeval.report": 4,
+    "divaeval.api": 5,
+    "divaeval.stats": 6,
+    "divaeval.meta": 7,
+    "divaeval.collection": 7,
+    "divaeval.cli": 8,
+    "divaeval.__main__": 8,
+}
+
+
+def layer_of(module: str) -> tuple[int, str]:
+    best = max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
+    return LAYERS[best], best
+
+
+def imports(path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "divaeval":
+            found.extend(f"divaeval.{alias.name}" for alias in node.names)  # submodules
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+    return [name for name in found if name == "divaeval" or name.startswith("divaeval.")]
+
+
+def test_no_import_reaches_up_a_layer():
+    package = ROOT / "divaeval"
+    violations = []
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        level, home = layer_of(module)
+        for target in imports(path):
+            target_level, target_home = layer_of(target)
+            if target_level > level and target_home != home:
+                violations.append(f"{module} (layer {level}) imports {target} ({target_level})")
+    assert not violations, "\n".join(violations)
+
+
+def test_cli_command_modules_import_only_shared_cli_modules():
+    for path in (ROOT / "divaeval" / "cli").glob("*.py"):
+        if path.stem in ("__init__", "app"):
+            continue
+        cli_imports = [
+            m for m in imports(path) if m == "divaeval.cli" or m.startswith("divaeval.cli.")
+        ]
+        assert set(cli_imports) <= {"divaeval.cli.options", "divaeval.cli.output"}, path.name
