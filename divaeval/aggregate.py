@@ -11,7 +11,9 @@ Topic means (``--mean``):
 - ``geom``: the geometric mean of max(value, ε) with ε = 1e-5, as trec_eval's ``gm_map``
   (other-metrics.md; Golbus et al. 2013 §6.2 "geometric mean");
 - ``dd``: the mean weighted by 1 − diversity difficulty of each topic (Golbus et al. 2013 §6.2,
-  Eq. 2), from :mod:`divaeval.collection`.
+  Eq. 2), from :mod:`divaeval.collection`. A topic without a relevant document (at ``-l``) has
+  no difficulty: its weight is 0 (with a warning); if no topic has weight, the arithmetic mean
+  is used (with a warning).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from divaeval.errors import UsageError
+from divaeval.errors import UsageError, warn
 
 GEOMETRIC_EPSILON = 1e-5
 MEANS = ("arith", "geom", "dd")
@@ -54,8 +56,8 @@ def topic_mean(values: np.ndarray, how: str = "arith", weights: np.ndarray | Non
         if weights is None:
             raise UsageError("--mean dd needs diversity-difficulty weights")
         total_weight = float(np.sum(weights))
-        if total_weight == 0:
-            return float("nan")
+        if total_weight == 0:  # no topic has a defined difficulty: every weight is 0
+            return topic_mean(values, "arith")
         return float(np.sum(values * weights) / total_weight)
     raise UsageError(f"unknown topic mean {how!r} (choose from {', '.join(MEANS)})")
 
@@ -69,6 +71,11 @@ def means(
         if weights is None:
             raise UsageError("--mean dd needs diversity-difficulty weights")
         topic_weights = np.array([weights.get(str(t), 0.0) for t in run.topics])
+        if len(topic_weights) and not topic_weights.any():
+            warn(
+                f"--mean dd: no topic of run {run.name} has a relevant document, so every "
+                "weight is 0; the arithmetic mean is used"
+            )
     return {m: topic_mean(run.values[m], how, topic_weights) for m in measures}
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.aggregate import RunScores, long_table, means
-from divaeval.errors import DataError, warn
+from divaeval.errors import DataError, UsageError, activity, warn
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics, validate_settings
 
 DEFAULT_MEASURES = ("ndeval",)
@@ -67,7 +67,13 @@ def difficulty_weights(index: QrelsIndex) -> dict[str, float]:
 
     table = collection_table(index.qrels.frame, rel_level=index.rel_level)
     weights = weights_of(table)
-    return {str(topic): float(value) for topic, value in weights.items() if value == value}
+    undefined = [str(topic) for topic, value in weights.items() if value != value]
+    if undefined:
+        warn(
+            f"--mean dd: topic(s) {', '.join(undefined)} have no document with grade >= "
+            f"{index.rel_level}: diversity difficulty undefined, weight 0"
+        )
+    return {str(topic): float(value) if value == value else 0.0 for topic, value in weights.items()}
 
 
 def _run_label(path: str) -> str:
@@ -86,6 +92,9 @@ def _name_runs(runs: Sequence) -> None:
     labels = [_run_label(run.path) if run.tag in shared else run.tag for run in runs]
     if len(set(labels)) < len(labels):
         labels = [run.path if run.tag in shared else run.tag for run in runs]
+    if len(set(labels)) < len(labels):
+        again = next(label for label in labels if labels.count(label) > 1)
+        raise UsageError(f"the run {again} is given twice")
     for run, label in zip(runs, labels, strict=True):
         run.name = label
     warn(f"runs share the tag(s) {', '.join(sorted(shared))}; named by their file names instead")
@@ -104,12 +113,19 @@ def load_inputs(
     from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
 
     validate_settings(settings)
-    if sum(1 for p in (*run_paths, qrels_path) if p == "-") > 1:
-        raise DataError("only one input file can be '-' (stdin)")
-    runs = [read_run(path) for path in run_paths]
-    qrels = read_qrels(qrels_path)
-    intents = read_intents(intents_path) if intents_path else None
-    topic_types = read_topic_types(topics_path) if topics_path else None
+    inputs = (*run_paths, qrels_path, intents_path, topics_path)
+    if sum(1 for p in inputs if p == "-") > 1:
+        raise UsageError("only one input can be '-' (stdin)")
+    runs = []
+    for path in run_paths:
+        with activity(f"reading the run {path}"):
+            runs.append(read_run(path))
+    with activity(f"reading the qrels {qrels_path}"):
+        qrels = read_qrels(qrels_path)
+    with activity(f"reading the intents {intents_path}"):
+        intents = read_intents(intents_path) if intents_path else None
+    with activity(f"reading the topics {topics_path}"):
+        topic_types = read_topic_types(topics_path) if topics_path else None
     index = QrelsIndex(
         qrels,
         rel_level=settings.rel_level,
@@ -142,7 +158,8 @@ def score_runs(
 
     results = []
     for run in runs:
-        jr = judge_run(run, index, settings)
+        with activity(f"judging the run {run.path}"):
+            jr = judge_run(run, index, settings)
         extra = run_only_topics(run, index)
         if extra:
             warn(
@@ -167,7 +184,8 @@ def score_runs(
                     f"(qrels topics look like {index.topics[0]!r})",
                     file=run.path,
                 )
-        values = compute_measures(jr, measures)
+        with activity(f"scoring the run {run.path}"):
+            values = compute_measures(jr, measures)
         results.append(
             RunScores(
                 name=run.name,

@@ -12,7 +12,8 @@ stdout) unless a caller installed a different sink (the Python API collects them
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
@@ -51,6 +52,55 @@ class UsageError(DivaevalError):
     """Bad command-line usage: unknown measure, bad parameter or option (exit code 2)."""
 
     exit_code = EXIT_USAGE
+
+
+def check_rel_level(rel_level: object) -> int:
+    """The relevance level ``-l``: an integer >= 1, the same rule in every command and API
+    call. Grade 0 means judged not relevant and negative grades (TREC's -2) spam, so a level
+    below 1 would count them relevant; it is a usage error (trec_eval's ``-l 0`` is not
+    supported)."""
+    if isinstance(rel_level, bool) or not isinstance(rel_level, int):
+        try:
+            import numpy as np
+
+            if isinstance(rel_level, np.integer):
+                return check_rel_level(int(rel_level))
+        except ImportError:  # pragma: no cover
+            pass
+        raise UsageError(f"relevance level -l must be an integer, got {rel_level!r}")
+    if rel_level < 1:
+        raise UsageError(
+            f"relevance level -l must be >= 1, got {rel_level} (grade 0 means judged not "
+            "relevant and negative grades spam: they are never relevant)"
+        )
+    return rel_level
+
+
+_activity: list[str] = []
+_failed_activity: list[str] = []
+
+
+@contextmanager
+def activity(what: str) -> Iterator[None]:
+    """Name what divaeval is doing (e.g. ``reading the run run.txt``), so that running out of
+    memory, which cannot otherwise say which input caused it, can be reported with it."""
+    _activity.append(what)
+    try:
+        yield
+    except MemoryError:
+        if not _failed_activity:  # the innermost activity names the cause
+            _failed_activity.append(what)
+        raise
+    finally:
+        _activity.pop()
+
+
+def failed_activity() -> str:
+    """`` while <activity>`` for the activity a MemoryError went through (then forgotten), or
+    ``""``."""
+    if not _failed_activity:
+        return ""
+    return f" while {_failed_activity.pop()}"
 
 
 WarningSink = Callable[[str], None]

@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from divaeval.errors import DataError, UsageError, warn
+from divaeval.errors import DataError, UsageError, check_rel_level, warn
 from divaeval.io._tokens import TokenTable, byte_ranks
 from divaeval.topics import sort_topics
 
@@ -55,6 +55,9 @@ class EvalSettings:
     dedupe: Dedupe = "error"
     compat: str | None = None
     normalize_intents: bool = False
+
+    def __post_init__(self) -> None:
+        check_rel_level(self.rel_level)
 
     def signature(self) -> str:
         parts = [f"order={self.order}", f"rel={self.rel_level}"]
@@ -171,6 +174,14 @@ class JudgedRankings:
         return self.grades.shape[1]
 
     @property
+    def fill(self) -> int:
+        """The most ranks any cutoff can fill: the rankings' depth or the largest pool of
+        positively judged documents (the longest ideal ranking), whichever is larger. Beyond it
+        a measure's running sums no longer change, so no array needs more ranks, however
+        large the cutoff (``-m P@1000000000`` divides by k but allocates ``fill`` ranks)."""
+        return max(self.depth, self.material.pool_grades.shape[1])
+
+    @property
     def rank_mask(self) -> np.ndarray:
         """[T, D] bool: the position holds a ranked document."""
         return np.arange(self.depth)[None, :] < self.length[:, None]
@@ -234,6 +245,7 @@ class QrelsIndex:
         topic_types=None,
         normalize_intents: bool = False,
     ):
+        check_rel_level(rel_level)
         self.qrels = qrels
         self.rel_level = rel_level
         topics = sort_topics(qrels.topic_names)
@@ -462,6 +474,8 @@ class QrelsIndex:
 def _order_rows(run, rows: np.ndarray, topic_code: np.ndarray, order: Order) -> np.ndarray:
     """Permutation of ``rows`` (rows of ``run``; ``topic_code`` their qrels topic codes)
     grouping topics (by code) and ranking documents within each topic."""
+    if len(rows) == 0:  # no topic in common with the qrels: nothing to order
+        return np.arange(0)
     if order == "file":
         return np.argsort(topic_code, kind="stable")
     if order == "rank":

@@ -118,3 +118,13 @@ def read_oracle(path: Path) -> dict[tuple[str, str, str], float]:
         run, topic, measure, value = line.split("\t")
         out[(run, topic, measure)] = float(value)
     return out
+
+
+def run_cli(capsys, *args) -> tuple[int, str, str]:
+    """Run divaeval in-process: (exit code, stdout, stderr)."""
+    from divaeval.cli import main
+
+    capsys.readouterr()
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err

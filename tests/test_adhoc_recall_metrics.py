@@ -8,7 +8,6 @@ import tempfile
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -317,13 +316,3 @@ def test_metric_lexirecall_orders_like_lexirecall(a, b):
     else:
         i = diff[-1]
         assert (exact_p > exact_q) == (p[i] < q[i])
-
-
-def test_rel_level_zero_counts_judged_nonrelevant():
-    """-l 0: judged documents with grade 0 are relevant, unjudged and -2 are not (trec_eval)."""
-    lines = ["1 0 a 0", "1 0 b 1", "1 0 c -2"]
-    values = _evaluate(lines, ["a", "x", "c", "b"], ["AP", "R@4"], rel_level=0)
-    # relevant a (rank 1) and b (rank 4), num_rel 2: AP = (1 + 2/4)/2
-    assert values["AP"]["1"] == pytest.approx(0.75)
-    assert values["R@4"]["1"] == 1.0
-    assert np.isfinite(values["AP"]["1"])

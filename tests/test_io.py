@@ -194,7 +194,7 @@ def test_stdin_error_names_stdin(capsys, monkeypatch):
 
 
 def test_only_one_stdin(capsys):
-    assert_error(capsys, ["-", "-"], "only one input file can be '-' (stdin)")
+    assert_error(capsys, ["-", "-"], "only one input can be '-' (stdin)", code=2)
 
 
 def test_gzip_stdin_subprocess(tmp_path):

@@ -55,16 +55,32 @@ for _command in (
     cli.add_command(_command)
 
 
+COMPLETE_VAR = "_DIVAEVAL_COMPLETE"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the CLI, turning user errors into one line and an exit code."""
+    """Entry point: run the CLI and return its exit code. User errors become one line on
+    stderr (``divaeval: FILE:LINE: message``); a reader that goes away (``| head``) ends the
+    run quietly with 0; output that cannot be written (closed or full stdout) is exit 1; a
+    bug is exit 3 (``--debug`` shows the traceback)."""
     from divaeval.errors import EXIT_INTERNAL, EXIT_USAGE, DivaevalError
 
     args = list(sys.argv[1:] if argv is None else argv)
+    instruction = os.environ.get(COMPLETE_VAR)
+    if instruction and argv is None:  # shell completion (click's protocol)
+        from click.shell_completion import shell_complete
+
+        return shell_complete(cli, {}, "divaeval", COMPLETE_VAR, instruction)
     debug = "--debug" in args
     if debug:
         args.remove("--debug")
     try:
-        cli.main(args=args, prog_name="divaeval", standalone_mode=False)
+        # make_context + invoke rather than cli.main: click's main turns a broken pipe into
+        # exit 1 before divaeval could see it.
+        with cli.make_context("divaeval", args) as ctx:
+            cli.invoke(ctx)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a write error of buffered output is reported here
     except DivaevalError as exc:
         if debug:
             raise
@@ -79,19 +95,26 @@ def main(argv: list[str] | None = None) -> int:
             raise
         click.echo(f"divaeval: {exc.format_message()}", err=True)
         return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("divaeval: interrupted", err=True)
-        return 130
-    except KeyboardInterrupt:
+    except (click.exceptions.Abort, KeyboardInterrupt, EOFError):
         click.echo("divaeval: interrupted", err=True)
         return 130
     except BrokenPipeError:
-        # The reader went away (e.g. `| head`): stop quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # The reader went away (e.g. `| head`): stop quietly, and let no later flush fail.
+        _silence_stdout()
         return 0
     except click.exceptions.Exit as exc:
         return exc.exit_code
+    except MemoryError:
+        if debug:
+            raise
+        from divaeval.errors import failed_activity
+
+        click.echo(
+            f"divaeval: out of memory{failed_activity()}: the input is too large for this "
+            "machine (try fewer runs or measures, smaller cutoffs, or -M)",
+            err=True,
+        )
+        return DivaevalError.exit_code
     except Exception as exc:  # a bug in divaeval, not a user error: still one line
         if debug:
             raise
@@ -104,8 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _silence_stdout() -> None:
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
 def _flush_quietly() -> None:
-    with contextlib.suppress(BrokenPipeError, ValueError):
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         sys.stdout.flush()
 
 

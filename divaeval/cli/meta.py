@@ -9,6 +9,7 @@ import sys
 import click
 
 from divaeval.cli.options import (
+    MAX_RESAMPLES,
     intents_option,
     judging_options,
     measure_option,
@@ -199,7 +200,7 @@ def unanimity_command(files, measures, output_format, precision, output, **judgi
 @click.option(
     "--samples",
     "-L",
-    type=click.IntRange(min=2),
+    type=click.IntRange(2, MAX_RESAMPLES),
     default=1000,
     show_default=True,
     help="random permutations of each topic's relevant documents",
@@ -212,7 +213,7 @@ def unanimity_command(files, measures, output_format, precision, output, **judgi
     show_default=True,
     help="topic average: arithmetic, geometric, or weighted by 1 - diversity difficulty",
 )
-@rel_level_option("relevant iff the document's largest grade >= this", minimum=1)
+@rel_level_option("relevant iff the document's largest grade >= this")
 @intents_option()
 @topics_option()
 @click.option("-q", "--per-topic", is_flag=True, help="also print per-topic values")

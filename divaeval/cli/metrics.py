@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+from functools import partial
+from typing import TextIO
+
 import click
+
+from divaeval.cli.output import emit
+
+
+def _write_lines(lines: list[str], out: TextIO) -> None:
+    out.write("".join(line + "\n" for line in lines))
 
 
 @click.command("metrics")
@@ -22,10 +31,12 @@ def metrics_command(output_format: str) -> None:
     from divaeval.metrics.registry import presets
     from divaeval.metrics.spec import format_value
 
+    lines: list[str] = []
+    echo = lines.append
     specs = all_specs()
     if output_format == "jsonl":
         for spec in specs:
-            click.echo(
+            echo(
                 json.dumps(
                     {
                         "name": spec.name,
@@ -40,27 +51,29 @@ def metrics_command(output_format: str) -> None:
                     }
                 )
             )
+        emit(partial(_write_lines, lines), None)
         return
     family = None
     for spec in specs:
         if spec.family != family:
             family = spec.family
-            click.echo(f"\n[{family}]")
+            echo(f"\n[{family}]")
         params = ", ".join(f"{p.name}={format_value(p.default)}" for p in spec.params)
         cut = {"none": "", "optional": "[@k]", "required": "@k"}[spec.cutoff]
         defaults = ",".join("all" if k is None else str(k) for k in spec.default_cutoffs)
-        click.echo(f"  {spec.name}{f'({params})' if params else ''}{cut}")
-        click.echo(f"      {spec.summary}")
+        echo(f"  {spec.name}{f'({params})' if params else ''}{cut}")
+        echo(f"      {spec.summary}")
         if spec.aliases:
-            click.echo(f"      aliases: {', '.join(spec.aliases)}")
+            echo(f"      aliases: {', '.join(spec.aliases)}")
         if spec.cutoff != "none":
-            click.echo(f"      default cutoffs: {defaults}")
+            echo(f"      default cutoffs: {defaults}")
         for param in spec.params:
-            click.echo(f"      {param.name} (default {format_value(param.default)}): {param.help}")
-        click.echo(f"      follows: {spec.reference}")
+            echo(f"      {param.name} (default {format_value(param.default)}): {param.help}")
+        echo(f"      follows: {spec.reference}")
         if spec.notes:
-            click.echo(f"      notes: {spec.notes}")
-    click.echo("\n[presets]")
+            echo(f"      notes: {spec.notes}")
+    echo("\n[presets]")
     for name, (items, summary) in presets().items():
-        click.echo(f"  {name}: {summary}")
-        click.echo(f"      = {' '.join(items)}")
+        echo(f"  {name}: {summary}")
+        echo(f"      = {' '.join(items)}")
+    emit(partial(_write_lines, lines), None)

@@ -10,6 +10,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
+MAX_RESAMPLES = (
+    1_000_000  # = divaeval.stats.significance.MAX_RESAMPLES (not imported: --help stays fast)
+)
+
 if TYPE_CHECKING:
     from divaeval.judged import Order
 
@@ -22,10 +26,18 @@ _ORDER_HELP = (
 )
 
 
-def rel_level_option(help: str, *, minimum: int | None = None) -> Decorator:
-    """``-l/--rel-level``: the minimum grade that counts as relevant."""
-    kind = int if minimum is None else click.IntRange(min=minimum)
-    return click.option("-l", "--rel-level", type=kind, default=1, show_default=True, help=help)
+def rel_level_option(help: str) -> Decorator:
+    """``-l/--rel-level``: the minimum grade that counts as relevant, >= 1 in every command
+    (:func:`divaeval.errors.check_rel_level` gives the reason)."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: int) -> int:
+        from divaeval.errors import check_rel_level
+
+        return check_rel_level(value)
+
+    return click.option(
+        "-l", "--rel-level", type=int, default=1, show_default=True, help=help, callback=check
+    )
 
 
 def depth_option(help: str = "keep the first N documents per topic after ordering") -> Decorator:
@@ -263,7 +275,7 @@ def resampling_options(default_test: str, tests: tuple[str, ...]) -> Decorator:
             "-B",
             "--samples",
             "B",
-            type=click.IntRange(min=1),
+            type=click.IntRange(1, MAX_RESAMPLES),
             default=None,
             help="resamples (default: the test's own)",
         )(command)

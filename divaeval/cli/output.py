@@ -14,16 +14,28 @@ MACHINE_FORMATS = ("csv", "tsv", "jsonl", "trec_eval")
 
 
 def emit(writer: Callable[[TextIO], None], output: str | None) -> None:
-    """Call ``writer`` on stdout, or on the file ``output``."""
+    """Call ``writer`` on stdout, or on the file ``output``. A closed or full stdout is a
+    one-line data error (exit 1), like an unwritable ``-o`` file; a broken pipe (the reader
+    went away) propagates as :class:`BrokenPipeError` and ends the run quietly."""
+    from divaeval.errors import DataError
+
     if output is None:
-        writer(sys.stdout)
+        if sys.stdout is None:
+            raise DataError("cannot write output: standard output is closed", file="<stdout>")
+        try:
+            writer(sys.stdout)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise DataError(
+                f"cannot write output: {exc.strerror or exc}", file="<stdout>"
+            ) from None
         return
     try:
         with open(output, "w", encoding="utf-8", newline="\n") as handle:
             writer(handle)
     except OSError as exc:
-        from divaeval.errors import DataError
-
         raise DataError(f"cannot write output: {exc.strerror}", file=output) from None
 
 

@@ -66,7 +66,7 @@ def _values_for_trec_eval(frame):
 )
 @correction_option("holm", "multiple-comparison correction of the sign tests (per measure)")
 @alpha_option("significance level (adjusted p < alpha)")
-@rel_level_option("relevant iff the document's largest grade >= this (pref_eval's -b)", minimum=1)
+@rel_level_option("relevant iff the document's largest grade >= this (pref_eval's -b)")
 @depth_option("keep the first N documents per topic after ordering (pref_eval's --topk)")
 @order_option(
     "score", "ranking order (score = pref_eval's and trec_eval's: score desc, docno desc)"

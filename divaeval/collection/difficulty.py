@@ -65,7 +65,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from divaeval.errors import DataError, UsageError, warn
+from divaeval.errors import DataError, UsageError, check_rel_level, warn
 from divaeval.topics import sort_topics
 
 CoverMethod = Literal["exact", "greedy"]
@@ -102,12 +102,7 @@ TABLE_COLUMNS = (
 
 
 def _check_rel_level(rel_level: int) -> None:
-    if isinstance(rel_level, bool) or not isinstance(rel_level, (int, np.integer)):
-        raise UsageError(f"rel_level must be an integer, got {rel_level!r}")
-    if rel_level < 1:
-        raise UsageError(
-            f"rel_level must be >= 1 (grades below 1 are not relevant), got {rel_level}"
-        )
+    check_rel_level(rel_level)
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from divaeval.errors import DataError, UsageError, warn
+from divaeval.errors import DataError, UsageError, check_rel_level, warn
 
 DEFAULT_SAMPLES = 1000
 DEFAULT_CUTOFF = 20
@@ -242,15 +242,15 @@ def selection_sensitivity(
     :class:`~divaeval.judged.QrelsIndex`); see the module docstring. ``measures`` are ``-m``
     strings; one given without ``@k`` is evaluated at each of ``cutoffs``."""
     from divaeval.judged import EvalSettings
-    from divaeval.stats.significance import DEFAULT_SEED, GENERATOR_NAME
+    from divaeval.stats.significance import DEFAULT_SEED, GENERATOR_NAME, check_resamples
 
     seed = DEFAULT_SEED if seed is None else int(seed)
     if samples < 2:
         raise UsageError(f"--samples must be at least 2 (got {samples})")
+    check_resamples(samples, "--samples")
     if mean not in TOPIC_MEANS:
         raise UsageError(f"unknown topic mean {mean!r} (choose from {', '.join(TOPIC_MEANS)})")
-    if rel_level < 1:
-        raise UsageError(f"relevance level must be >= 1 (got {rel_level})")
+    check_rel_level(rel_level)
     parsed = _measures_with_cutoff(list(measures), list(cutoffs))
     if not parsed:
         raise UsageError("give at least one measure with -m")

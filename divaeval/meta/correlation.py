@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from divaeval.errors import DataError, UsageError
+from divaeval.errors import DataError, UsageError, warn
 from divaeval.stats.significance import check_score_table
 
 CORRELATION_MEASURES = ("tau_b", "tau_a", "tau_ap", "tau_ap_sym")
@@ -29,11 +29,12 @@ CORRELATION_MEASURES = ("tau_b", "tau_a", "tau_ap", "tau_ap_sym")
 def run_means(
     values: ArrayLike, runs: Sequence[str] | None = None, name: str = "scores"
 ) -> np.ndarray:
-    """Per-run means of a ``[n_runs, n_topics]`` table; a 1-D array is taken as the means."""
+    """Per-run means of a ``[n_runs, n_topics]`` table (at least two runs: a ranking of one
+    run has no pairs); a 1-D array is taken as the means."""
     array = np.asarray(values, dtype=np.float64)
     if array.ndim == 1:
         array = array[:, None]
-    table = check_score_table(array, runs, min_runs=1, min_topics=1, name=name)
+    table = check_score_table(array, runs, min_runs=2, min_topics=1, name=name)
     return table.mean(axis=1)
 
 
@@ -121,7 +122,16 @@ def _means_by_metric(
 ) -> dict[str, np.ndarray]:
     if not scores_by_metric:
         raise UsageError("rank correlation needs at least one metric")
-    return {name: run_means(v, runs, name) for name, v in scores_by_metric.items()}
+    means = {name: run_means(v, runs, name) for name, v in scores_by_metric.items()}
+    flat = [name for name, m in means.items() if np.all(m == m[0])]
+    if flat and len(flat) == len(means):
+        raise DataError(
+            f"every metric gives all {len(runs)} runs the same mean (identical runs?): no rank "
+            "correlation is defined"
+        )
+    if flat:
+        warn(f"{', '.join(flat)} give(s) every run the same mean: their correlations are NaN")
+    return means
 
 
 def rank_correlation_matrix(

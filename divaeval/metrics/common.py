@@ -35,12 +35,28 @@ def repeated_powers(base: float, length: int) -> np.ndarray:
     return np.multiply.accumulate(factors)
 
 
-def depth_for(cutoffs: tuple[int | None, ...], depth: int) -> int:
-    """The number of ranks needed to evaluate ``cutoffs`` on rankings of length ``depth``."""
+#: Arrays never get more ranks than max(the rankings' fill, this), however large a cutoff: a
+#: cutoff beyond both only repeats the last values (see :func:`depth_for`).
+RANK_CAP = 100_000
+
+
+def depth_for(cutoffs: tuple[int | None, ...], depth: int, fill: int | None = None) -> int:
+    """The number of ranks needed to evaluate ``cutoffs`` on rankings of length ``depth``.
+
+    With ``fill`` (:attr:`JudgedRankings.fill`: the most ranks a run or an ideal ranking
+    occupies) the length is at most ``max(fill, RANK_CAP)``: up to that, every cutoff is
+    evaluated exactly as given; above it (``-m P@1000000000``) the arrays stop at the cap,
+    which changes nothing for measures whose running sums stop at the rankings' end and whose
+    denominators take the cutoff itself (P, P-IA, EfP divide by k). Only series normalisers
+    that keep growing with k (ndeval's ERR-IA and alpha-DCG ideal series) are then cut at the
+    cap, which is below double precision for alpha >= 0.001.
+    """
     finite = [k for k in cutoffs if k is not None]
     if any(k is None for k in cutoffs):
-        return max([depth, *finite])
-    return max(finite, default=depth)
+        needed = max([depth, *finite])
+    else:
+        needed = max(finite, default=depth)
+    return needed if fill is None else min(needed, max(fill, depth, RANK_CAP))
 
 
 def at_cutoffs(running: np.ndarray, cutoffs: tuple[int | None, ...]) -> np.ndarray:

@@ -79,16 +79,17 @@ def write_frame(
         out.write("\\bottomrule\n\\end{tabular}\n")
         return
     if fmt == "table":
-        from rich.console import Console
         from rich.table import Table
+
+        from divaeval.report.table import print_rich
 
         table = Table(title=title)
         for column in frame.columns:
             table.add_column(str(column), justify="left" if column == key else "right")
         for record in records:
             table.add_row(*(_text(record[c], precision) for c in frame.columns))
-        Console(file=out, width=max(100, 14 * len(frame.columns))).print(table)
+        print_rich(out, max(100, 14 * len(frame.columns)), table)
         if signature:
-            Console(file=out, width=200).print(f"[dim]{signature}[/dim]")
+            print_rich(out, 200, f"[dim]{signature}[/dim]")
         return
     raise ValueError(f"unknown table format {fmt!r}")

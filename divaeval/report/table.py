@@ -5,11 +5,26 @@ Colour only when writing to a terminal; ``NO_COLOR`` disables it (rich's own rul
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import Any, TextIO
+
+
+def print_rich(out: TextIO, width: int, *renderables: Any) -> None:
+    """Render rich objects as text (colour only if ``out`` is a terminal) and write them to
+    ``out``: divaeval writes, so a broken pipe reaches divaeval's handler (rich's own would
+    exit 1)."""
+    import io
+
+    from rich.console import Console
+
+    is_terminal = bool(getattr(out, "isatty", lambda: False)())
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=is_terminal or None)
+    for renderable in renderables:
+        console.print(renderable)
+    out.write(buffer.getvalue())
 
 
 def write(evaluation, out: TextIO, options) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     precision = 4 if options.precision is None else options.precision
@@ -33,6 +48,6 @@ def write(evaluation, out: TextIO, options) -> None:
                 *(f"{averaged[m]:.{precision}f}" for m in measures),
                 style="bold" if options.per_topic else None,
             )
-    Console(file=out, width=max(100, 24 + 12 * len(measures))).print(table)
+    print_rich(out, max(100, 24 + 12 * len(measures)), table)
     if options.signature:
-        Console(file=out, width=200).print(f"[dim]{options.signature}[/dim]")
+        print_rich(out, 200, f"[dim]{options.signature}[/dim]")

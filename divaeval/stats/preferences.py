@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from divaeval.errors import DataError, UsageError
+from divaeval.errors import DataError, UsageError, check_rel_level
 
 if TYPE_CHECKING:
     from divaeval.judged import Dedupe, Order
@@ -146,11 +146,7 @@ def relevance_vectors(runs: Sequence, index, settings=None, rel_level: int = 1):
 
     from divaeval.judged import EvalSettings, judge_run
 
-    if rel_level < 1:
-        raise UsageError(
-            f"relevance level must be >= 1 (got {rel_level}); lexicographic measures count a "
-            "document relevant iff its largest grade is >= the level"
-        )
+    check_rel_level(rel_level)  # relevant iff the document's largest grade >= the level
     settings = dataclasses.replace(settings or EvalSettings(), complete=True, rel_level=rel_level)
     names = [run.name for run in runs]
     if len(set(names)) != len(names):

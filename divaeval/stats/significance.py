@@ -39,6 +39,18 @@ GENERATOR_NAME = "PCG64"
 
 DEFAULT_BOOTSTRAP_B = 1000  # Sakai 2012, "Following previous work ... B = 1,000"
 DEFAULT_TUKEY_B = 5000  # Sakai 2012, chosen from the ASL curves of Figure 7(b)
+#: the most resamples any resampling analysis takes (B, --samples): 200 times the largest
+#: default, and a bound on time and memory (a usage error above it)
+MAX_RESAMPLES = 1_000_000
+
+
+def check_resamples(count: int, option: str = "-B") -> int:
+    """``count`` if it is a usable number of resamples, else a usage error."""
+    if count < 1 or count > MAX_RESAMPLES:
+        raise UsageError(f"{option} {count}: resamples must be between 1 and {MAX_RESAMPLES:,}")
+    return count
+
+
 DEFAULT_RANDOMIZATION_B = 10_000  # meta-evaluation.md §5.2
 EXACT_RANDOMIZATION_MAX_TOPICS = 20  # 2**20 sign vectors (§5.2)
 
@@ -819,7 +831,7 @@ def pairwise_tests(
     test = check_test_name(test)
     if test == "ttest":
         return pairwise_t_tests(scores, alpha=alpha)
-    resamples = B if B is not None else default_B(test)
+    resamples = check_resamples(B) if B is not None else default_B(test)
     assert resamples is not None
     if test == "bootstrap":
         return pairwise_bootstrap_tests(scores, B=resamples, seed=seed, alpha=alpha)

@@ -75,6 +75,7 @@ import numpy as np
 from divaeval.errors import UsageError
 from divaeval.metrics.common import (
     at_cutoffs,
+    depth_for,
     log2_discount,
     printf_round,
     round_significant,
@@ -278,10 +279,12 @@ class Tables:
 
 
 def _length(jr, cutoffs: tuple[int | None, ...], ideal: Ideal) -> int:
-    finite = [k for k in cutoffs if k is not None]
+    """Ranks of the run and ideal tables: the cutoffs (the ideal's length for a whole-list
+    measure), at most what the rankings and the ideal can fill."""
+    length = depth_for(cutoffs, jr.depth, jr.fill)
     if any(k is None for k in cutoffs):
-        return max([jr.depth, int(ideal.count.max(initial=0)), *finite, 1])
-    return max(finite)
+        length = max(length, int(ideal.count.max(initial=0)))
+    return max(length, 1)
 
 
 def tables(jr, params: dict, cutoffs: tuple[int | None, ...]) -> Tables:
