@@ -27,9 +27,10 @@ from divaeval.errors import DataError, UsageError, check_rel_level, warn
 from divaeval.io._tokens import TokenTable, byte_ranks
 from divaeval.topics import sort_topics
 
-Order = Literal["score", "rank", "file"]
+Order = Literal["score", "score-docno-asc", "score-file", "rank", "file"]
 Dedupe = Literal["error", "first"]
-ORDERS: tuple[str, ...] = ("score", "rank", "file")
+#: ranking orders and the tools that use them (``--order``)
+ORDERS: tuple[str, ...] = ("score", "score-docno-asc", "score-file", "rank", "file")
 #: integer keys below this bound are deduplicated by counting (no sort), and joins use a
 #: direct (topic, docno) -> judgment table of that many cells (4 bytes each)
 _DENSE_KEYS = 1 << 22
@@ -40,8 +41,12 @@ class EvalSettings:
     """Everything outside a measure's own parameters that changes the numbers.
 
     ``order``: ``score`` = trec_eval's rule (score descending, ties by docno descending, as
-    bytes); ``rank`` = the rank column ascending (ndeval's default); ``file`` = file order
-    (NTCIREVAL, RBU). ``depth`` (``-M``) keeps the first ``depth`` documents after ordering.
+    bytes; trec_eval, pytrec_eval, gdeval, pref_eval); ``score-docno-asc`` = score descending,
+    ties by docno ascending (pyndeval and ir_measures' own Python measures: Judged, Compat,
+    RR@k); ``score-file`` = score descending, ties in file order (a stable sort by score:
+    ir_measures' cwl_eval measures); ``rank`` = the rank column ascending (ndeval's default);
+    ``file`` = file order (NTCIREVAL, RBU, cwl_eval on its own). ``depth`` (``-M``) keeps
+    the first ``depth`` documents after ordering.
     ``rel_level`` (``-l``) is the minimum grade that binary measures count as relevant.
     ``complete`` (``-c``) evaluates qrels topics missing from a run as empty rankings.
     ``dedupe``: ``error`` rejects a docno repeated within a topic; ``first`` keeps the
@@ -91,6 +96,15 @@ class TopicMaterial:
     #: [T] int: judged documents whose largest qrels grade is >= 0 (trec_eval's num_rel at
     #: ``-l 0`` or below, where negative grades stay "judged but never relevant")
     judged_nonnegative: np.ndarray | None = None
+    #: [L] int: every distinct per-document grade (a document's largest grade over its
+    #: subtopic lines) in the qrels file, ascending; ``level_counts[t, l]`` [T, L] counts the
+    #: judged documents of topic t whose grade is ``grade_levels[l]`` (gain-mapped ideals)
+    grade_levels: np.ndarray | None = None
+    level_counts: np.ndarray | None = None
+    #: [T, P] int: the qrels-index row of each pool document (-1 on padding) and the file line
+    #: (0-based) of its first qrels line; pool order as ``pool_grades``
+    pool_rows: np.ndarray | None = None
+    pool_lines: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
     #: (root material, rows of the root) when taken from another material; see :meth:`root`
     origin: tuple | None = field(default=None, repr=False, compare=False)
@@ -142,10 +156,28 @@ class TopicMaterial:
             intent_nav=self.intent_nav[rows],
             rel_level=self.rel_level,
             qrels_max_grade=self.qrels_max_grade,
-            judged_nonnegative=(
-                None if self.judged_nonnegative is None else self.judged_nonnegative[rows]
-            ),
+            judged_nonnegative=_rows_of(self.judged_nonnegative, rows),
+            grade_levels=self.grade_levels,
+            level_counts=_rows_of(self.level_counts, rows),
+            pool_rows=_rows_of(self.pool_rows, rows),
+            pool_lines=_rows_of(self.pool_lines, rows),
         )
+
+    def judged_at_least(self, level: int) -> np.ndarray:
+        """[T] int: judged documents whose (per-document) grade is >= ``level``."""
+        if self.level_counts is None:
+            raise AssertionError("material without grade levels")
+        return self.level_counts[:, self.grade_levels >= level].sum(axis=1)
+
+    def judged_nonrelevant(self, level: int) -> np.ndarray:
+        """[T] int: judged documents with 0 <= grade < ``level`` (trec_eval's judged
+        nonrelevant documents; negative grades are "pooled but unjudged")."""
+        nonnegative = self.judged_at_least(0)
+        return nonnegative - self.relevant_documents(level) if level > 0 else 0 * nonnegative
+
+
+def _rows_of(values: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
+    return None if values is None else values[rows]
 
 
 @dataclass
@@ -159,6 +191,10 @@ class JudgedRankings:
     length: np.ndarray  # [T] int: ranked documents per topic
     in_run: np.ndarray  # [T] bool: False for qrels topics the run lacks (evaluated with -c)
     settings: EvalSettings
+    #: [T, D] float: the run score of each ranked document (0 beyond the ranking)
+    scores: np.ndarray | None = None
+    #: [T, D] int: the qrels-index row of each ranked document (-1: unjudged or padding)
+    doc_rows: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -192,6 +228,45 @@ class JudgedRankings:
         key = ("relevant", level)
         if key not in self.cache:
             self.cache[key] = self.grades >= level
+        return self.cache[key]
+
+    def judged_only(self) -> JudgedRankings:
+        """The rankings without unjudged documents (no qrels line, or a negative grade on every
+        line): trec_eval's ``-J`` and ir_measures' ``judged_only=True``. The remaining documents
+        keep their relative order. Cached."""
+        key = ("judged-only",)
+        if key not in self.cache:
+            grades = self.grades
+            if grades.shape[2] == 1:
+                best = grades[:, :, 0]
+            else:
+                valid = self.material.subtopic_valid[:, None, :]
+                best = np.where(valid, grades, np.int16(-32768)).max(axis=2)
+            keep = self.judged & (best >= 0) & self.rank_mask
+            order = np.argsort(~keep, axis=1, kind="stable")
+            length = keep.sum(axis=1).astype(np.int64)
+            depth = int(length.max(initial=0))
+            order = order[:, :depth]
+            inside = np.arange(depth)[None, :] < length[:, None]
+
+            def gather(values, fill):
+                taken = np.take_along_axis(
+                    values, order.reshape(order.shape + (1,) * (values.ndim - 2)), 1
+                )
+                shape = inside.shape + (1,) * (values.ndim - 2)
+                return np.where(inside.reshape(shape), taken, fill)
+
+            self.cache[key] = JudgedRankings(
+                run_name=self.run_name,
+                material=self.material,
+                grades=gather(grades, np.int16(0)).astype(np.int16),
+                judged=gather(self.judged, False),
+                length=length,
+                in_run=self.in_run,
+                settings=self.settings,
+                scores=None if self.scores is None else gather(self.scores, 0.0),
+                doc_rows=None if self.doc_rows is None else gather(self.doc_rows, -1),
+            )
         return self.cache[key]
 
     def padded_to(self, depth: int) -> np.ndarray:
@@ -298,6 +373,16 @@ class QrelsIndex:
         judged_count = np.bincount(judged_topic, minlength=n_topics)
         has_nonnegative = np.bincount(judged_row[grade >= 0], minlength=n_judged) > 0
         judged_nonnegative = np.bincount(judged_topic[has_nonnegative], minlength=n_topics)
+        # each judged document's own grade (the largest over its lines) and first line
+        doc_grade = np.full(n_judged, np.iinfo(np.int64).min, dtype=np.int64)
+        np.maximum.at(doc_grade, judged_row, grade)
+        first_line = np.full(n_judged, len(grade), dtype=np.int64)
+        np.minimum.at(first_line, judged_row, np.arange(len(grade)))
+        grade_levels, level_of = np.unique(doc_grade, return_inverse=True)
+        level_counts = np.bincount(
+            judged_topic * len(grade_levels) + level_of.reshape(-1),
+            minlength=n_topics * len(grade_levels),
+        ).reshape(n_topics, len(grade_levels))
 
         # Ideal material: positively judged documents per topic, docno descending.
         positive = grades[:n_judged].max(axis=1) > 0
@@ -309,8 +394,13 @@ class QrelsIndex:
         pool_size = np.bincount(pool_topic, minlength=n_topics)
         starts = np.r_[0, np.cumsum(pool_size)[:-1]]
         position = np.arange(len(pool_rows)) - starts[pool_topic]
-        pool = np.zeros((n_topics, max(int(pool_size.max(initial=0)), 1), width), np.int16)
+        pool_width = max(int(pool_size.max(initial=0)), 1)
+        pool = np.zeros((n_topics, pool_width, width), np.int16)
         pool[pool_topic, position] = grades[pool_rows]
+        pool_row_table = np.full((n_topics, pool_width), -1, dtype=np.int64)
+        pool_row_table[pool_topic, position] = pool_rows
+        pool_line_table = np.zeros((n_topics, pool_width), dtype=np.int64)
+        pool_line_table[pool_topic, position] = first_line[pool_rows]
 
         weight, nav = self._intents(
             subtopics,
@@ -337,6 +427,10 @@ class QrelsIndex:
             rel_level=rel_level,
             qrels_max_grade=max(int(grade.max()), 0),
             judged_nonnegative=judged_nonnegative,
+            grade_levels=grade_levels,
+            level_counts=level_counts,
+            pool_rows=pool_row_table,
+            pool_lines=pool_line_table,
         )
         self._materials: dict[bytes, TopicMaterial] = {}
 
@@ -496,6 +590,8 @@ def _order_rows(run, rows: np.ndarray, topic_code: np.ndarray, order: Order) -> 
             )
         return perm
     scores = run.score[rows]
+    if order == "score-file":  # a stable sort by score: ties keep their file order
+        return np.lexsort((np.arange(len(rows)), -scores, topic_code))
     # Run files are usually grouped by topic and sorted by score: a stable sort by topic (fast
     # on such runs) is then the whole permutation; otherwise sort by (topic, -score).
     if (topic_code[1:] >= topic_code[:-1]).all():  # already grouped in topic code order
@@ -518,6 +614,8 @@ def _order_rows(run, rows: np.ndarray, topic_code: np.ndarray, order: Order) -> 
         group = np.cumsum(np.r_[True, ~tie_next])  # equal (topic, score) runs share a group
         positions = np.flatnonzero(in_tie)
         doc_rank = byte_ranks(run.doc_words[run.doc_codes[rows[perm[positions]]]])
+        if order == "score-docno-asc":
+            doc_rank = -doc_rank
         within = np.lexsort((-doc_rank, group[positions]))
         perm[positions] = perm[positions][within]
     return perm
@@ -604,6 +702,10 @@ def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
     trow = row_of_code[kept_topic]
     grades[trow, kept_position] = index.judged_grades[jrow]
     judged[trow, kept_position] = ~unjudged
+    scores = np.zeros((n_topics, depth), dtype=np.float64)
+    scores[trow, kept_position] = run.score[rows_sorted[keep] if not keep.all() else rows_sorted]
+    doc_rows = np.full((n_topics, depth), -1, dtype=np.int64)
+    doc_rows[trow, kept_position] = np.where(unjudged, -1, jrow)
     length = np.bincount(trow, minlength=n_topics).astype(np.int64)
     in_run = np.zeros(n_topics, dtype=bool)
     in_run[row_of_code[run_topics]] = True
@@ -615,6 +717,8 @@ def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
         length=length,
         in_run=in_run,
         settings=settings,
+        scores=scores,
+        doc_rows=doc_rows,
     )
 
 

@@ -115,13 +115,13 @@ def test_adhoc_q_equals_ntcir_q_on_adhoc_qrels():
 def test_diversity_qrels_use_largest_grade():
     """div.qrels topic 1 per-document grades: d1 1, d2 2, d3 1, d4 1, d5 1, d7 2 (d6, d8 0).
     runA d1 d2 d3 d9 d4 d5 d7: relevant at 1, 2, 3, 5, 6, 7 of 6 →
-    AP = (1 + 1 + 1 + 4/5 + 5/6 + 6/7)/6 = 0.9150794; P@5 = 4/5; ndcg_cut@3 =
+    AP = (1 + 1 + 1 + 4/5 + 5/6 + 6/7)/6 = 0.9150794; P@5 = 4/5; nDCG@3 =
     (1 + 2/log2 3 + 1/2)/(2 + 2/log2 3 + 1/2)."""
-    v = scores(REF / "div.qrels", REF / "runA", ["AP", "P@5", "ndcg_cut@3"])
+    v = scores(REF / "div.qrels", REF / "runA", ["AP", "P@5", "nDCG@3"])
     assert v["AP"]["1"] == pytest.approx((3 + 0.8 + 5 / 6 + 6 / 7) / 6, abs=1e-12)
     assert v["P@5"]["1"] == pytest.approx(0.8)
     log3 = math.log2(3)
-    assert v["ndcg_cut@3"]["1"] == pytest.approx((1.5 + 2 / log3) / (2.5 + 2 / log3), abs=1e-12)
+    assert v["nDCG@3"]["1"] == pytest.approx((1.5 + 2 / log3) / (2.5 + 2 / log3), abs=1e-12)
 
 
 def test_recall_level_worked_values():
@@ -194,7 +194,7 @@ def test_display_names_round_trip():
         "P@10",
         "RR",
         "AP@5",
-        "ndcg_cut@20",
+        "nDCG@20",
         "ERR(G=4)@20",
         "RBP(p=0.95,gain=graded)",
         "RBP-resid(rule=trec_eval)",
@@ -233,7 +233,7 @@ MEASURES = [
     "P@1,3,5",
     "RR",
     "AP",
-    "ndcg_cut@1,3,5",
+    "nDCG@1,3,5",
     "ERR@5",
     "RBP",
     "adhoc-Q@3",
@@ -278,7 +278,7 @@ def test_unjudged_tail_invariance(case):
     lines = [f"1 0 {d} {g}" for d, g in enumerate(grades)]
     base = _evaluate(lines, ranking)
     longer = _evaluate(lines, ranking + ["x1", "x2"])
-    for name in ("AP", "RR", "ndcg_cut@5", "R@5", "adhoc-Q@3", "P@5"):
+    for name in ("AP", "RR", "nDCG@5", "R@5", "adhoc-Q@3", "P@5"):
         assert longer[name]["1"] == pytest.approx(base[name]["1"], abs=1e-12)
     both = _evaluate(lines, ranking, ["RBP(p=0.8)", "RBP-resid(p=0.8)"])
     assert both["RBP"]["1"] + both["RBP-resid"]["1"] <= 1.0 + 1e-12

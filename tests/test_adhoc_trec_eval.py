@@ -19,23 +19,22 @@ from support import FIXTURES  # noqa: E402
 
 from divaeval.io import read_qrels, read_run  # noqa: E402
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run  # noqa: E402
-from divaeval.metrics import Measure, compute_measures, get_spec, parse_measures  # noqa: E402
+from divaeval.metrics import compute_measures, parse_measures  # noqa: E402
 
 REF = FIXTURES / "small" / "ref_ex"
 CUTS = (1, 2, 3, 5, 10, 20)
-WHOLE_RANKING = ("P", "R", "ndcg_cut")
 
 #: divaeval measure -> trec_eval measure name pattern ({k} = cutoff)
 PAIRS = {
     "AP": "map",
     "RR": "recip_rank",
     "Rprec": "Rprec",
-    "ndcg_cut": "ndcg",
-    "P": "set_P",
-    "R": "set_recall",
+    "nDCG": "ndcg",
+    "P@all": "set_P",
+    "R@all": "set_recall",
     **{f"P@{k}": f"P_{k}" for k in CUTS},
     **{f"R@{k}": f"recall_{k}" for k in CUTS},
-    **{f"ndcg_cut@{k}": f"ndcg_cut_{k}" for k in CUTS},
+    **{f"nDCG@{k}": f"ndcg_cut_{k}" for k in CUTS},
     **{f"AP@{k}": f"map_cut_{k}" for k in CUTS},
 }
 TREC_MEASURES = {
@@ -57,13 +56,7 @@ def evaluate(qrels_path, run_path, rel_level=1, complete=False, measures=tuple(P
     jr = judge_run(
         read_run(str(run_path)), index, EvalSettings(rel_level=rel_level, complete=complete)
     )
-    parsed = []
-    for text in measures:
-        if text in WHOLE_RANKING:  # P, R, ndcg_cut default to trec_eval's cutoff lists
-            spec = get_spec(text)
-            parsed.append(Measure(spec, tuple(spec.defaults().items()), None))
-        else:
-            parsed.extend(parse_measures([text]))
+    parsed = parse_measures(list(measures))
     values = compute_measures(jr, parsed)
     return {
         str(topic): {_key(m): float(values[m][i]) for m in parsed}
@@ -179,7 +172,7 @@ def test_confirmed_trec_eval_values():
             "P@2,5",
             "R@2",
             "Rprec",
-            "ndcg_cut@3,5",
+            "nDCG@3,5",
             "RBP(p=0.9,gain=graded)",
             "RBP-resid(p=0.9,rule=trec_eval)",
         ),
@@ -196,8 +189,8 @@ def test_confirmed_trec_eval_values():
         "P@5",
         "R@2",
         "Rprec",
-        "ndcg_cut@3",
-        "ndcg_cut@5",
+        "nDCG@3",
+        "nDCG@5",
         "RBP(p=0.9,gain=graded)",
         "RBP-resid(p=0.9,rule=trec_eval)",
     ]
@@ -206,7 +199,7 @@ def test_confirmed_trec_eval_values():
         assert got == values, topic
     # summary line 'all' of runX: map 0.6019, ndcg_cut_5 0.6435
     assert round(np.mean([ours[t]["AP"] for t in ours]), 4) == 0.6019
-    assert round(np.mean([ours[t]["ndcg_cut@5"] for t in ours]), 4) == 0.6435
+    assert round(np.mean([ours[t]["nDCG@5"] for t in ours]), 4) == 0.6435
     # runZ: a2 and n3 tie at 1.0 -> n3 first (docno descending)
     z = evaluate(
         REF / "adhoc.qrels",
@@ -218,7 +211,7 @@ def test_confirmed_trec_eval_values():
             "P@2,5",
             "R@2",
             "Rprec",
-            "ndcg_cut@3,5",
+            "nDCG@3,5",
             "RBP(p=0.9,gain=graded)",
             "RBP-resid(p=0.9,rule=trec_eval)",
         ),
@@ -277,12 +270,12 @@ def test_negative_grade_example():
                 level,
                 measures=(
                     "AP",
-                    "ndcg_cut@3",
+                    "nDCG@3",
                     "RBP-resid(p=0.9,rule=trec_eval)",
                 ),
             )["1"]
             assert round(ours["AP"], 4) == ap
-            assert round(ours["ndcg_cut@3"], 4) == 0.6199
+            assert round(ours["nDCG@3"], 4) == 0.6199
             assert round(ours["RBP-resid(p=0.9,rule=trec_eval)"], 4) == 0.8290
 
 

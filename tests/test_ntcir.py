@@ -62,7 +62,7 @@ def _write(directory: str, name: str, lines: list[str]) -> str:
 def example() -> dict:
     d = SMALL / "ntcir_ex"
     index = _index(d / "example.Dqrels", intents=d / "example.DINprob")
-    measures = ["ntcir@5", "EfP@5", "P+@5", "nERR@5", "nDCG@5", "Q"]
+    measures = ["ntcir@5", "EfP@5", "P+@5", "nERR@5", "jk-nDCG@5", "Q"]
     return scores(index, d / "RUNA", measures, order="file")
 
 
@@ -108,7 +108,7 @@ def test_example_topic_0101(example):
     assert v["nERR@5"] == pytest.approx(0.8382, abs=5e-5)
     # J-K nDCG@5 (b = 2): (1.3 + .9 + .4/2) / (1.5 + 1.3 + .9/log2 3 + .6/2 + .5/log2 5)
     jk = (1.3 + 0.9 + 0.4 / 2) / (1.5 + 1.3 + 0.9 / math.log2(3) + 0.6 / 2 + 0.5 / math.log2(5))
-    assert v["nDCG@5"] == pytest.approx(jk, abs=1e-12)  # 0.6181
+    assert v["jk-nDCG@5"] == pytest.approx(jk, abs=1e-12)  # 0.6181
 
 
 def test_example_topic_0102(example):
@@ -424,7 +424,7 @@ def test_vectorised_over_topics_matches_one_topic_at_a_time():
     index = _index(TREC2012 / "qrels.diversity.txt.gz", topics=TREC2012 / "full-topics.xml")
     run = read_run(str(TREC2012 / "rm-catb.txt.gz"))
     jr = judge_run(run, index, EvalSettings())
-    measures = parse_measures(["ntcir@10", "EfP@10", "P+@10", "nERR@10", "nDCG@10"])
+    measures = parse_measures(["ntcir@10", "EfP@10", "P+@10", "nERR@10", "jk-nDCG@10"])
     together = compute_measures(jr, measures)
     for i in (0, 17, 49):
         part = jr.material.take(np.array([i]))

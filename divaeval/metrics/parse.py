@@ -1,9 +1,22 @@
-"""The ``-m`` measure syntax: ``NAME[(param=value,...)][@k1,k2,...]`` or a preset.
+"""The ``-m`` measure syntax.
 
-Names are case-insensitive and ``-``/``_`` are interchangeable. A piece without ``=``
-continues the previous parameter's value, so a list value keeps its commas:
-``D-nDCG(gains=1:1,2:3,3:7)@10``. A preset (``-m ndeval``) expands to a list of measures;
-``-m all[@k]`` to every registered metric.
+divaeval's own syntax is ``NAME[(param=value,...)][@k1,k2,...]`` or a preset. Names are
+case-insensitive and ``-``/``_`` are interchangeable. A piece without ``=`` continues the
+previous parameter's value, so a list value keeps its commas:
+``D-nDCG(gains=1:1,2:3,3:7)@10``. ``@all`` is the whole ranking (``P@all`` = trec_eval's
+set_P); for a metric with a level parameter ``@x`` sets that level (``IPrec@0.2``). A preset
+(``-m ndeval``) expands to a list of measures; ``-m all[@k]`` to every registered metric.
+
+The other tools' spellings are accepted as they are:
+
+- ir_measures: ``P(rel=2)@10``, ``nDCG(dcg="exp-log2")@20``, ``SetP(relative=True)``,
+  ``nDCG(gains={0:0,1:1,2:3})@10`` (quotes are dropped, ``True``/``False`` are booleans);
+- trec_eval: ``name.p1,p2`` (everything after the first ``.`` is the parameter list: ``P.5,10``,
+  ``ndcg_cut.10``, ``iprec_at_recall.0.1,0.55``, ``utility.1,-1,0,0``, ``ndcg.1=3,2=9``) and
+  the printed names ``name_k`` (``P_5``, ``ndcg_cut_10``, ``iprec_at_recall_0.20``).
+
+Output order is the order of the ``-m`` arguments (a preset keeps its own order; the cutoffs
+of one argument ascend); a measure given twice is evaluated once, at its first place.
 """
 
 from __future__ import annotations
@@ -13,41 +26,78 @@ import re
 from collections.abc import Sequence
 
 from divaeval.errors import UsageError, warn
-from divaeval.metrics.registry import ALL_PRESET, all_specs, get_spec, preset_members
-from divaeval.metrics.spec import Measure, MetricSpec, normalize_name
+from divaeval.metrics.registry import (
+    ALL_PRESET,
+    all_specs,
+    get_form,
+    get_spec,
+    is_known,
+    preset_members,
+)
+from divaeval.metrics.spec import WHOLE_RANKING, Form, Measure, MetricSpec, normalize_name
 
-_MEASURE = re.compile(r"^\s*(?P<name>[^(@]+?)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@(?P<cut>.*))?$")
+_MEASURE = re.compile(r"^\s*(?P<name>[^(@]+?)\s*(?:\((?P<params>.*)\))?\s*(?:@(?P<cut>.*))?$")
+#: trec_eval's printed names: ``P_5``, ``iprec_at_recall_0.20``, ``Rprec_mult_1.00``
+_PRINTED = re.compile(r"^(?P<base>.+?)[-_](?P<value>\d+(?:\.\d*)?|\.\d+)$")
 
 
-def _parse_cutoffs(text: str, spec: MetricSpec, raw: str) -> list[int]:
-    cutoffs: list[int] = []
+def _parse_cutoffs(text: str, raw: str, *, lenient: bool = False) -> list[int | None]:
+    """``5,10`` → [5, 10] (ascending); ``all`` → the whole ranking (None). ``lenient``:
+    trec_eval's reading, where ``23.4`` is 23 (C ``atol``)."""
+    cutoffs: list[int | None] = []
     for part in text.split(","):
         part = part.strip()
-        if not re.fullmatch(r"[+-]?\d+", part):
-            raise UsageError(f"{raw!r}: cutoff {part!r} is not a positive integer")
-        k = int(part)
-        if k < 1:
-            raise UsageError(f"{raw!r}: cutoff {k} must be >= 1")
+        if part.lower() == WHOLE_RANKING and not lenient:
+            k: int | None = None
+        else:
+            if lenient and re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)", part):
+                part = str(int(float(part)))
+            if not re.fullmatch(r"[+-]?\d+", part):
+                raise UsageError(f"{raw!r}: cutoff {part!r} is not a positive integer")
+            k = int(part)
+            if k < 1:
+                raise UsageError(f"{raw!r}: cutoff {k} must be >= 1")
         if k in cutoffs:
-            raise UsageError(f"{raw!r}: duplicate cutoff {k}")
+            raise UsageError(f"{raw!r}: duplicate cutoff {'all' if k is None else k}")
         cutoffs.append(k)
-    return sorted(cutoffs)
+    return sorted(cutoffs, key=lambda k: math.inf if k is None else k)
+
+
+def _parse_levels(text: str, spec: MetricSpec, raw: str) -> list[float]:
+    param = spec.param(spec.level_param)
+    levels: list[float] = []
+    for part in text.split(","):
+        value = param.parse(part.strip(), spec.name)
+        if value in levels:
+            raise UsageError(f"{raw!r}: duplicate {param.name} {part.strip()}")
+        levels.append(value)
+    return sorted(levels)
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
 
 
 def _assignments(params: str, text: str) -> list[tuple[str, str]]:
     """``name=value`` pairs of a parameter list. A comma-separated piece without ``=``
     continues the previous value, so list-valued parameters keep their commas
-    (``gains=1:1,2:3,3:7``) and display names round trip."""
+    (``gains=1:1,2:3,3:7``, ``gains=1=3,2=9``: a key is an identifier) and display names
+    round trip; so does a piece inside braces (ir_measures' ``gains={0:0,1:1}``)."""
     pairs: list[list[str]] = []
+    depth = 0
     for piece in params.split(","):
-        if "=" in piece:
-            key, value = piece.split("=", 1)
+        key, sep, value = piece.partition("=")
+        if sep and depth == 0 and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", key):
             pairs.append([key.strip(), value.strip()])
         elif pairs and piece.strip():
             pairs[-1][1] += "," + piece.strip()
         elif piece.strip():
             raise UsageError(f"{text!r}: parameter {piece.strip()!r} needs name=value")
-    return [(key, value) for key, value in pairs]
+        depth += piece.count("{") - piece.count("}")
+    return [(key, _unquote(value)) for key, value in pairs]
 
 
 def _expand_preset(norm: str, params: str, cut_text: str | None, text: str) -> list[Measure]:
@@ -77,6 +127,41 @@ def _expand_preset(norm: str, params: str, cut_text: str | None, text: str) -> l
     return out
 
 
+def _trec_syntax(name: str) -> tuple[str, str] | None:
+    """(base name, parameter text) of trec_eval's ``name.params`` or printed ``name_k``
+    spelling, or None when ``name`` is not one."""
+    if "." in name:
+        base, _, rest = name.partition(".")
+        if is_known(base) and preset_members(base) is None:
+            if not rest.strip():
+                raise UsageError(f"{name!r}: empty parameter list after '.'")
+            return base, rest
+    if not is_known(name):
+        match = _PRINTED.match(name.strip())
+        if match and is_known(match.group("base")) and preset_members(match.group("base")) is None:
+            return match.group("base"), match.group("value")
+    return None
+
+
+def _trec_measures(base: str, rest: str, text: str) -> list[Measure]:
+    """Measures of trec_eval's ``base.rest`` (see :class:`~divaeval.metrics.spec.Form`)."""
+    spec = get_spec(base)
+    form = get_form(base)
+    kind = form.trec if form is not None else spec.trec_params
+    if form is None and kind is None:
+        kind = "levels" if spec.level_param else ("cutoffs" if spec.cutoff != "none" else None)
+    if kind is None:
+        raise UsageError(f"{text!r}: {base} takes no parameters")
+    if kind == "cutoffs":
+        cutoffs = _parse_cutoffs(rest, text, lenient=True)
+        return _bind(spec, form, [], ",".join(map(str, cutoffs)), text)
+    if kind == "levels":
+        return _bind(spec, form, [], rest, text)
+    if kind == "assign":
+        return _bind(spec, form, _assignments(rest, text), None, text)
+    return _bind(spec, form, [(kind.split(":", 1)[1], rest)], None, text)
+
+
 def parse_measure(text: str) -> list[Measure]:
     """Parse one ``-m`` argument (a measure, a measure with several cutoffs, or a preset)."""
     members = preset_members(text)
@@ -91,10 +176,11 @@ def parse_measure(text: str) -> list[Measure]:
     name = match.group("name")
     norm = normalize_name(name)
     cut_text = match.group("cut")
-    if preset_members(norm) is not None and (match.group("params") or cut_text):
-        return _expand_preset(norm, match.group("params") or "", cut_text, text)
+    params = match.group("params")
+    if preset_members(norm) is not None and (params or cut_text):
+        return _expand_preset(norm, params or "", cut_text, text)
     if norm == ALL_PRESET:
-        if match.group("params"):
+        if params:
             raise UsageError(f"{text!r}: '{ALL_PRESET}' takes cutoffs but no parameters")
         out = []
         skipped = []
@@ -107,25 +193,61 @@ def parse_measure(text: str) -> list[Measure]:
         if skipped:
             warn(f"-m {text}: left out {', '.join(skipped)} (they need parameters)")
         return out
+    if params is None and cut_text is None:
+        trec = _trec_syntax(name)
+        if trec is not None:
+            return _trec_measures(*trec, text)
     spec = get_spec(name)
+    return _bind(spec, get_form(name), _assignments(params or "", text), cut_text, text)
+
+
+def _bind(
+    spec: MetricSpec,
+    form: Form | None,
+    assignments: list[tuple[str, str]],
+    cut_text: str | None,
+    text: str,
+) -> list[Measure]:
+    """The measures of ``spec`` with the form's parameters, then the given ones, bound."""
     values = spec.defaults()
-    if match.group("params"):
-        for key, value in _assignments(match.group("params"), text):
-            param = spec.param(key)
-            if param is None:
-                known = ", ".join(p.name for p in spec.params) or "none"
-                raise UsageError(f"{spec.name}: unknown parameter {key!r} (parameters: {known})")
-            values[key] = param.parse(value, spec.name)
-    given = {key for key, _ in _assignments(match.group("params") or "", text)}
+    given: set[str] = set()
+    if form is not None:
+        values.update(dict(form.params))
+        given.update(name for name, _ in form.params)
+    for key, value in assignments:
+        param = spec.param(key)
+        if param is None:
+            known = ", ".join(p.name for p in spec.params) or "none"
+            raise UsageError(f"{spec.name}: unknown parameter {key!r} (parameters: {known})")
+        values[key] = param.parse(value, spec.name)
+        given.add(key)
     missing = [p for p in spec.params if p.required and p.name not in given]
     if missing:
         needs = ", ".join(f"{p.name} ({p.help})" for p in missing)
         example = ",".join(f"{p.name}=..." for p in missing)
         raise UsageError(f"{spec.name} needs {needs}: e.g. {spec.name}({example})")
+    level = spec.level_param
+    if level is not None:
+        if cut_text is not None:
+            levels = _parse_levels(cut_text, spec, text)
+        elif level in given:
+            levels = [values[level]]
+        else:
+            levels = list(spec.default_levels)
+        out = []
+        for value in levels:
+            values[level] = value
+            bound = tuple((p.name, values[p.name]) for p in spec.params)
+            out.append(Measure(spec, bound, None))
+        return out
     if cut_text is not None:
         if spec.cutoff == "none":
             raise UsageError(f"{spec.name} takes no cutoff (got {text!r})")
-        cutoffs: Sequence[int | None] = _parse_cutoffs(cut_text, spec, text)
+        cutoffs: Sequence[int | None] = _parse_cutoffs(cut_text, text)
+        if None in cutoffs and spec.cutoff == "required":
+            raise UsageError(f"{spec.name} needs a cutoff (got {text!r})")
+    elif form is not None and form.cutoffs is not None:
+        cutoffs = form.cutoffs
     else:
         cutoffs = spec.default_cutoffs
     bound = tuple((p.name, values[p.name]) for p in spec.params)
@@ -133,18 +255,10 @@ def parse_measure(text: str) -> list[Measure]:
 
 
 def parse_measures(texts: Sequence[str]) -> list[Measure]:
-    """Parse every ``-m`` argument; duplicates are dropped; output order is the registry's
-    fixed order (as trec_eval), then parameter sets in order of appearance, then cutoffs."""
-    seen: dict[Measure, int] = {}
+    """Parse every ``-m`` argument, in the order given; a measure given twice is kept at its
+    first place."""
+    seen: dict[Measure, None] = {}
     for text in texts:
         for measure in parse_measure(text):
-            seen.setdefault(measure, len(seen))
-    first_param_seen: dict[tuple[str, tuple], int] = {}
-    for measure, index in seen.items():
-        first_param_seen.setdefault((measure.spec.name, measure.params), index)
-
-    def key(measure: Measure):
-        cutoff = math.inf if measure.cutoff is None else measure.cutoff
-        return (measure.spec.order, first_param_seen[(measure.spec.name, measure.params)], cutoff)
-
-    return sorted(seen, key=key)
+            seen.setdefault(measure, None)
+    return list(seen)

@@ -1,8 +1,9 @@
 """The metric registry: every :class:`~divaeval.metrics.spec.MetricSpec` by name and alias,
+other tools' names for them (:class:`~divaeval.metrics.spec.Form`, ``ndcg_cut``, ``set_P``),
 and the presets (named lists of measure strings, ``-m ndeval``).
 
 Family modules register their metrics when imported (:func:`family_registrar`); the
-registration order is the output order.
+registration order is the order of ``-m all`` and of ``divaeval metrics``.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from divaeval.errors import UsageError
-from divaeval.metrics.spec import Compute, CutoffPolicy, MetricSpec, Param, normalize_name
+from divaeval.metrics.spec import Compute, CutoffPolicy, Form, MetricSpec, Param, normalize_name
 
 _REGISTRY: dict[str, MetricSpec] = {}
 _LOOKUP: dict[str, str] = {}
+_FORMS: dict[str, Form] = {}
 _PRESETS: dict[str, tuple[tuple[str, ...], str]] = {}
 #: ``-m all[@k,...]``: every registered metric with default parameters (cutoffs where taken).
 ALL_PRESET = "all"
@@ -29,8 +31,8 @@ def register(spec: MetricSpec) -> MetricSpec:
         owner = _LOOKUP.get(norm)
         if owner is not None and owner != spec.name:
             raise ValueError(f"metric name {key!r} already belongs to {owner}")
-        if norm in _PRESETS:
-            raise ValueError(f"metric name {key!r} collides with a preset")
+        if norm in _PRESETS or norm in _FORMS:
+            raise ValueError(f"metric name {key!r} collides with a preset or a form")
         if norm == ALL_PRESET:
             raise ValueError(f"metric name {key!r} is reserved")
         _LOOKUP[norm] = spec.name
@@ -65,6 +67,7 @@ def family_registrar(
         notes: str = "",
         **fields,
     ) -> MetricSpec:
+        extra = {k: fields.pop(k) for k in _SPEC_FIELDS if k in fields}
         unknown = set(fields) - set(family_defaults)
         if unknown:
             raise TypeError(f"unknown metric fields {sorted(unknown)}")
@@ -81,18 +84,69 @@ def family_registrar(
                 cutoff=merged["cutoff"],
                 default_cutoffs=merged["defaults"],
                 notes=notes,
+                **extra,
             )
         )
 
     return add
 
 
+#: MetricSpec fields a family member may set beyond the family's shared ones
+_SPEC_FIELDS = (
+    "aggregate",
+    "level_param",
+    "default_levels",
+    "trec_eval",
+    "ir_measures",
+    "trec_params",
+    "integer",
+)
+
+
 def register_preset(name: str, measures: Sequence[str], summary: str) -> None:
     """A named list of measure strings, expanded by ``-m NAME``."""
     norm = normalize_name(name)
-    if norm in _LOOKUP:
+    if norm in _LOOKUP or norm in _FORMS:
         raise ValueError(f"preset {name!r} collides with a metric name")
     _PRESETS[norm] = (tuple(measures), summary)
+
+
+def register_form(
+    name: str,
+    spec: str,
+    *,
+    params: dict | None = None,
+    cutoffs: tuple[int | None, ...] | None = None,
+    trec: str | None = None,
+) -> Form:
+    """Another tool's name for the registered metric ``spec`` (see
+    :class:`~divaeval.metrics.spec.Form`)."""
+    norm = normalize_name(name)
+    if norm in _LOOKUP or norm in _PRESETS or norm in _FORMS or norm == ALL_PRESET:
+        raise ValueError(f"form name {name!r} is taken")
+    if spec not in _REGISTRY:
+        raise ValueError(f"form {name!r} of unknown metric {spec!r}")
+    form = Form(name, spec, tuple((params or {}).items()), cutoffs, trec)
+    _FORMS[norm] = form
+    return form
+
+
+def get_form(name: str) -> Form | None:
+    """The form registered under ``name`` (None if it is a metric name or unknown)."""
+    _load_families()
+    return _FORMS.get(normalize_name(name))
+
+
+def is_known(name: str) -> bool:
+    """``name`` is a metric, alias, form or preset."""
+    _load_families()
+    norm = normalize_name(name)
+    return norm in _LOOKUP or norm in _FORMS or norm in _PRESETS or norm == ALL_PRESET
+
+
+def all_forms() -> list[Form]:
+    _load_families()
+    return list(_FORMS.values())
 
 
 def _load_families() -> None:
@@ -123,8 +177,10 @@ def preset_members(name: str) -> tuple[str, ...] | None:
 def get_spec(name: str) -> MetricSpec:
     _load_families()
     norm = normalize_name(name)
+    if norm in _FORMS:
+        return _REGISTRY[_FORMS[norm].spec]
     if norm not in _LOOKUP:
-        candidates = sorted(set(_LOOKUP) | set(_PRESETS))
+        candidates = sorted(set(_LOOKUP) | set(_PRESETS) | set(_FORMS))
         close = difflib.get_close_matches(norm, candidates, n=4, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise UsageError(f"unknown measure {name!r}{hint} (see 'divaeval metrics')")

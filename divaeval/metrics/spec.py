@@ -7,6 +7,10 @@ one cutoff, e.g. ``alpha-nDCG(alpha=0.3)@20`` (compare ir_measures' measure obje
 names show only non-default parameters and are accepted back by
 :func:`divaeval.metrics.parse.parse_measures` (round trip).
 
+A metric may also be reached under the names other tools give it (:class:`Form`, e.g.
+trec_eval's ``ndcg_cut`` = ``nDCG`` with the cutoffs 5 … 1000, ``set_P`` = ``P@all``); its
+``trec_eval`` and ``ir_measures`` fields state that mapping for ``divaeval metrics``.
+
 ``compute(jr, params, cutoffs)`` receives a :class:`~divaeval.judged.JudgedRankings`, the bound
 parameters as a dict and a tuple of cutoffs (``None`` = the whole ranking) and returns a float
 array of shape ``[T, len(cutoffs)]``.
@@ -22,6 +26,11 @@ from typing import Any, Literal
 from divaeval.errors import UsageError
 
 CutoffPolicy = Literal["optional", "required", "none"]
+#: how per-topic values become the summary value: the topic mean (``--mean``), the sum over
+#: topics (counts, as trec_eval and ir_measures sum num_ret), or the geometric mean (gm_map)
+Aggregate = Literal["mean", "sum", "geom"]
+#: the cutoff word of a whole ranking: ``P@all`` (trec_eval's set_P)
+WHOLE_RANKING = "all"
 
 
 @dataclass(frozen=True)
@@ -39,8 +48,13 @@ class Param:
 
     def parse(self, text: str, metric: str) -> Any:
         try:
-            if self.kind is int:
-                value: Any = int(text)
+            if self.kind is bool:
+                lowered = text.strip().lower()
+                if lowered not in ("true", "false", "1", "0"):
+                    raise ValueError
+                value: Any = lowered in ("true", "1")
+            elif self.kind is int:
+                value = int(text)
             elif self.kind is float:
                 value = float(text)
                 if not math.isfinite(value):
@@ -94,6 +108,18 @@ class MetricSpec:
     default_cutoffs: tuple[int | None, ...] = (None,)
     integer: bool = False
     notes: str = ""
+    #: summary over topics (see :data:`Aggregate`)
+    aggregate: Aggregate = "mean"
+    #: a parameter that ``@x`` sets instead of a cutoff (IPrec@0.2: the recall level); the
+    #: metric then takes no cutoff, and ``default_levels`` are its values when none is given
+    level_param: str | None = None
+    default_levels: tuple = ()
+    #: how trec_eval's ``name.params`` syntax maps onto the metric (see :class:`Form`);
+    #: None: ``levels`` for a metric with a level parameter, else ``cutoffs``
+    trec_params: str | None = None
+    #: the names of this metric in trec_eval and in ir_measures (documentation)
+    trec_eval: str = ""
+    ir_measures: str = ""
     order: int = field(default=0, compare=False)
 
     def param(self, name: str) -> Param | None:
@@ -127,17 +153,24 @@ class Measure:
 
     @property
     def name(self) -> str:
-        """Display name: non-default parameters in parentheses, then ``@k``."""
+        """Display name: non-default parameters in parentheses, then ``@k`` (``@all`` for the
+        whole ranking of a metric whose default is a list of cutoffs; ``@x`` for the level
+        parameter, e.g. ``IPrec@0.2``)."""
+        level = self.spec.level_param
         changed = [
             f"{name}={format_value(value)}"
             for (name, value), param in zip(self.params, self.spec.params, strict=True)
-            if value != param.default or param.required
+            if (value != param.default or param.required) and name != level
         ]
         text = self.spec.name
         if changed:
             text += "(" + ",".join(changed) + ")"
-        if self.cutoff is not None:
+        if level is not None:
+            text += f"@{format_value(self.param_dict[level])}"
+        elif self.cutoff is not None:
             text += f"@{self.cutoff}"
+        elif self.spec.cutoff != "none" and self.spec.default_cutoffs != (None,):
+            text += f"@{WHOLE_RANKING}"
         return text
 
     def __str__(self) -> str:
@@ -147,3 +180,22 @@ class Measure:
 def normalize_name(name: str) -> str:
     """Names are case-insensitive and ``-``/``_`` are interchangeable."""
     return name.strip().lower().replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Form:
+    """Another tool's name for a metric, with the parameters and default cutoffs that name
+    implies: trec_eval's ``ndcg_cut`` is ``nDCG`` with the cutoffs 5 … 1000, ``set_P`` is
+    ``P@all``, ``IPrec`` binds pytrec_eval's recall rounding.
+
+    ``trec`` says how trec_eval's parameter syntax ``name.p1,p2`` maps onto the metric:
+    ``cutoffs`` (``P.5,10``), ``levels`` (``iprec_at_recall.0.1,0.2``: one measure per value
+    of the level parameter), ``param:NAME`` (the whole list is one parameter value:
+    ``utility.1,-1,0,0``, ``ndcg.1=3,2=9``), ``assign`` (``rbp.p=0.95``) or ``None`` (no
+    parameters)."""
+
+    name: str
+    spec: str
+    params: tuple[tuple[str, Any], ...] = ()
+    cutoffs: tuple[int | None, ...] | None = None
+    trec: str | None = None

@@ -37,7 +37,7 @@ from divaeval.metrics.common import (
     repeated_powers,
     safe_divide,
 )
-from divaeval.metrics.registry import family_registrar
+from divaeval.metrics.registry import family_registrar, register_form
 from divaeval.metrics.spec import Param, in_open_unit_interval, non_negative
 
 FAMILY = "adhoc"
@@ -73,13 +73,22 @@ def judged_mask(jr, length: int) -> np.ndarray:
     return judged
 
 
-def relevance_level(jr) -> int:
-    return int(jr.material.rel_level)
+def relevance_level(jr, params: dict | None = None) -> int:
+    """The minimum relevant grade: the measure's ``rel`` parameter (ir_measures' ``rel=``),
+    else ``-l``."""
+    rel = None if params is None else params.get("rel")
+    return int(jr.material.rel_level) if rel is None else int(rel)
 
 
-def trec_relevant(jr, length: int) -> np.ndarray:
-    """[T, K] bool: trec_eval relevance: judged, grade >= -l and grade >= 0."""
-    level = relevance_level(jr)
+def ranking(jr, params: dict):
+    """The rankings a measure sees: without unjudged documents for ``judged_only=True``
+    (trec_eval ``-J``)."""
+    return jr.judged_only() if params.get("judged_only") else jr
+
+
+def trec_relevant(jr, length: int, level: int | None = None) -> np.ndarray:
+    """[T, K] bool: trec_eval relevance: judged, grade >= level (default ``-l``) and >= 0."""
+    level = relevance_level(jr) if level is None else level
     key = ("trec-relevant", level, length)
     if key not in jr.cache:
         grade = doc_grades(jr, length)
@@ -90,16 +99,18 @@ def trec_relevant(jr, length: int) -> np.ndarray:
     return jr.cache[key]
 
 
-def num_rel(jr) -> np.ndarray:
+def num_rel(jr, level: int | None = None) -> np.ndarray:
     """[T] float: trec_eval's num_rel (judged documents with a relevant grade)."""
-    return jr.material.relevant_documents(relevance_level(jr)).astype(np.float64)
+    level = relevance_level(jr) if level is None else level
+    return jr.material.relevant_documents(level).astype(np.float64)
 
 
-def hits(jr, length: int) -> np.ndarray:
+def hits(jr, length: int, level: int | None = None) -> np.ndarray:
     """[T, K] float: number of relevant documents at ranks <= i."""
-    key = ("trec-hits", relevance_level(jr), length)
+    level = relevance_level(jr) if level is None else level
+    key = ("trec-hits", level, length)
     if key not in jr.cache:
-        jr.cache[key] = np.cumsum(trec_relevant(jr, length), axis=1).astype(np.float64)
+        jr.cache[key] = np.cumsum(trec_relevant(jr, length, level), axis=1).astype(np.float64)
     return jr.cache[key]
 
 
@@ -140,39 +151,149 @@ def _cutoff_array(jr, cutoffs) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# trec_eval measures
+# trec_eval measures (every one takes ``rel`` and ``judged_only`` as ir_measures passes them on
+# to pytrec_eval: ``relevance_level`` and ``judged_docs_only_flag``)
 
 
 def precision(jr, params, cutoffs):
-    """P@k = hits@k / k (trec_eval P_k); whole ranking: hits / retrieved (trec_eval set_P)."""
+    """P@k = hits@k / k (trec_eval P_k); whole ranking: hits / retrieved (trec_eval set_P);
+    ``relative``: hits@k / min(k, num_rel) (trec_eval relative_P, set_relative_P)."""
+    jr = ranking(jr, params)
     length = _length(jr, cutoffs)
-    return safe_divide(at_cutoffs(hits(jr, length), cutoffs), _cutoff_array(jr, cutoffs))
+    level = relevance_level(jr, params)
+    found = at_cutoffs(hits(jr, length, level), cutoffs)
+    size = _cutoff_array(jr, cutoffs)
+    if params.get("relative"):  # trec_eval relative_P / set_relative_P
+        size = np.minimum(size, num_rel(jr, level)[:, None])
+    return safe_divide(found, size)
 
 
 def reciprocal_rank(jr, params, cutoffs):
     """RR = 1 / rank of the first relevant document (trec_eval recip_rank); 0 if none."""
+    jr = ranking(jr, params)
     length = _length(jr, cutoffs)
-    first = trec_relevant(jr, length) & (hits(jr, length) == 1)
+    level = relevance_level(jr, params)
+    first = trec_relevant(jr, length, level) & (hits(jr, length, level) == 1)
     return at_cutoffs(np.cumsum(np.where(first, 1.0 / _ranks(length), 0.0), axis=1), cutoffs)
 
 
 def average_precision(jr, params, cutoffs):
     """AP = (1/num_rel)·Σ_{relevant i} hits@i / i (trec_eval map; @k = map_cut_k)."""
+    jr = ranking(jr, params)
     length = _length(jr, cutoffs)
-    terms = np.where(trec_relevant(jr, length), hits(jr, length) / _ranks(length), 0.0)
-    return safe_divide(at_cutoffs(np.cumsum(terms, axis=1), cutoffs), num_rel(jr)[:, None])
+    level = relevance_level(jr, params)
+    terms = np.where(trec_relevant(jr, length, level), hits(jr, length, level) / _ranks(length), 0)
+    return safe_divide(at_cutoffs(np.cumsum(terms, axis=1), cutoffs), num_rel(jr, level)[:, None])
 
 
-def ndcg_cut(jr, params, cutoffs):
-    """ndcg_cut@k = Σ_{i≤k} g_i/log2(i+1) ÷ the same over the ideal list (trec_eval)."""
+def parse_gains(text: str) -> dict[int, float]:
+    """A grade-to-gain map in any of the usual spellings: trec_eval's ``1=3,2=9,4=4.5``,
+    ir_measures' ``{0:0,1:1,2:3}`` or NTCIREVAL's ``1:1,2:3`` → {grade: gain}."""
+    body = text.strip()
+    if body.startswith("{") and body.endswith("}"):
+        body = body[1:-1]
+    gains: dict[int, float] = {}
+    for item in body.replace(";", ",").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        grade_text, sep, gain_text = item.replace("=", ":").partition(":")
+        if not sep:
+            raise ValueError(f"{item!r} is not grade=gain")
+        try:
+            grade, gain = int(grade_text), float(gain_text)
+        except ValueError:
+            raise ValueError(f"{item!r} is not grade=gain (an integer and a number)") from None
+        if not np.isfinite(gain):
+            raise ValueError(f"gain {gain_text!r} is not finite")
+        if grade in gains:
+            raise ValueError(f"grade {grade} is mapped twice")
+        gains[grade] = gain
+    if not gains:
+        raise ValueError("empty gain map")
+    return gains
+
+
+def _check_gains(text: str) -> str | None:
+    if text == "":
+        return None
+    try:
+        parse_gains(text)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def gain_of_grades(grades: np.ndarray, params: dict) -> np.ndarray:
+    """Gains of (per-document) grades under ``dcg``/``gains``: the grade if > 0 (trec_eval),
+    2^g − 1 for ``dcg=exp-log2`` (gdeval), or the ``gains`` map (a grade it does not name
+    keeps its own value, as in trec_eval); negative grades (judged non-relevant, TREC's −2)
+    never gain."""
+    grades = np.asarray(grades)
+    if params.get("dcg") == "exp-log2":
+        return np.where(grades > 0, np.exp2(np.maximum(grades, 0).astype(np.float64)) - 1.0, 0.0)
+    if params.get("gains"):
+        mapping = parse_gains(params["gains"])
+        out = grades.astype(np.float64)
+        for grade, gain in mapping.items():
+            out = np.where(grades == grade, gain, out)
+        return np.where(grades >= 0, out, 0.0)
+    return np.maximum(grades, 0).astype(np.float64)
+
+
+def ideal_gains(jr, length: int, params: dict) -> tuple[np.ndarray, np.ndarray]:
+    """([T, length] the ideal list's gains, descending, zero-padded; [T] its length): every
+    judged document of the topic with a positive gain."""
+    material = jr.material
+    key = ("ideal-gains", params.get("dcg"), params.get("gains") or "")
+    cached = material.cache.get(key)
+    if cached is None:
+        level_gain = gain_of_grades(material.grade_levels, params)
+        order = np.argsort(-level_gain, kind="stable")
+        order = order[level_gain[order] > 0]
+        counts = material.level_counts[:, order]
+        ends = np.cumsum(counts, axis=1)
+        cached = (level_gain[order], ends)
+        material.cache[key] = cached
+    gains, ends = cached
+    position = np.arange(length)[None, :]
+    out = np.zeros((len(ends), length))
+    start = np.zeros(len(ends), dtype=np.int64)
+    for column, gain in enumerate(gains.tolist()):  # one pass per gain level
+        end = ends[:, column]
+        out[(position >= start[:, None]) & (position < end[:, None])] = gain
+        start = end
+    return out, (ends[:, -1] if ends.shape[1] else np.zeros(len(ends), dtype=np.int64))
+
+
+def dcg_parts(jr, params, cutoffs) -> tuple[np.ndarray, np.ndarray]:
+    """(DCG@k [T, C], ideal DCG@k [T, C]) with discount 1/log2(i + 1); the whole ranking
+    (``None``) against the whole ideal list (trec_eval ndcg)."""
+    custom = params.get("gains") or params.get("dcg") == "exp-log2"
     length = _length(jr, cutoffs)
     if any(k is None for k in cutoffs):
-        length = max(length, int(jr.material.pool_size.max(initial=0)))
+        if custom:
+            size = int(ideal_gains(jr, 1, params)[1].max(initial=0))
+        else:
+            size = int(jr.material.pool_size.max(initial=0))
+        length = max(length, size)
     discount = log2_discount(length)[None, :]
-    dcg = np.cumsum(positive_gains(jr, length) * discount, axis=1)
-    ideal = np.cumsum(ideal_grades(jr, length) * discount, axis=1)
+    if custom:
+        gain = gain_of_grades(doc_grades(jr, length), params) * judged_mask(jr, length)
+        ideal = ideal_gains(jr, length, params)[0]
+    else:
+        gain, ideal = positive_gains(jr, length), ideal_grades(jr, length)
+    dcg = np.cumsum(gain * discount, axis=1)
+    best = np.cumsum(ideal * discount, axis=1)
     ideal_cutoffs = tuple(length if k is None else k for k in cutoffs)
-    return safe_divide(at_cutoffs(dcg, cutoffs), at_cutoffs(ideal, ideal_cutoffs))
+    return at_cutoffs(dcg, cutoffs), at_cutoffs(best, ideal_cutoffs)
+
+
+def ndcg(jr, params, cutoffs):
+    """nDCG@k = Σ_{i≤k} g_i/log2(i+1) ÷ the same over the ideal list (trec_eval ndcg_cut_k;
+    whole ranking: trec_eval ndcg; ``dcg=exp-log2``: gdeval's 2^g − 1 gains)."""
+    dcg, best = dcg_parts(ranking(jr, params), params, cutoffs)
+    return safe_divide(dcg, best)
 
 
 # --------------------------------------------------------------------------------------------
@@ -242,17 +363,23 @@ def q_measure(jr, params, cutoffs):
 
 
 def recall_at(jr, params, cutoffs):
-    """R@k = relevant documents in the top k / num_rel (trec_eval recall_k)."""
+    """R@k = relevant documents in the top k / num_rel (trec_eval recall_k; whole ranking:
+    set_recall)."""
+    jr = ranking(jr, params)
     length = _length(jr, cutoffs)
-    return safe_divide(at_cutoffs(hits(jr, length), cutoffs), num_rel(jr)[:, None])
+    level = relevance_level(jr, params)
+    found = at_cutoffs(hits(jr, length, level), cutoffs)
+    return safe_divide(found, num_rel(jr, level)[:, None])
 
 
 def r_precision(jr, params, cutoffs):
     """Rprec = relevant documents in the top num_rel / num_rel (trec_eval Rprec)."""
-    m = num_rel(jr).astype(np.int64)
+    jr = ranking(jr, params)
+    level = relevance_level(jr, params)
+    m = num_rel(jr, level).astype(np.int64)
     length = max(_length(jr, (None,)), int(m.max(initial=0)), 1)
-    found = np.take_along_axis(hits(jr, length), np.maximum(m - 1, 0)[:, None], axis=1)[:, 0]
-    value = safe_divide(found, m.astype(np.float64))
+    found = np.take_along_axis(hits(jr, length, level), np.maximum(m - 1, 0)[:, None], axis=1)
+    value = safe_divide(found[:, 0], m.astype(np.float64))
     return np.repeat(value[:, None], len(cutoffs), axis=1)
 
 
@@ -264,64 +391,132 @@ _spec = family_registrar(FAMILY, reference="")
 
 
 _DOC = "Per-document grade = max over subtopics."
+#: ir_measures' rel= (pytrec_eval's relevance_level) and judged_only= (trec_eval -J)
+REL = Param(
+    "rel",
+    int,
+    None,
+    "minimum grade counted relevant (ir_measures rel=, pytrec_eval relevance_level); default: -l",
+)
+JUDGED_ONLY = Param(
+    "judged_only",
+    bool,
+    False,
+    "drop unjudged documents from the ranking first (trec_eval -J, ir_measures judged_only=)",
+)
+TREC_PARAMS = (REL, JUDGED_ONLY)
+_WHOLE = "@all is the whole ranking."
+
 _spec(
     "P",
     precision,
     "precision at k (relevant documents in the top k, divided by k)",
+    (REL, JUDGED_ONLY, Param("relative", bool, False, "divide by min(k, num_rel)")),
     reference=TREC_SOURCE,
     aliases=("precision", "P-trec"),
     defaults=TREC_CUTOFFS,
+    trec_eval="P_k (-m P.k); P@all = set_P; relative_P_k, set_relative_P (relative=True)",
+    ir_measures="P@k, P(rel=2)@k; SetP = P@all; SetP(relative=True), SetRelP",
     notes="= trec_eval P_k (always divided by k). -m P gives trec_eval's cutoffs 5 … 1000; "
-    "the API's whole-ranking cutoff (None) is trec_eval set_P. " + _DOC,
+    "P@all divides by the number retrieved (set_P). relative=True divides by min(k, num_rel) "
+    "(trec_eval relative_P; @all: set_relative_P). " + _DOC,
 )
 _spec(
     "RR",
     reciprocal_rank,
     "reciprocal rank of the first relevant document",
+    TREC_PARAMS,
     reference=TREC_SOURCE,
-    aliases=("recip_rank", "reciprocal-rank"),
-    notes="= trec_eval recip_rank; @k ignores relevant documents below k. " + _DOC,
+    aliases=("recip_rank", "reciprocal-rank", "MRR"),
+    trec_eval="recip_rank",
+    ir_measures="RR, MRR; RR@k (its msmarco provider: use --order score-docno-asc)",
+    notes="= trec_eval recip_rank; @k ignores relevant documents below k (ir_measures RR@k, "
+    "MS MARCO's MRR@10). " + _DOC,
 )
 _spec(
     "AP",
     average_precision,
     "average precision, divided by the number of relevant documents of the topic",
+    TREC_PARAMS,
     reference=TREC_SOURCE,
     aliases=("map", "average-precision"),
+    trec_eval="map; map_cut_k (-m map_cut.k = AP@k)",
+    ir_measures="AP, MAP, AP@k",
     notes="= trec_eval map per topic (AP@k = map_cut_k). num_rel counts every judged document "
     "with grade >= -l, retrieved or not. " + _DOC,
 )
 _spec(
-    "ndcg_cut",
-    ndcg_cut,
-    "nDCG with linear gain (the grade) and 1/log2(i+1) discount, trec_eval's ndcg_cut",
+    "nDCG",
+    ndcg,
+    "nDCG: linear gain (the grade), 1/log2(i+1) discount (trec_eval, ir_measures)",
+    (
+        Param(
+            "gains",
+            str,
+            "",
+            "grade-to-gain map: 1=3,2=9 (trec_eval), {0:0,1:1,2:3} (ir_measures) or 1:3,2:9; "
+            "unnamed grades keep their value",
+            _check_gains,
+        ),
+        Param(
+            "dcg",
+            str,
+            "log2",
+            "log2 = gain g (trec_eval); exp-log2 = gain 2^g − 1 (gdeval, ir_measures' gdeval)",
+            choices=("log2", "exp-log2"),
+        ),
+        JUDGED_ONLY,
+    ),
     reference=TREC_SOURCE,
     aliases=("trec-nDCG", "ndcg-trec"),
-    defaults=TREC_CUTOFFS,
-    notes="= trec_eval ndcg_cut_k (-m ndcg_cut: cutoffs 5 … 1000; the API's whole-ranking "
-    "cutoff None = trec_eval ndcg). -l is ignored (gain = grade "
-    "if > 0; ideal = all positively judged documents), as in trec_eval. Not NTCIREVAL's "
-    "nDCG. " + _DOC,
+    trec_params="param:gains",
+    trec_eval="ndcg (whole ranking; ndcg.1=3,2=9: gains); ndcg_cut_k (-m ndcg_cut.k = nDCG@k)",
+    ir_measures="nDCG, nDCG@k, NDCG@k, nDCG(gains={...})@k, nDCG(dcg=exp-log2)@k (gdeval), "
+    "nDCG(judged_only=True)@k",
+    notes="= trec_eval ndcg_cut_k / ndcg and ir_measures nDCG@k (not NTCIREVAL's "
+    "Järvelin–Kekäläinen nDCG: that is jk-nDCG). -m nDCG is the whole ranking; -m ndcg_cut "
+    "gives the cutoffs 5 … 1000. -l and rel do not apply: gain = the grade if > 0, ideal = "
+    "every positively judged document, as in trec_eval. A gains map changes both the run's "
+    "and the ideal gains (a grade it does not name keeps its value; the ideal list holds the "
+    "judged documents with a positive gain). dcg=exp-log2 is gdeval's nDCG@k (gain 2^g − 1). "
+    + _DOC,
 )
 _spec(
     "R",
     recall_at,
     "recall at k: relevant documents in the top k / all relevant documents",
+    TREC_PARAMS,
     aliases=("recall", "R-trec"),
     defaults=TREC_CUTOFFS,
     reference=TREC_SOURCE,
-    notes="= trec_eval recall_k (-m R: cutoffs 5 … 1000; the API's whole-ranking cutoff None = "
-    "set_recall). " + _DOC,
+    trec_eval="recall_k (-m recall.k); R@all = set_recall",
+    ir_measures="R@k, Recall@k; SetR = R@all",
+    notes="= trec_eval recall_k (-m R: cutoffs 5 … 1000; R@all = set_recall). " + _DOC,
 )
 _spec(
     "Rprec",
     r_precision,
     "R-precision: precision at rank num_rel",
+    TREC_PARAMS,
     aliases=("R-precision", "RP"),
     reference=TREC_SOURCE,
     cutoff="none",
+    trec_eval="Rprec",
+    ir_measures="Rprec, RPrec",
     notes="= trec_eval Rprec (relevant among the top min(num_rel, retrieved), / num_rel). " + _DOC,
 )
+for _form, _target, _extra in (
+    ("ndcg_cut", "nDCG", {"cutoffs": TREC_CUTOFFS, "trec": "cutoffs"}),
+    ("map_cut", "AP", {"cutoffs": TREC_CUTOFFS, "trec": "cutoffs"}),
+    ("set_P", "P", {"cutoffs": (None,)}),
+    ("SetP", "P", {"cutoffs": (None,)}),
+    ("relative_P", "P", {"params": {"relative": True}, "trec": "cutoffs"}),
+    ("set_relative_P", "P", {"params": {"relative": True}, "cutoffs": (None,)}),
+    ("SetRelP", "P", {"params": {"relative": True}, "cutoffs": (None,)}),
+    ("set_recall", "R", {"cutoffs": (None,)}),
+    ("SetR", "R", {"cutoffs": (None,)}),
+):
+    register_form(_form, _target, **_extra)
 _spec(
     "ERR",
     err,

@@ -1,5 +1,6 @@
 """The NTCIR diversity family: I-rec, D-, D#-, DIN-, DIN#-nDCG and -Q, P+Q, P+Q#, EfP, and the
-single-intent bases Q, P+, nERR and nDCG, as NTCIREVAL 190111 computes them.
+single-intent bases Q, P+, nERR and jk-nDCG (NTCIREVAL's nDCG@l), as NTCIREVAL 190111 computes
+them.
 
 Definitions follow Sakai, *Evaluation with Informational and Navigational Intents* (WWW 2012,
 "the paper") and ``reference/ntcireval.md`` ("the spec"):
@@ -33,8 +34,8 @@ Definitions follow Sakai, *Evaluation with Informational and Navigational Intent
 - **Single-intent bases** on the global gains and the D ideal (the ``.Dnev`` lines of
   ``gcompute``; with one intent of probability 1 they are the ad hoc metrics): ``Q``, ``P+``,
   ``nERR`` (ERR with stop probability G(r)/(gmax + 1), normalised by the ideal list's ERR) and
-  ``nDCG``, the Järvelin–Kekäläinen form (no discount for r ≤ b, else 1/log_b r; *not*
-  D-nDCG).
+  ``jk-nDCG`` (NTCIREVAL's ``nDCG@l``), the Järvelin–Kekäläinen form (no discount for r ≤ b,
+  else 1/log_b r; *not* D-nDCG, nor trec_eval's nDCG).
 - **EfP@l** (paper §4.2, spec §11): share of the top l that is effectively relevant to some
   intent (relevant to an informational intent, or the first relevant document of a
   navigational one); divided by l (by the list length without a cutoff). No reference tool
@@ -594,7 +595,7 @@ NTCIREVAL_LABELS: dict[str, str] = {
     "Q": "Q",
     "P+": "P-plus",
     "nERR": "nERR",
-    "nDCG": "nDCG",
+    "jk-nDCG": "nDCG",
     "EfP": "EfP",
 }
 
@@ -735,12 +736,14 @@ _spec(
     notes="NTCIREVAL's nERR@l, not the 2^g ERR of Chapelle et al.; not nERR-IA. " + _ROUNDING,
 )
 _spec(
-    "nDCG",
+    "jk-nDCG",
     ndcg,
     "Järvelin–Kekäläinen nDCG (no discount up to rank b, then 1/log_b r) on global gains",
     (*GAIN_PARAMS, LOGB),
-    aliases=("jk-ndcg",),
-    notes="NTCIREVAL's nDCG@l line; not D-nDCG (MSnDCG). " + _ROUNDING,
+    aliases=("nDCG-ntcir", "ntcir-nDCG"),
+    notes="NTCIREVAL's nDCG@l line (printed as nDCG@l by -f ntcir); not D-nDCG (MSnDCG), and "
+    "not nDCG, which is trec_eval's and ir_measures' form (discount 1/log2(r + 1) from rank "
+    "1). " + _ROUNDING,
 )
 _spec(
     "EfP",
