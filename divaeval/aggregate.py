@@ -14,6 +14,9 @@ Topic means (``--mean``):
   Eq. 2), from :mod:`divaeval.collection`. A topic without a relevant document (at ``-l``) has
   no difficulty: its weight is 0 (with a warning); if no topic has weight, the arithmetic mean
   is used (with a warning).
+
+A measure with its own aggregate overrides ``--mean``: counts (num_ret, num_rel, …) are summed
+and gm_map/gm_bpref take the geometric mean, as trec_eval prints them.
 """
 
 from __future__ import annotations
@@ -62,10 +65,22 @@ def topic_mean(values: np.ndarray, how: str = "arith", weights: np.ndarray | Non
     raise UsageError(f"unknown topic mean {how!r} (choose from {', '.join(MEANS)})")
 
 
+def summary_of(values: np.ndarray, measure, how: str, weights: np.ndarray | None) -> float:
+    """A measure's summary over topics: its own aggregate when it has one (counts such as
+    num_ret are summed, gm_map takes the geometric mean, as trec_eval and ir_measures do),
+    else the topic mean ``how``."""
+    aggregate = getattr(getattr(measure, "spec", None), "aggregate", "mean")
+    if aggregate == "sum":
+        return float(np.cumsum(values)[-1]) if len(values) else 0.0
+    if aggregate == "geom":
+        return topic_mean(values, "geom")
+    return topic_mean(values, how, weights)
+
+
 def means(
     run: RunScores, measures: Sequence, how: str = "arith", weights: dict[str, float] | None = None
 ) -> dict:
-    """Measure -> mean over the run's evaluated topics."""
+    """Measure -> summary over the run's evaluated topics (:func:`summary_of`)."""
     topic_weights = None
     if how == "dd":
         if weights is None:
@@ -76,7 +91,7 @@ def means(
                 f"--mean dd: no topic of run {run.name} has a relevant document, so every "
                 "weight is 0; the arithmetic mean is used"
             )
-    return {m: topic_mean(run.values[m], how, topic_weights) for m in measures}
+    return {m: summary_of(run.values[m], m, how, topic_weights) for m in measures}
 
 
 def long_table(

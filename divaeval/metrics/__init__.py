@@ -22,6 +22,7 @@ FAMILIES: tuple[str, ...] = (
     "ndeval",
     "ntcir",
     "adhoc",
+    "trec_eval",
     "recall",
     "alpha_sharp",
     "rbu",
