@@ -287,10 +287,12 @@ def _check_weights(text: str) -> str | None:
 
 
 def unjudged(jr, params, cutoffs):
-    """unj@k = documents in the top k without a qrels line / k (@all: / n)."""
+    """unj@k = unjudged documents in the top k / k (@all: / n); unjudged = no qrels line, or
+    a negative grade (trec_eval's "in the pool but unjudged")."""
     jr = ranking(jr, params)
     length = _length(jr, cutoffs)
-    missing = ~judged_mask(jr, length) & _in_ranking(jr, length)
+    unknown = ~judged_mask(jr, length) | (doc_grades(jr, length) < 0)
+    missing = unknown & _in_ranking(jr, length)
     counts = at_cutoffs(np.cumsum(missing, axis=1).astype(np.float64), cutoffs)
     sizes = np.stack([jr.length if k is None else np.full(jr.n_topics, k) for k in cutoffs], 1)
     return safe_divide(counts, sizes.astype(np.float64))
@@ -629,7 +631,7 @@ _spec(
 _spec(
     "unj",
     unjudged,
-    "fraction of the top k without a qrels line",
+    "fraction of the top k that is unjudged (no qrels line, or a negative grade)",
     (JUDGED_ONLY,),
     aliases=("unjudged",),
     cutoff="optional",
