@@ -54,14 +54,14 @@ def test_err_worked_values():
     0.875 + (1/3)·0.375·0.125 + (1/4)·0.125·0.125·0.625 = 0.8930664062; G = 4: 0.4797973633.
     runY (2, 3, 0, 0, 1): 0.6503906250 / 0.3709472656; topic 102 (1, 1): 0.1796875 /
     0.091796875. G defaults to the largest grade of the qrels file (3)."""
-    x = scores(REF / "adhoc.qrels", REF / "runX", ["ERR", "ERR(G=4)@20"])
-    assert x["ERR@20"]["101"] == pytest.approx(0.8930664062, abs=1e-10)
-    assert x["ERR(G=4)@20"]["101"] == pytest.approx(0.4797973633, abs=1e-10)
-    assert x["ERR@20"]["102"] == pytest.approx(0.1796875, abs=1e-12)
-    assert x["ERR(G=4)@20"]["102"] == pytest.approx(0.091796875, abs=1e-12)
-    y = scores(REF / "adhoc.qrels", REF / "runY", ["ERR@20", "ERR(G=4)@20"])
-    assert y["ERR@20"]["101"] == pytest.approx(0.6503906250, abs=1e-10)
-    assert y["ERR(G=4)@20"]["101"] == pytest.approx(0.3709472656, abs=1e-10)
+    x = scores(REF / "adhoc.qrels", REF / "runX", ["ERR(G=0)", "ERR"])
+    assert x["ERR(G=0)@20"]["101"] == pytest.approx(0.8930664062, abs=1e-10)
+    assert x["ERR@20"]["101"] == pytest.approx(0.4797973633, abs=1e-10)  # G = 4 (gdeval)
+    assert x["ERR(G=0)@20"]["102"] == pytest.approx(0.1796875, abs=1e-12)
+    assert x["ERR@20"]["102"] == pytest.approx(0.091796875, abs=1e-12)
+    y = scores(REF / "adhoc.qrels", REF / "runY", ["ERR(G=0)@20", "ERR(G=4)@20"])
+    assert y["ERR(G=0)@20"]["101"] == pytest.approx(0.6503906250, abs=1e-10)
+    assert y["ERR@20"]["101"] == pytest.approx(0.3709472656, abs=1e-10)
 
 
 def test_rbp_and_residual_worked_values():

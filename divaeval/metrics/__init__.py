@@ -23,6 +23,7 @@ FAMILIES: tuple[str, ...] = (
     "ntcir",
     "adhoc",
     "trec_eval",
+    "cwl",
     "recall",
     "alpha_sharp",
     "rbu",

@@ -526,16 +526,19 @@ _spec(
         Param(
             "G",
             int,
-            0,
-            "scale maximum grade G; 0 = the largest grade in the qrels file; 4 = gdeval",
+            4,
+            "scale maximum grade G; 4 = gdeval (ir_measures ERR@k); 0 = the largest grade in "
+            "the qrels file",
             non_negative,
         ),
     ),
     aliases=("ERR-Chapelle",),
     defaults=(20,),
-    notes="G defaults to the largest grade anywhere in the qrels file (collection-wide); "
-    "G=4 reproduces gdeval's ERR@20. Grades above G are capped at G. Not ndeval's "
-    "ERR-IA nor NTCIREVAL's nERR. " + _DOC,
+    ir_measures="ERR@k (its gdeval provider)",
+    notes="G defaults to 4, gdeval's (the TREC Web Track's ERR@20, and what ir_measures' ERR@k "
+    "computes); G=0 takes the largest grade anywhere in the qrels file (collection-wide). "
+    "Grades above G are capped at G. gdeval leaves out topics without a positive judgment; "
+    "divaeval scores them 0. Not ndeval's ERR-IA nor NTCIREVAL's nERR. " + _DOC,
 )
 _P = Param("p", float, 0.8, "persistence p", in_open_unit_interval)
 _spec(

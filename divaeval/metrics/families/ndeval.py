@@ -302,7 +302,7 @@ _spec(
     "alpha-DCG",
     alpha_dcg,
     "alpha-DCG divided by the ideal-ideal value (ndeval's alpha-DCG)",
-    aliases=("a-dcg", "alphadcg"),
+    aliases=("a-dcg", "alphadcg", "α-DCG"),
     notes=_AT1,
 )
 _GREEDY = (
@@ -313,7 +313,7 @@ _spec(
     "alpha-nDCG",
     alpha_ndcg,
     "alpha-DCG normalised by the greedy ideal ranking",
-    aliases=("a-ndcg", "alphandcg", "andcg"),
+    aliases=("a-ndcg", "alphandcg", "andcg", "α-nDCG"),
     notes=_GREEDY,
 )
 _spec(
@@ -357,7 +357,7 @@ _spec(
     strec,
     "subtopic recall: share of subtopics covered in the top k",
     params=(),
-    aliases=("s-recall", "srecall", "subtopic-recall"),
+    aliases=("s-recall", "srecall", "subtopic-recall", "StRecall"),
 )
 
 register_preset(
