@@ -35,7 +35,7 @@ from divaeval.metrics.families.adhoc import (
     trec_relevant,
 )
 from divaeval.metrics.registry import family_registrar, register_form, register_preset
-from divaeval.metrics.spec import Param, non_negative
+from divaeval.metrics.spec import Param, in_unit_interval, non_negative
 
 FAMILY = "trec_eval"
 #: trec_eval's default levels of iprec_at_recall and 11pt_avg, and of Rprec_mult
@@ -517,7 +517,7 @@ _spec(
     "IPrec",
     iprec,
     "interpolated precision at a recall level (the recall-precision graph)",
-    (REL, JUDGED_ONLY, Param("recall", float, 0.0, "recall level"), ROUNDING),
+    (REL, JUDGED_ONLY, Param("recall", float, 0.0, "recall level", in_unit_interval), ROUNDING),
     level_param="recall",
     default_levels=RECALL_LEVELS,
     trec_eval="iprec_at_recall_p (-m iprec_at_recall.p = IPrec(rounding=v10)@p)",

@@ -1,0 +1,232 @@
+"""Hand-worked values and properties of the trec_eval and ir_measures measures added for
+issue 10 (the oracle comparisons are in test_ir_measures_names.py and
+test_trec_eval_outputs.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from metric_inputs import judge_text, measure_values
+
+from divaeval.errors import UsageError
+from divaeval.metrics import parse_measures
+
+LOG2 = math.log2
+
+# one topic: a=2, b=1, c=1 relevant; n1, n2 judged non-relevant; p = -1 (pooled, unjudged)
+QRELS = "1 0 a 2\n1 0 b 1\n1 0 c 1\n1 0 n1 0\n1 0 n2 0\n1 0 p -1\n"
+RUN = "1 n1\n1 a\n1 x\n1 p\n1 b\n1 n2\n"  # ranks: n1 a x p b n2 (c not retrieved)
+
+
+def values(measures, run=RUN, qrels=QRELS, **settings):
+    jr = judge_text(qrels, run, **settings)
+    return {k: float(v[0]) for k, v in measure_values(jr, measures).items()}
+
+
+def test_counts_and_set_measures_by_hand():
+    v = values(
+        [
+            "num_ret",
+            "num_rel",
+            "num_rel_ret",
+            "num_nonrel_judged_ret",
+            "set_P",
+            "set_recall",
+            "set_map",
+            "set_F",
+            "set_relative_P",
+            "utility",
+        ]
+    )
+    # n = 6, R = 3, hits = 2 (a, b), judged non-relevant retrieved = n1, n2
+    assert (v["num_ret"], v["num_rel"], v["num_rel_ret"]) == (6, 3, 2)
+    assert v["num_nonrel_judged_ret"] == 2
+    assert v["set_P"] == pytest.approx(2 / 6)
+    assert v["set_recall"] == pytest.approx(2 / 3)
+    assert v["set_map"] == pytest.approx(4 / 18)  # hits² / (n·R)
+    assert v["set_F"] == pytest.approx(2 * (1 / 3) * (2 / 3) / (2 / 3 + 1 / 3))
+    assert v["set_relative_P"] == pytest.approx(2 / 3)  # hits / min(n, R)
+    assert v["utility"] == 2 - 4  # 1·rel_ret − 1·nonrel_ret
+
+
+def test_bpref_and_infap_by_hand():
+    v = values(["bpref", "infAP", "AP"])
+    # bpref: R = 3, N = 2 judged non-relevant, min(R, N) = 2; a has 1 (n1) above, b has 1
+    # (n1; x is unjudged, p pooled-unjudged): (1 − 1/2) + (1 − 1/2) = 1, / R = 1/3
+    assert v["bpref"] == pytest.approx(1 / 3)
+    # infAP: a at k=2: above = {n1} pooled 1, rel 0, nonrel 1:
+    #   1/2 + (1/2)·(1/1)·(ε/(1 + 2ε)); b at k=5: above n1 a x p: pooled 3 (n1, a, p),
+    #   rel 1, nonrel 1: 1/5 + (4/5)·(3/4)·((1 + ε)/(2 + 2ε)) = 1/5 + 0.3
+    eps = 1e-5
+    a_term = 0.5 + 0.5 * (eps / (1 + 2 * eps))
+    b_term = 0.2 + 0.8 * (3 / 4) * ((1 + eps) / (2 + 2 * eps))
+    assert v["infAP"] == pytest.approx((a_term + b_term) / 3, abs=1e-12)
+    assert v["AP"] == pytest.approx((1 / 2 + 2 / 5) / 3)
+
+
+def test_interpolated_precision_by_hand():
+    v = values(["IPrec@0.3", "iprec_at_recall_0.30", "IPrec@0.7", "11pt_avg..5,.7"])
+    # precision at the relevant ranks: a 1/2, b 2/5; R = 3
+    # 0.3: v9 ⌊0.9 + 0.9⌋ = 1 relevant -> max(1/2, 2/5); v10 round(0.9) = 1 -> 1/2
+    assert v["IPrec@0.3"] == v["iprec_at_recall_0.30"] == 0.5
+    # 0.7 (v9): 0.7·3 + 0.9 is 2.9999999999999996 in binary, so ⌊·⌋ = 2 relevant (as in
+    # trec_eval 9's C) -> 2/5
+    assert v["IPrec@0.7"] == pytest.approx(0.4)
+    # 11pt_avg (v10) at 0.5 (round(1.5) = 2 -> 2/5) and 0.7 (2/5)
+    assert v["11pt_avg..5,.7"] == pytest.approx(0.4)
+
+
+def test_gain_measures_by_hand():
+    v = values(["binG", "G", "success.1,2", "Rprec_mult.1.0", "relative_P.2", "unj.2,6"])
+    # binG: a has 1 non-relevant above, b has 3 (n1, x, p): (1/log2 3 + 1/log2 5) / 3
+    assert v["binG"] == pytest.approx((1 / LOG2(3) + 1 / LOG2(5)) / 3)
+    # G: ideal gains 2, 1, 1 then 1s: I = 2, 3, 4, 5, 6; C (with self) = 0, 2, 2, 2, 3
+    # a at 2: 2/log2(2 + 3 − 2); b at 5: 1/log2(2 + 6 − 3); total gain 4
+    assert v["G"] == pytest.approx((2 / LOG2(3) + 1 / LOG2(5)) / 4)
+    assert (v["Success@1"], v["Success@2"]) == (0.0, 1.0)
+    assert v["Rprec_mult.1.0"] == pytest.approx(1 / 3)  # P@3
+    assert v["relative_P.2"] == 0.5
+    assert v["unj@2"] == 0.0 and v["unj@6"] == pytest.approx(2 / 6)  # x and p
+
+
+def test_judged_and_compat_by_hand():
+    v = values(["Judged@3", "Judged", "Compat(normalize=False)", "Compat"])
+    assert v["Judged@3"] == pytest.approx(2 / 3)  # n1, a judged; x not
+    assert v["Judged"] == pytest.approx(5 / 6)  # p's line counts as judged
+    # ideal a, b, c (grade, then run score: b above c); RBO over D = 6 with p = 0.95:
+    # overlaps at depths 1..6 of (n1 a x p b n2) with (a b c): 0, 1, 1, 1, 2, 2
+    p = 0.95
+    overlap = [0, 1, 1, 1, 2, 2]
+    weights = [p**d for d in range(6)]
+    raw = sum(w * o / (d + 1) for d, (w, o) in enumerate(zip(weights, overlap, strict=True))) / sum(
+        weights
+    )
+    best = [1, 2, 3, 3, 3, 3]
+    ideal = sum(w * o / (d + 1) for d, (w, o) in enumerate(zip(weights, best, strict=True))) / sum(
+        weights
+    )
+    assert v["Compat(normalize=False)"] == pytest.approx(raw, abs=1e-12)
+    assert v["Compat"] == pytest.approx(raw / ideal, abs=1e-12)
+
+
+def test_cwl_measures_by_hand():
+    # binary gains (max_rel 1): ranks n1 a x p b n2: g = 0 1 0 0 1 0 (then 0 to rank 1000)
+    v = values(["NERR8(max_rel=1)@3", "SDCG(max_rel=1)@2", "NERR10(max_rel=1,p=0.5)"])
+    # NERR8@3: C = 1, 0 (1 − g), then 0: W ∝ 1, 1, 0 -> W = 1/2, 1/2 -> EU = 1/2
+    assert v["NERR8(max_rel=1)@3"] == pytest.approx(0.5)
+    # SDCG@2: weights 1, 1/log2 3 normalised; gain at rank 2
+    assert v["SDCG(max_rel=1)@2"] == pytest.approx((1 / LOG2(3)) / (1 + 1 / LOG2(3)))
+    # NERR10(p=0.5): C = 0.5, 0, ...: W ∝ 1, 0.5 -> gain at rank 2: 0.5 / 1.5
+    assert v["NERR10(max_rel=1,p=0.5)"] == pytest.approx(1 / 3)
+
+
+def test_summaries_sum_counts_and_take_geometric_means():
+    from divaeval.aggregate import summary_of
+
+    measures = parse_measures(["num_ret", "gm_map", "AP"])
+    topic_values = np.array([0.5, 0.0, 0.2])
+    assert summary_of(topic_values, measures[0], "arith", None) == pytest.approx(0.7)
+    geometric = math.exp((math.log(0.5) + math.log(1e-5) + math.log(0.2)) / 3)
+    assert summary_of(topic_values, measures[1], "arith", None) == pytest.approx(geometric)
+    assert summary_of(topic_values, measures[2], "arith", None) == pytest.approx(0.7 / 3)
+
+
+def test_names_and_output_order():
+    names = [m.name for m in parse_measures(["map", "P.10,5", "ndcg_cut_10", "set_P", "P@5"])]
+    assert names == ["AP", "P@5", "P@10", "nDCG@10", "P@all"]  # -m order; P@5 once
+    assert [m.name for m in parse_measures(["nDCG@20", "jk-nDCG@20"])] == ["nDCG@20", "jk-nDCG@20"]
+    for text in ("P.", "P.-1", "P.5,5", "ndcg_cut.0", "IPrec@2", "INST", "Compat(p=2)"):
+        with pytest.raises(UsageError):
+            parse_measures([text])
+    for measure in parse_measures(
+        ["all_trec", "IPrec@0.25", "SetP(relative=True)", "Compat(p=0.5)"]
+    ):
+        assert parse_measures([measure.name]) == [measure], measure.name
+
+
+# --------------------------------------------------------------------------------------------
+# properties
+
+GRADES = st.sampled_from([-1, 0, 0, 1, 1, 2, 3])
+
+
+@st.composite
+def topics(draw):
+    n_docs = draw(st.integers(1, 9))
+    grades = draw(st.lists(GRADES, min_size=n_docs, max_size=n_docs))
+    qrels = "".join(f"1 0 d{i} {g}\n" for i, g in enumerate(grades))
+    pool = [f"d{i}" for i in range(n_docs)] + ["u1", "u2", "u3"]
+    ranking = draw(st.permutations(pool))[: draw(st.integers(1, len(pool)))]
+    return qrels, "".join(f"1 {d}\n" for d in ranking)
+
+
+BOUNDED = [
+    "bpref",
+    "infAP",
+    "IPrec@0.5",
+    "11pt_avg",
+    "SetF",
+    "set_map",
+    "Success@3",
+    "relative_P.3",
+    "Rprec_mult.1.5",
+    "ndcg_rel",
+    "Rndcg",
+    "G",
+    "binG",
+    "unj@5",
+    "Judged@5",
+    "Compat",
+    "INST(max_rel=3)",
+    "INSQ(max_rel=3)",
+    "NERR9(max_rel=3)@5",
+    "NERR11(max_rel=3)",
+    "SDCG(max_rel=3)@5",
+    "nDCG(dcg=exp-log2)@5",
+    "ERR@5",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(topics())
+def test_values_lie_in_the_unit_interval(case):
+    qrels, run = case
+    v = values(BOUNDED, run=run, qrels=qrels)
+    for name, value in v.items():
+        assert -1e-12 <= value <= 1 + 1e-12, (name, value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(topics())
+def test_interpolated_precision_does_not_rise_with_recall(case):
+    qrels, run = case
+    levels = [m.name for m in parse_measures(["IPrec"])]
+    v = values(levels, run=run, qrels=qrels)
+    ordered = [v[name] for name in levels]
+    assert all(a >= b - 1e-15 for a, b in zip(ordered, ordered[1:], strict=False))
+
+
+@settings(max_examples=40, deadline=None)
+@given(topics())
+def test_the_ideal_ranking_scores_one(case):
+    qrels, _ = case
+    graded = [line.split() for line in qrels.splitlines()]
+    best = sorted(
+        (d for _, _, d, g in graded if int(g) > 0),
+        key=lambda d: -int(dict((x[2], int(x[3])) for x in graded)[d]),
+    )
+    if not best:
+        return
+    run = "".join(f"1 {d}\n" for d in best)
+    v = values(
+        ["Compat", "nDCG", "G", "binG", "ndcg_rel", "bpref", "infAP", "SetP", "NERR8(max_rel=3)@1"],
+        run=run,
+        qrels=qrels,
+    )
+    for name in ("Compat", "nDCG", "G", "ndcg_rel", "bpref", "SetP"):
+        assert v[name] == pytest.approx(1.0), name
+    assert v["infAP"] == pytest.approx(1.0, abs=1e-4)  # 1 − O(ε), ε = 1e-5
