@@ -165,9 +165,9 @@ class TopicMaterial:
 
     def judged_at_least(self, level: int) -> np.ndarray:
         """[T] int: judged documents whose (per-document) grade is >= ``level``."""
-        if self.level_counts is None:
+        if self.level_counts is None or self.grade_levels is None:
             raise AssertionError("material without grade levels")
-        return self.level_counts[:, self.grade_levels >= level].sum(axis=1)
+        return self.level_counts[:, np.asarray(self.grade_levels >= level)].sum(axis=1)
 
     def judged_nonrelevant(self, level: int) -> np.ndarray:
         """[T] int: judged documents with 0 <= grade < ``level`` (trec_eval's judged

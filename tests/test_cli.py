@@ -512,15 +512,20 @@ def _non_default(param):
 
 def _texts(spec) -> list[str]:
     cut = "" if spec.cutoff == "none" else "@3,10"
+    if spec.level_param is not None:
+        cut = "@0.3,0.5"
     texts = [spec.name + cut, spec.name]
     if spec.cutoff == "required":
         texts = [spec.name + cut]
     for alias in spec.aliases:
         texts.append(alias.upper() + cut if spec.cutoff == "required" else alias.upper())
-    changed = [(p.name, _non_default(p)) for p in spec.params]
+    required = [f"{p.name}={format_value(_non_default(p))}" for p in spec.params if p.required]
+    changed = [(p.name, _non_default(p)) for p in spec.params if p.name != spec.level_param]
     changed = [(name, value) for name, value in changed if value is not None]
     for name, value in changed:
-        texts.append(f"{spec.name}({name}={format_value(value)}){cut}")
+        own = f"{name}={format_value(value)}"
+        inner = ",".join(dict.fromkeys([*required, own]))
+        texts.append(f"{spec.name}({inner}){cut}")
     if len(changed) > 1:
         inner = ",".join(f"{name}={format_value(value)}" for name, value in changed)
         texts.append(f"{spec.name}({inner}){cut}")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from metric_inputs import judge_text, measure_values
+from support import judge_text, measure_values
 
 from divaeval.errors import UsageError
 from divaeval.metrics import parse_measures

@@ -64,7 +64,9 @@ def _parse_cutoffs(text: str, raw: str, *, lenient: bool = False) -> list[int | 
 
 
 def _parse_levels(text: str, spec: MetricSpec, raw: str) -> list[float]:
-    param = spec.param(spec.level_param)
+    param = spec.param(spec.level_param or "")
+    if param is None:
+        raise AssertionError(f"{spec.name}: level parameter {spec.level_param!r} is not declared")
     levels: list[float] = []
     for part in text.split(","):
         value = param.parse(part.strip(), spec.name)
@@ -228,6 +230,7 @@ def _bind(
         raise UsageError(f"{spec.name} needs {needs}: e.g. {spec.name}({example})")
     level = spec.level_param
     if level is not None:
+        levels: list
         if cut_text is not None:
             levels = _parse_levels(cut_text, spec, text)
         elif level in given:
@@ -235,8 +238,8 @@ def _bind(
         else:
             levels = list(spec.default_levels)
         out = []
-        for value in levels:
-            values[level] = value
+        for level_value in levels:
+            values[level] = level_value
             bound = tuple((p.name, values[p.name]) for p in spec.params)
             out.append(Measure(spec, bound, None))
         return out

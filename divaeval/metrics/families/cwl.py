@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from divaeval.errors import UsageError
 from divaeval.metrics.common import repeated_powers
 from divaeval.metrics.families.adhoc import doc_grades, judged_mask
 from divaeval.metrics.registry import family_registrar
@@ -50,6 +51,8 @@ CWL_DEPTH = 1000
 def cwl_gains(jr, params) -> np.ndarray:
     """[T, D] gains scaled into [0, 1] by min_rel/max_rel, over D = 1000 ranks."""
     low, high = float(params["min_rel"]), float(params["max_rel"])
+    if high <= low:
+        raise UsageError(f"max_rel={params['max_rel']} must be above min_rel={params['min_rel']}")
     grade = np.maximum(doc_grades(jr, CWL_DEPTH), 0).astype(np.float64)
     scaled = (np.clip(grade, low, high) - low) / (high - low)
     return np.where(judged_mask(jr, CWL_DEPTH), scaled, 0.0)
