@@ -230,3 +230,37 @@ def test_the_ideal_ranking_scores_one(case):
     for name in ("Compat", "nDCG", "G", "ndcg_rel", "bpref", "SetP"):
         assert v[name] == pytest.approx(1.0), name
     assert v["infAP"] == pytest.approx(1.0, abs=1e-4)  # 1 − O(ε), ε = 1e-5
+
+
+def test_cli_order_choices_are_the_judging_orders():
+    from divaeval.cli.options import ORDER_CHOICES
+    from divaeval.judged import ORDERS
+
+    assert ORDER_CHOICES == ORDERS
+
+
+def test_tie_orders_by_hand():
+    """Scores 2, 1, 1, 1 for b, c, a, d (file order b c a d): trec_eval's rule ranks the
+    tied ones d c a, ir_measures/pyndeval's a c d, a stable score sort c a d."""
+    import tempfile
+    from pathlib import Path
+
+    from divaeval.io import read_qrels, read_run
+    from divaeval.judged import EvalSettings, QrelsIndex, judge_run
+
+    with tempfile.TemporaryDirectory() as directory:
+        qrels = Path(directory) / "q"
+        qrels.write_text("1 0 a 1\n1 0 b 2\n1 0 c 3\n1 0 d 4\n")
+        run = Path(directory) / "r"
+        run.write_text("1 Q0 b 1 2 t\n1 Q0 c 2 1 t\n1 Q0 a 3 1 t\n1 Q0 d 4 1 t\n")
+        index = QrelsIndex(read_qrels(str(qrels)))
+        expected = {
+            "score": [2, 4, 3, 1],
+            "score-docno-asc": [2, 1, 3, 4],
+            "score-file": [2, 3, 1, 4],
+            "file": [2, 3, 1, 4],
+            "rank": [2, 3, 1, 4],
+        }
+        for order, grades in expected.items():
+            jr = judge_run(read_run(str(run)), index, EvalSettings(order=order))
+            assert jr.grades[0, :, 0].tolist() == grades, order

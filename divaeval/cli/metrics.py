@@ -28,7 +28,7 @@ def metrics_command(output_format: str) -> None:
     import json
 
     from divaeval.metrics import all_specs
-    from divaeval.metrics.registry import presets
+    from divaeval.metrics.registry import all_forms, presets
     from divaeval.metrics.spec import format_value
 
     lines: list[str] = []
@@ -48,6 +48,10 @@ def metrics_command(output_format: str) -> None:
                         "summary": spec.summary,
                         "reference": spec.reference,
                         "notes": spec.notes,
+                        "aggregate": spec.aggregate,
+                        "trec_eval": spec.trec_eval,
+                        "ir_measures": spec.ir_measures,
+                        "other_names": [f.name for f in all_forms() if f.spec == spec.name],
                     }
                 )
             )
@@ -60,11 +64,23 @@ def metrics_command(output_format: str) -> None:
             echo(f"\n[{family}]")
         params = ", ".join(f"{p.name}={format_value(p.default)}" for p in spec.params)
         cut = {"none": "", "optional": "[@k]", "required": "@k"}[spec.cutoff]
+        if spec.level_param is not None:
+            cut = f"[@{spec.level_param}]"
         defaults = ",".join("all" if k is None else str(k) for k in spec.default_cutoffs)
         echo(f"  {spec.name}{f'({params})' if params else ''}{cut}")
         echo(f"      {spec.summary}")
         if spec.aliases:
             echo(f"      aliases: {', '.join(spec.aliases)}")
+        forms = [form.name for form in all_forms() if form.spec == spec.name]
+        if forms:
+            echo(f"      also named: {', '.join(forms)}")
+        if spec.trec_eval:
+            echo(f"      trec_eval: {spec.trec_eval}")
+        if spec.ir_measures:
+            echo(f"      ir_measures: {spec.ir_measures}")
+        if spec.aggregate != "mean":
+            how = "sum" if spec.aggregate == "sum" else "geometric mean"
+            echo(f"      summary: the {how} over topics (whatever --mean)")
         if spec.cutoff != "none":
             echo(f"      default cutoffs: {defaults}")
         for param in spec.params:

@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 _ORDER_HELP = (
-    "ranking order: score = trec_eval's (score desc, ties by docno desc), rank = the rank "
-    "column (ndeval's default), file = file order (NTCIREVAL, RBU) "
+    "ranking order: score = trec_eval's (score desc, ties by docno desc; also pytrec_eval, "
+    "gdeval); score-docno-asc = ties by docno asc (pyndeval, ir_measures' Judged/Compat/RR@k); "
+    "score-file = ties in file order (ir_measures' cwl_eval measures); rank = the rank column "
+    "(ndeval's default); file = file order (NTCIREVAL, RBU) "
     "[default: score; rank with --compat ndeval]"
 )
 
@@ -54,10 +56,14 @@ def dedupe_option(help: str = "a docno repeated in a topic: error, or keep the f
     )
 
 
+#: = divaeval.judged.ORDERS (spelled out: the CLI does not import numpy to build its options)
+ORDER_CHOICES = ("score", "score-docno-asc", "score-file", "rank", "file")
+
+
 def order_option(default: str | None = None, help: str = _ORDER_HELP) -> Decorator:
     return click.option(
         "--order",
-        type=click.Choice(["score", "rank", "file"]),
+        type=click.Choice(ORDER_CHOICES),
         default=default,
         show_default=default is not None,
         help=help,
