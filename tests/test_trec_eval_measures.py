@@ -264,3 +264,35 @@ def test_tie_orders_by_hand():
         for order, grades in expected.items():
             jr = judge_run(read_run(str(run)), index, EvalSettings(order=order))
             assert jr.grades[0, :, 0].tolist() == grades, order
+
+
+def test_cli_takes_trec_eval_command_lines(capsys):
+    """trec_eval's -m spellings on the command line: counts print as integers, the output
+    follows the -m order, the summary of a count is its sum and --order takes the new rules."""
+    from support import SAMPLE_DATA
+
+    from divaeval.cli import main
+
+    args = [
+        SAMPLE_DATA / "run.txt",
+        SAMPLE_DATA / "qrels.txt",
+        "-q",
+        "-m",
+        "P.10",
+        "-m",
+        "num_ret",
+        "-m",
+        "map",
+        "--order",
+        "score-docno-asc",
+    ]
+    capsys.readouterr()
+    assert main([str(a) for a in args]) == 0
+    lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    first_topic = [name.strip() for name, topic, _ in lines if topic == lines[0][1]]
+    assert first_topic == ["P@10", "NumRet", "AP"]
+    per_topic = [
+        int(value) for name, topic, value in lines if name.strip() == "NumRet" and topic != "all"
+    ]
+    summary = [value for name, topic, value in lines if name.strip() == "NumRet" and topic == "all"]
+    assert summary == [str(sum(per_topic))]

@@ -1,8 +1,9 @@
 """trec_eval's text layout: ``%-22s\\t%s\\t%6.4f`` lines (measure, topic or ``all``, value).
 
 Per-topic blocks (``-q``) come first, topics in divaeval's topic order (numeric when every id is
-an integer), measures in the registry's fixed order; then the summary block with ``runid`` and
-``num_q`` lines. Several runs print one block after another.
+an integer), measures in the ``-m`` order; then the summary block with ``runid`` and ``num_q``
+lines. Counts (num_ret, num_rel, …) print as integers, as trec_eval prints them. Several runs
+print one block after another.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 from typing import TextIO
 
 
-def _line(name: str, topic: str, value: float, precision: int) -> str:
+def _line(name: str, topic: str, value: float, precision: int, integer: bool = False) -> str:
+    if integer and value == value:  # trec_eval's %ld for counts (NaN stays a float)
+        return f"{name:<22}\t{topic}\t{int(round(value))}\n"
     return f"{name:<22}\t{topic}\t{value:{precision + 2}.{precision}f}\n"
 
 
@@ -21,13 +24,15 @@ def write(evaluation, out: TextIO, options) -> None:
         lines: list[str] = []
         if options.per_topic:
             columns = [run.values[m].tolist() for m in measures]
-            names = [m.name for m in measures]
+            names = [(m.name, m.spec.integer) for m in measures]
             for i, topic in enumerate(run.topics.tolist()):
-                for name, column in zip(names, columns, strict=True):
-                    lines.append(_line(name, topic, column[i], precision))
+                for (name, integer), column in zip(names, columns, strict=True):
+                    lines.append(_line(name, topic, column[i], precision, integer))
         if options.summary:
             lines.append(f"{'runid':<22}\tall\t{run.name}\n")
             lines.append(f"{'num_q':<22}\tall\t{len(run.topics)}\n")
             averaged = evaluation.means(run, options.mean)
-            lines.extend(_line(m.name, "all", averaged[m], precision) for m in measures)
+            lines.extend(
+                _line(m.name, "all", averaged[m], precision, m.spec.integer) for m in measures
+            )
         out.write("".join(lines))
