@@ -120,7 +120,7 @@ def test_topic_averages_and_undefined(tmp_path):
 def test_cutoff_option_and_refused_metrics(tmp_path):
     index = _index(tmp_path, TINY_QRELS)
     result = selection_sensitivity(index, ["strec", "alpha-nDCG@3"], cutoffs=[2, 4], samples=50)
-    assert result.measures == ["alpha-nDCG@3", "strec@2", "strec@4"]
+    assert result.measures == ["strec@2", "strec@4", "alpha-nDCG@3"]  # the -m order
     assert result.dss["strec@4"].tolist() == [0.0]  # 4 documents cover both subtopics
     with pytest.raises(UsageError, match="negative"):
         selection_sensitivity(index, ["RBU@20"], samples=10)
