@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -40,23 +41,24 @@ def repeated_powers(base: float, length: int) -> np.ndarray:
 RANK_CAP = 100_000
 
 
-def depth_for(cutoffs: tuple[int | None, ...], depth: int, fill: int | None = None) -> int:
-    """The number of ranks needed to evaluate ``cutoffs`` on rankings of length ``depth``.
-
-    With ``fill`` (:attr:`JudgedRankings.fill`: the most ranks a run or an ideal ranking
-    occupies) the length is at most ``max(fill, RANK_CAP)``: up to that, every cutoff is
+def depth_for(cutoffs: tuple[int | None, ...], jr: Any) -> int:
+    """The number of ranks needed to evaluate ``cutoffs`` on the judged rankings ``jr``: the
+    largest cutoff (at least the rankings' depth with a whole-ranking cutoff ``None``), but at
+    most ``max(jr.fill, RANK_CAP)`` (:attr:`JudgedRankings.fill`: the most ranks a run or an
+    ideal ranking occupies): up to that, every cutoff is
     evaluated exactly as given; above it (``-m P@1000000000``) the arrays stop at the cap,
     which changes nothing for measures whose running sums stop at the rankings' end and whose
     denominators take the cutoff itself (P, P-IA, EfP divide by k). Only series normalisers
     that keep growing with k (ndeval's ERR-IA and alpha-DCG ideal series) are then cut at the
     cap, which is below double precision for alpha >= 0.001.
     """
+    depth = jr.depth
     finite = [k for k in cutoffs if k is not None]
     if any(k is None for k in cutoffs):
         needed = max([depth, *finite])
     else:
         needed = max(finite, default=depth)
-    return needed if fill is None else min(needed, max(fill, depth, RANK_CAP))
+    return min(needed, max(jr.fill, depth, RANK_CAP))
 
 
 def at_cutoffs(running: np.ndarray, cutoffs: tuple[int | None, ...]) -> np.ndarray:

@@ -143,7 +143,7 @@ def intent_aware(
     selects w. Returns ``[T, len(cutoffs)]``."""
     n_topics = jr.n_topics
     width = jr.grades.shape[2]
-    rows = aspect_rows(jr, depth_for(cutoffs, jr.depth, jr.fill))
+    rows = aspect_rows(jr, depth_for(cutoffs, jr))
     values = np.asarray(base(rows, params, cutoffs), dtype=np.float64)
     values = values.reshape(n_topics, width, len(cutoffs))
     weights = aspect_weights(jr, params.get("weights", "intents"))

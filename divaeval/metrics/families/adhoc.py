@@ -135,7 +135,7 @@ def ideal_grades(jr, length: int) -> np.ndarray:
 
 
 def _length(jr, cutoffs) -> int:
-    return max(depth_for(cutoffs, jr.depth, jr.fill), 1)
+    return max(depth_for(cutoffs, jr), 1)
 
 
 def _ranks(length: int) -> np.ndarray:

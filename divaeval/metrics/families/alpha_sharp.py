@@ -77,7 +77,7 @@ def _aspects(jr) -> tuple[np.ndarray, np.ndarray]:
 def per_aspect_scores(jr, kind, alpha, beta, cutoffs) -> tuple[np.ndarray, np.ndarray]:
     """(α-X_t@k [T, C, S], S-recall@k [T, C])."""
     level = jr.material.rel_level
-    length = max(depth_for(cutoffs, jr.depth, jr.fill), 1)
+    length = max(depth_for(cutoffs, jr), 1)
     relevant = jr.padded_to(length) >= level  # [T, K, S]
     counts = jr.material.relevant_count  # R_t
     ideal_length = max(length, int(counts.max(initial=0)))
@@ -150,7 +150,7 @@ def _uniform(weights: np.ndarray, aspects: np.ndarray) -> bool:
 def cascade_average(jr, kind, alpha, beta, cutoffs) -> np.ndarray:
     """Intent-weighted cascade gain (Eq. 7), discounted, ÷ the same over the greedy ideal."""
     level = jr.material.rel_level
-    length = max(depth_for(cutoffs, jr.depth, jr.fill), 1)
+    length = max(depth_for(cutoffs, jr), 1)
     if any(k is None for k in cutoffs):
         length = max(length, int(jr.material.pool_size.max(initial=0)))
     relevant = jr.padded_to(length) >= level

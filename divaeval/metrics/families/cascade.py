@@ -83,7 +83,7 @@ LOG_BASES = {"2": 2.0, "e": math.e, "10": 10.0}
 
 def expected_utility(jr, params, cutoffs):
     """EU = Σ_i [1/(1 + log_b i)]·(g_i − e) (RBU paper §4.3, after Yang & Lad 2009)."""
-    length = depth_for(cutoffs, jr.depth, jr.fill)
+    length = depth_for(cutoffs, jr)
     gains = cascade_gains(jr, params, length, decay=1.0 - params["alpha"])
     ranks = np.arange(1.0, length + 1.0)
     discount = 1.0 / (1.0 + np.log(ranks) / math.log(LOG_BASES[params["log"]]))
@@ -96,7 +96,7 @@ def expected_utility(jr, params, cutoffs):
 
 def ct_rbu(jr, params, cutoffs):
     """CT_RBU = Σ_i (1/i)·Σ_t w(t)·r(d_i,t)·(1−α)^{c(i,t)}·f_Sat(i,t) (RBU paper §4.3)."""
-    length = depth_for(cutoffs, jr.depth, jr.fill)
+    length = depth_for(cutoffs, jr)
     gains = cascade_gains(jr, params, length, decay=1.0 - params["alpha"], saturation=params["H"])
     ranks = np.arange(1.0, length + 1.0)[None, :]
     return at_cutoffs(np.cumsum(gains / ranks, axis=1), cutoffs)
@@ -105,7 +105,7 @@ def ct_rbu(jr, params, cutoffs):
 def _cube(jr, params, cutoffs, average: bool) -> np.ndarray:
     """CT@k = Gain(D_K)/Time(D_K) and ACT@k = (1/K)·Σ_{t≤K} Gain(D_t)/t (Luo et al. 2013,
     Eq. 11 and 13, linear time), K = min(k, n); ``time=fixed`` uses K = k."""
-    length = depth_for(cutoffs, jr.depth, jr.fill)
+    length = depth_for(cutoffs, jr)
     gains = cascade_gains(jr, params, length, decay=params["gamma"], saturation=params["H"])
     out = np.zeros((jr.n_topics, len(cutoffs)))
     if length == 0:
@@ -142,7 +142,7 @@ def average_cube_test(jr, params, cutoffs):
 def nrbp_rbu(jr, params, cutoffs):
     """NRBP_RBU = Σ_i p^{i−1}·Σ_t r(d_i,t)·(1−α)^{c(i,t)} (RBU paper §4.3: no normalising
     factor, no aspect weights, graded r)."""
-    length = depth_for(cutoffs, jr.depth, jr.fill)
+    length = depth_for(cutoffs, jr)
     gains = cascade_gains(jr, params, length, decay=1.0 - params["alpha"], weighted=False)
     weights = repeated_powers(params["p"], length)
     return at_cutoffs(np.cumsum(gains * weights[None, :], axis=1), cutoffs)
@@ -151,7 +151,7 @@ def nrbp_rbu(jr, params, cutoffs):
 def subtopic_rr(jr, params, cutoffs):
     """S-RR@r = 1/minRank(d, r): the inverse of the first rank at which ⌈r·M⌉ of the M
     subtopics with a relevant document are covered (Zhai et al. 2003); 0 if never."""
-    length = depth_for(cutoffs, jr.depth, jr.fill)
+    length = depth_for(cutoffs, jr)
     relevant = jr.padded_to(length) >= jr.material.rel_level
     covered = np.maximum.accumulate(relevant, axis=1).sum(axis=2)
     n_aspects = jr.material.n_relevant_subtopics

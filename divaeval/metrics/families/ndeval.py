@@ -114,7 +114,7 @@ def _ideal_gains(jr, params, rel_level: int, length: int) -> np.ndarray:
 def _tables(jr, params, cutoffs: tuple[int | None, ...], with_ideal_tail: bool = False):
     """Run and ideal novelty gains over the ranks needed for ``cutoffs``."""
     alpha = params["alpha"]
-    length = depth_for(cutoffs, jr.depth, jr.fill)
+    length = depth_for(cutoffs, jr)
     rel_level = jr.material.rel_level
     key = ("novelty", alpha, rel_level, length, *_cascade_mode(params))
     if key not in jr.cache:
@@ -232,7 +232,7 @@ def map_ia(jr, params, cutoffs):
     ``weights=intents``: Σ_i w_i·AP_i (the intent-aware wrapper)."""
     if params.get("weights", "uniform") == "intents":
         return intent_aware(jr, average_precision, params, cutoffs)
-    length = depth_for(cutoffs, jr.depth, jr.fill)
+    length = depth_for(cutoffs, jr)
     # [T, S, K]: running sums along the contiguous last axis (still sequential, as ndeval's
     # T_i += h_i/r), a few times faster than along the middle axis of [T, K, S].
     relevant = np.ascontiguousarray(
@@ -257,7 +257,7 @@ def map_ia(jr, params, cutoffs):
 
 
 def _covered_counts(jr, cutoffs):
-    length = depth_for(cutoffs, jr.depth, jr.fill)
+    length = depth_for(cutoffs, jr)
     relevant = jr.padded_to(length) >= jr.material.rel_level
     per_rank = relevant.sum(axis=2)
     return relevant, at_cutoffs(np.cumsum(per_rank, axis=1).astype(np.float64), cutoffs)
@@ -275,7 +275,7 @@ def p_ia(jr, params, cutoffs):
 
 def strec(jr, params, cutoffs):
     """strec@k: share of the S subtopics with a relevant document in the top k."""
-    length = depth_for(cutoffs, jr.depth, jr.fill)
+    length = depth_for(cutoffs, jr)
     relevant = jr.padded_to(length) >= jr.material.rel_level
     seen = np.maximum.accumulate(relevant, axis=1).sum(axis=2).astype(np.float64)
     return safe_divide(at_cutoffs(seen, cutoffs), _subtopic_count(jr)[:, None])

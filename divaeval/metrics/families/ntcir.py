@@ -282,7 +282,7 @@ class Tables:
 def _length(jr, cutoffs: tuple[int | None, ...], ideal: Ideal) -> int:
     """Ranks of the run and ideal tables: the cutoffs (the ideal's length for a whole-list
     measure), at most what the rankings and the ideal can fill."""
-    length = depth_for(cutoffs, jr.depth, jr.fill)
+    length = depth_for(cutoffs, jr)
     if any(k is None for k in cutoffs):
         length = max(length, int(ideal.count.max(initial=0)))
     return max(length, 1)

@@ -48,7 +48,7 @@ FORM = Param(
 def rbu(jr, params, cutoffs):
     """RBU@k (module docstring): rank weights times (aspect-weighted ERR-style gain − e)."""
     p, e = params["p"], params["e"]
-    length = depth_for(cutoffs, jr.depth, jr.fill)
+    length = depth_for(cutoffs, jr)
     prob = relevance_probabilities(jr, params, length)
     # term = w(t)·r(d_i,t)·Π_{j<i}(1 − r(d_j,t)), built in one buffer (allocation dominates)
     term = np.empty_like(prob)

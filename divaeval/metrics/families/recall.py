@@ -37,7 +37,7 @@ SOURCE = "Diaz, Ekstrand & Mitra TORS 2025, reference/other-metrics.md §12"
 
 
 def _length(jr, cutoffs=(None,)) -> int:
-    return max(depth_for(cutoffs, jr.depth, jr.fill), 1)
+    return max(depth_for(cutoffs, jr), 1)
 
 
 def collection_size(jr, params) -> int | None:

@@ -46,7 +46,7 @@ UNJ_CUTOFFS = (5, 10, 20)
 
 
 def _length(jr, cutoffs=(None,)) -> int:
-    return max(depth_for(cutoffs, jr.depth), 1)
+    return max(depth_for(cutoffs, jr), 1)
 
 
 def _whole(value: np.ndarray, cutoffs) -> np.ndarray:
