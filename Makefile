@@ -5,7 +5,7 @@ PYTHON ?= python3
 .PHONY: install test lint bench clean
 
 install:
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e ".[test,plot]"
 	$(PYTHON) -m divaeval sample_data/run.txt sample_data/qrels.txt -m rbu -m alpha-ndcg
 
 test:

@@ -26,9 +26,6 @@ SAMPLE_RUN2 = SAMPLE_DATA / "run2.txt"
 SAMPLE_QRELS = SAMPLE_DATA / "qrels.txt"
 EX = FIXTURES / "small" / "ndeval_ex"
 TREC_LINE = re.compile(r"^(?P<name>.{22,})\t(?P<topic>[^\t]+)\t(?P<value>.+)$")
-HAS_RBU = any(
-    spec.name.lower() == "rbu" or "rbu" in (a.lower() for a in spec.aliases) for spec in all_specs()
-)
 
 
 def cli(capsys, *args) -> tuple[int, str, str]:
@@ -58,7 +55,6 @@ def oracle_2012(run: str) -> dict[tuple[str, str], float]:
 # the main job
 
 
-@pytest.mark.xfail(not HAS_RBU, reason="rbu is registered by another issue", strict=False)
 def test_readme_main_command(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     code, out, err = cli(

@@ -4,6 +4,7 @@ that goes away (``| head``) ends the run quietly with 0. One rule for ``-l`` in 
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
@@ -12,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import SAMPLE_DATA, run_cli
+from support import FIXTURES, SAMPLE_DATA, run_cli
 
 import divaeval
 from divaeval.errors import UsageError
@@ -309,3 +310,23 @@ def test_closed_stdout_is_exit_one():
 def test_api_is_unchanged_by_the_cli_contract():
     table = divaeval.evaluate([str(RUN)], str(QRELS), ["P@5"], per_topic=False)
     assert list(table["measure"]) == ["P@5"]
+
+
+def test_mean_geom_is_trec_eval_gm_map(capsys, tmp_path):
+    # trec_eval's own test: results.trunc with -c, where topic 302 has AP = 0, so gm_map's
+    # floor ε = 1e-5 is used: exp((ln 0.0324 + ln 1e-5 + ln 0.2723)/3) = 0.0045
+    data = FIXTURES / "trec_eval"
+    expected = {}
+    with gzip.open(data / "v10" / "out.test.aqc.gz", "rt") as handle:
+        for line in handle:
+            name, topic, value = line.split()
+            if topic == "all" and name in ("map", "gm_map"):
+                expected[name] = value
+    run, qrels = tmp_path / "results.trunc", tmp_path / "qrels.test"
+    run.write_bytes(gzip.decompress((data / "results.trunc.gz").read_bytes()))
+    qrels.write_bytes(gzip.decompress((data / "qrels.test.gz").read_bytes()))
+    for mean, name in (("geom", "gm_map"), ("arith", "map")):
+        code, out, err = run_cli(capsys, run, qrels, "-m", "AP", "-c", "--mean", mean)
+        assert code == 0, err
+        assert out.splitlines()[-1] == f"{'AP':<22}\tall\t{expected[name]}"
+    assert expected == {"map": "0.1016", "gm_map": "0.0045"}

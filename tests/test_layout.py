@@ -67,3 +67,12 @@ def test_cli_command_modules_import_only_shared_cli_modules():
             m for m in imports(path) if m == "divaeval.cli" or m.startswith("divaeval.cli.")
         ]
         assert set(cli_imports) <= {"divaeval.cli.options", "divaeval.cli.output"}, path.name
+
+
+def test_every_family_registers_its_metrics():
+    from divaeval.metrics import FAMILIES, all_specs, get_spec
+
+    families = {spec.family.replace("-", "_") for spec in all_specs()}
+    assert set(FAMILIES) <= families, set(FAMILIES) - families
+    for name in ("alpha-nDCG", "D#-nDCG", "RBU", "alpha#-nDCG-IA", "nDCG-IA", "AP", "TSE-ap"):
+        assert get_spec(name).name == name

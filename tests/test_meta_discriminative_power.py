@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 
 import numpy as np
 import pytest
+from support import SAMPLE_DATA, run_cli
 
 from divaeval.errors import UsageError
-from divaeval.meta.discriminative_power import discriminative_power, plot_asl_curves
+from divaeval.meta.discriminative_power import (
+    asl_figure,
+    discriminative_power,
+    plot_asl_curves,
+)
 
 WORKED = np.array(
     [
@@ -79,19 +84,45 @@ def test_same_seed_gives_the_same_result():
     )
 
 
-@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is not None, reason="matplotlib present")
-def test_plot_without_matplotlib_is_a_usage_error(tmp_path):
+def test_plot_without_matplotlib_is_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the plot extra were absent
     result = discriminative_power({"M": WORKED}, RUNS, test="ttest")
-    with pytest.raises(UsageError, match="matplotlib"):
+    with pytest.raises(UsageError, match=r"pip install 'divaeval\[plot\]'"):
         plot_asl_curves(result, str(tmp_path / "asl.png"))
 
 
-@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="needs matplotlib")
-def test_plot_writes_a_file(tmp_path):
-    result = discriminative_power({"M": WORKED}, RUNS, test="ttest")
+def test_plot_without_matplotlib_fails_before_computing(capsys, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    code, out, err = run_cli(
+        capsys, "meta", "discriminative-power", SAMPLE_DATA / "run.txt", SAMPLE_DATA / "run2.txt",
+        SAMPLE_DATA / "qrels.txt", "-m", "nosuchmeasure", "--plot", tmp_path / "asl.png",
+    )  # fmt: skip
+    # the unknown measure would be found while computing: the missing extra is reported first
+    assert (code, out) == (2, "") and "divaeval[plot]" in err
+
+
+def test_asl_figure_draws_each_metric_sorted_and_alpha(tmp_path):
+    second = WORKED[:, ::-1] * 0.5
+    result = discriminative_power({"M": WORKED, "N": second}, RUNS, test="ttest", alpha=0.1)
+    figure = asl_figure(result, title="t")
+    (axes,) = figure.axes
+    curves = {line.get_label(): line for line in axes.get_lines() if line.get_label()[0] != "_"}
+    assert set(curves) == {"M", "N"}
+    for name in ("M", "N"):
+        asl = np.sort(result.metrics[name].tests.p_values)
+        np.testing.assert_array_equal(curves[name].get_ydata(), asl)
+        np.testing.assert_array_equal(curves[name].get_xdata(), np.arange(1, len(asl) + 1))
+    alpha_lines = [line for line in axes.get_lines() if line.get_linestyle() == ":"]
+    assert [list(line.get_ydata()) for line in alpha_lines] == [[0.1, 0.1]]
+    assert axes.get_title() == "t" and axes.get_ylabel() == "ASL (p-value)"
+    # the PNG holds a drawn picture, not a blank canvas
+    import matplotlib.image
+
     path = tmp_path / "asl.png"
     plot_asl_curves(result, str(path))
-    assert path.stat().st_size > 0
+    pixels = matplotlib.image.imread(str(path))
+    assert pixels.shape[0] > 100 and pixels.shape[1] > 100
+    assert (pixels[..., :3] < 0.5).any() and (pixels[..., :3] > 0.9).any()
 
 
 def test_errors():
@@ -101,3 +132,22 @@ def test_errors():
         discriminative_power({"M": WORKED}, RUNS, test="sign")
     with pytest.raises(UsageError):
         discriminative_power({"M": WORKED}, ["A", "B"])
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "randomization", "tukey-hsd"])
+def test_a_p_value_equal_to_alpha_is_not_significant(test):
+    # Significance is ASL < α (Sakai 2012, Fig. 3), strictly: with α set to an ASL that some
+    # pair attains exactly (count/B), that pair does not count.
+    first = discriminative_power({"M": WORKED}, RUNS, test=test, B=200, seed=7)
+    p_values = first.metrics["M"].tests.p_values
+    alpha = float(np.min(p_values[p_values > 0]))
+    assert 0 < alpha < 1
+    result = discriminative_power({"M": WORKED}, RUNS, test=test, B=200, seed=7, alpha=alpha)
+    tests = result.metrics["M"].tests
+    assert np.array_equal(tests.p_values, p_values)  # the same resamples
+    at_alpha = int(np.count_nonzero(tests.p_values == alpha))
+    assert at_alpha >= 1
+    assert result.metrics["M"].n_significant == int(np.count_nonzero(p_values < alpha))
+    assert result.metrics["M"].n_significant == len(p_values) - at_alpha - int(
+        np.count_nonzero(p_values > alpha)
+    )

@@ -50,8 +50,11 @@ def discriminative_power_command(
     """Share of run pairs each metric finds significant, and the estimated performance
     difference required (Sakai 2012, Figures 3 and 5)."""
     from divaeval.meta import discriminative_power, plot_asl_curves
+    from divaeval.meta.discriminative_power import check_plotting
     from divaeval.stats.significance import DEFAULT_SEED
 
+    if plot:
+        check_plotting()  # before any computing
     fmt = resolve_format(output_format)
     runs, tables = score_tables(files, measures, judging)
     progress = None

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from divaeval.errors import UsageError
+from divaeval.errors import DataError, UsageError
 from divaeval.stats.significance import (
     DEFAULT_SEED,
     GENERATOR_NAME,
@@ -170,9 +170,8 @@ def discriminative_power(
     return DiscriminativePower(run_names, test, alpha, used_B, used_seed, results, signature)
 
 
-def plot_asl_curves(result: DiscriminativePower, path: str, *, title: str | None = None) -> None:
-    """Draw the ASL curves (one line per metric; pairs sorted by ASL, Sakai's Fig. 7-9) to
-    ``path``. Needs matplotlib (the ``plot`` extra)."""
+def _pyplot():
+    """matplotlib's pyplot on the Agg backend, or a usage error naming the ``plot`` extra."""
     try:
         import matplotlib
 
@@ -182,6 +181,18 @@ def plot_asl_curves(result: DiscriminativePower, path: str, *, title: str | None
         raise UsageError(
             "plotting ASL curves needs matplotlib: pip install 'divaeval[plot]'"
         ) from None
+    return plt
+
+
+def check_plotting() -> None:
+    """Fail early (before any computing) when ``--plot`` cannot draw."""
+    _pyplot()
+
+
+def asl_figure(result: DiscriminativePower, *, title: str | None = None):
+    """The ASL curves as a matplotlib Figure: one line per metric, the run pairs sorted by
+    ASL (Sakai 2012, Figs. 7-9), and a dotted line at α."""
+    plt = _pyplot()
     curves = result.asl_curves()
     figure, axes = plt.subplots(figsize=(6, 4))
     for metric, curve in curves.groupby("metric", sort=False):
@@ -193,5 +204,16 @@ def plot_asl_curves(result: DiscriminativePower, path: str, *, title: str | None
     axes.set_title(title or f"ASL curves ({result.signature})", fontsize=8)
     axes.legend(fontsize=8)
     figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    return figure
+
+
+def plot_asl_curves(result: DiscriminativePower, path: str, *, title: str | None = None) -> None:
+    """Draw :func:`asl_figure` to ``path`` (PNG, PDF, SVG by its suffix). Needs matplotlib
+    (the ``plot`` extra)."""
+    figure = asl_figure(result, title=title)
+    try:
+        figure.savefig(path)
+    except OSError as exc:
+        raise DataError(f"cannot write the plot: {exc.strerror or exc}", file=path) from None
+    finally:
+        _pyplot().close(figure)
