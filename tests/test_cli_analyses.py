@@ -1,0 +1,84 @@
+"""The analysis commands end to end on sample_data: golden outputs (csv, fixed seeds) of
+compare, prefer, every meta subcommand and collection, so that any change to their numbers or
+layout is seen; plus their exit codes. ``DIVAEVAL_UPDATE_GOLDEN=1`` rewrites the golden files
+(review the diff before committing it)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from support import ROOT, SAMPLE_DATA, run_cli
+
+GOLDEN = ROOT / "tests" / "golden"
+RUNS = [SAMPLE_DATA / "run.txt", SAMPLE_DATA / "run2.txt", SAMPLE_DATA / "run3.txt"]
+QRELS = SAMPLE_DATA / "qrels.txt"
+
+CASES = {
+    "compare_bootstrap": [
+        "compare", *RUNS, QRELS, "-m", "alpha-nDCG@20", "-m", "P@10", "--test", "bootstrap",
+        "-B", "500", "--seed", "7",
+    ],
+    "compare_tukey_runs": [
+        "compare", *RUNS, QRELS, "-m", "alpha-nDCG@20", "--test", "tukey-hsd", "-B", "500",
+        "--table", "runs",
+    ],
+    "compare_ttest_trec_eval": ["compare", *RUNS, QRELS, "-m", "ERR-IA@20", "-f", "trec_eval"],
+    "prefer": ["prefer", *RUNS, QRELS, "--table", "pairs"],
+    "discriminative_power": [
+        "meta", "discriminative-power", *RUNS, QRELS, "-m", "alpha-nDCG@20", "-m", "D#-nDCG@20",
+        "-B", "300", "--seed", "3",
+    ],
+    "correlation": ["meta", "correlation", *RUNS, QRELS, "-m", "alpha-nDCG@20", "-m", "AP",
+                    "-m", "RBU"],
+    "intuitiveness": [
+        "meta", "intuitiveness", *RUNS, QRELS, "-m", "alpha-nDCG@10", "-m", "D#-nDCG@10",
+        "--gold", "I-rec@10",
+    ],
+    "unanimity": ["meta", "unanimity", *RUNS, QRELS, "-m", "alpha-nDCG@20", "-m", "ERR-IA@20",
+                  "-m", "RBU"],
+    "sensitivity": ["meta", "sensitivity", QRELS, "-m", "alpha-nDCG", "-k", "20", "-L", "100",
+                    "--seed", "5", "-q"],
+    "collection": ["collection", QRELS, "-f", "csv"],
+    "collection_jsonl_xi1": ["collection", QRELS, "-f", "jsonl", "--dd-exponent", "xi+1"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden_output(capsys, name):
+    args = CASES[name]
+    fmt = [] if "-f" in args else ["-f", "csv"]
+    code, out, err = run_cli(capsys, *args, *fmt)
+    assert code == 0, err
+    # machine formats print the settings signature (seed, B, test) on stderr, and only that
+    assert [line for line in err.splitlines() if "warning" not in line] == [
+        line for line in err.splitlines() if line.startswith("divaeval: signature: ")
+    ]
+    if name not in ("collection", "collection_jsonl_xi1", "compare_ttest_trec_eval"):
+        assert "seed=" in err or name in ("correlation", "intuitiveness", "unanimity", "prefer")
+    path = GOLDEN / f"{name}.txt"
+    if os.environ.get("DIVAEVAL_UPDATE_GOLDEN"):
+        path.write_text(out)
+    assert out == path.read_text()
+
+
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (["compare", RUNS[0], QRELS, "-m", "P@5"], 2),  # one run: nothing to compare
+        (["compare", *RUNS, QRELS], 2),  # -m is required
+        (["compare", *RUNS, QRELS, "-m", "nosuch"], 2),
+        (["compare", *RUNS, QRELS, "-m", "P@5", "--test", "wilcoxon"], 2),
+        (["meta", "unanimity", RUNS[0], QRELS, "-m", "P@5", "-m", "AP"], 1),
+        (["meta", "intuitiveness", *RUNS, QRELS, "-m", "P@5"], 2),  # --gold is required
+        (["meta", "sensitivity", QRELS, "-m", "strec", "-L", "1"], 2),
+        (["meta", "nosuch", QRELS], 2),
+        (["collection", SAMPLE_DATA / "missing.txt"], 1),
+        (["collection", QRELS, "--cover", "fastest"], 2),
+        (["prefer", RUNS[0], QRELS], 2),
+    ],
+)
+def test_exit_codes(capsys, args, code):
+    got, out, err = run_cli(capsys, *args)
+    assert (got, out) == (code, "")
+    assert err.startswith("divaeval: ") and "Traceback" not in err
