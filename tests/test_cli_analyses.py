@@ -66,7 +66,7 @@ def test_golden_output(capsys, name):
     "args, code",
     [
         (["compare", RUNS[0], QRELS, "-m", "P@5"], 2),  # one run: nothing to compare
-        (["compare", *RUNS, QRELS], 2),  # -m is required
+        (["compare", *RUNS, QRELS, "-m", "P@5", "--alpha", "1.5"], 2),
         (["compare", *RUNS, QRELS, "-m", "nosuch"], 2),
         (["compare", *RUNS, QRELS, "-m", "P@5", "--test", "wilcoxon"], 2),
         (["meta", "unanimity", RUNS[0], QRELS, "-m", "P@5", "-m", "AP"], 1),
@@ -82,3 +82,35 @@ def test_exit_codes(capsys, args, code):
     got, out, err = run_cli(capsys, *args)
     assert (got, out) == (code, "")
     assert err.startswith("divaeval: ") and "Traceback" not in err
+
+
+def test_measures_default_to_ndeval_in_every_scoring_command(capsys):
+    # -m means the same everywhere: without it, ndeval's 21 columns (as the main command)
+    code, out, err = run_cli(capsys, "meta", "correlation", *RUNS, QRELS, "-f", "csv")
+    assert code == 0, err
+    names = {line.split(",")[0] for line in out.splitlines()[1:]}
+    assert "ERR-IA@5" in names and "P-IA@20" in names and len(names) == 20  # 21 metrics, pairs
+    code, out, err = run_cli(capsys, "compare", *RUNS, QRELS, "-f", "csv")
+    assert code == 0, err
+    assert len({line.split(",")[0] for line in out.splitlines()[1:]}) == 21
+
+
+def test_signature_on_stderr_only_when_asked_or_resampled(capsys):
+    code, _, err = run_cli(capsys, "collection", QRELS, "-f", "csv")
+    assert (code, err) == (0, "")
+    code, _, err = run_cli(capsys, "collection", QRELS, "-f", "csv", "--signature")
+    assert err.startswith("divaeval: signature: divaeval ") and "|collection|rel=1|" in err
+    code, _, err = run_cli(capsys, "compare", *RUNS, QRELS, "-m", "P@5", "-f", "csv")
+    assert "seed=42" in err  # resampled numbers always report their seed
+    code, _, err = run_cli(capsys, "compare", *RUNS, QRELS, "-m", "P@5", "-f", "json")
+    assert err == ""  # json carries the signature itself
+
+
+def test_precision_applies_to_every_format(capsys):
+    code, out, _ = run_cli(
+        capsys, "meta", "unanimity", *RUNS, QRELS, "-m", "AP", "-m", "RBU", "-f", "csv",
+        "--precision", "3",
+    )  # fmt: skip
+    assert code == 0
+    values = [v for line in out.splitlines()[1:] for v in line.split(",")[1:]]
+    assert all(len(v.split(".")[1]) <= 3 for v in values if "." in v)

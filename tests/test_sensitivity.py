@@ -108,7 +108,7 @@ def test_topic_averages_and_undefined(tmp_path):
     assert mean.tolist() == [1.0, 0.0, 2.0]
     assert sd[0] == 0.0 and math.isnan(cv[1]) and cv[2] == pytest.approx(math.sqrt(2) / 2)
     index = QrelsIndex(read_qrels(str(FIXTURES / "small" / "ref_ex" / "div.qrels")))
-    avg = selection_sensitivity(index, ["strec@2"], samples=300, mean="avg")
+    avg = selection_sensitivity(index, ["strec@2"], samples=300, mean="arith")
     geom = selection_sensitivity(index, ["strec@2"], samples=300, mean="geom")
     dd = selection_sensitivity(index, ["strec@2"], samples=300, mean="dd")
     per_topic = avg.dss["strec@2"]

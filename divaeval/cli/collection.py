@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import click
 
-from divaeval.cli.options import (
-    output_file_option,
-    precision_option,
-    rel_level_option,
-    table_format_option,
-)
+from divaeval.cli.options import output_options, rel_level_option, resolve_format
 from divaeval.cli.output import write_table
 
 
@@ -36,11 +31,9 @@ from divaeval.cli.output import write_table
     default=None,
     help="subtopic miss rate at this rank (default: xi, Eq. 4)",
 )
-@table_format_option("table")
-@precision_option()
-@output_file_option()
+@output_options
 def collection_command(
-    qrels, rel_level, cover, dd_exponent, smr_rank, output_format, precision, output
+    qrels, rel_level, cover, dd_exponent, smr_rank, output_format, precision, output, signature
 ) -> None:
     """Per-topic collection analysis of QRELS: relevant documents, per-subtopic counts, xi,
     d_max, d_mean, diversity difficulty dd and subtopic miss rate (Golbus et al. 2013)."""
@@ -52,8 +45,16 @@ def collection_command(
     table = collection_table(
         frame, rel_level=rel_level, cover=cover, dd_exponent=dd_exponent, smr_rank=smr_rank
     )
-    signature = (
+    sig = (
         f"divaeval {__version__}|collection|rel={rel_level}|cover={cover}|"
         f"dd_exponent={dd_exponent}|smr_rank={smr_rank or 'xi'}"
     )
-    write_table(table, output_format, output, key="topic", precision=precision, signature=signature)
+    write_table(
+        table,
+        resolve_format(output_format),
+        output,
+        key="topic",
+        precision=precision,
+        signature=sig,
+        show_signature=signature,
+    )

@@ -25,7 +25,7 @@ def _write_text(text: str, out: TextIO) -> None:
 
 @click.command("compare")
 @click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
-@measure_option(required=True)
+@measure_option()
 @resampling_options("ttest", ("ttest", "bootstrap", "randomization", "tukey-hsd"))
 @correction_option(
     None,
@@ -53,12 +53,14 @@ def compare_command(
     output_format,
     precision,
     output,
+    signature,
     **judging,
 ) -> None:
     """Compare every pair of RUNs on each measure: mean difference, effect size (d_z),
     confidence interval, p-value and significance after correction; and a per-run table of
     the runs each one significantly beats. Sakai's paired bootstrap (Fig. 2) and randomised
     Tukey HSD (Fig. 4) are available."""
+    from divaeval import __version__
     from divaeval.errors import UsageError
     from divaeval.stats import compare_runs
     from divaeval.stats.compare import comparison_to_latex
@@ -80,7 +82,7 @@ def compare_command(
             alpha=significance,
             correction=correction,
         )
-        signature = f"measure={name}|{comparison.signature}"
+        sig = f"divaeval {__version__}|compare|measure={name}|{comparison.signature}"
         if fmt == "latex":
             text = "\n".join(
                 comparison_to_latex(comparison, table=part, precision=precision, metric=name)
@@ -101,7 +103,9 @@ def compare_command(
                     output,
                     key="run" if part == "runs" else "run_a",
                     precision=precision,
-                    signature=signature if part == "pairs" or which else "",
+                    signature=sig if part == "pairs" or which else "",
+                    show_signature=signature,
+                    resampled=True,
                     title=f"{name}: {part}",
                 )
             continue
@@ -109,9 +113,9 @@ def compare_command(
             frame = comparison.runs.copy()
             frame["beats"] = frame["beats"].map(" ".join)
             frame.insert(0, "measure", name)
-            frames.append((frame, signature))
+            frames.append((frame, sig))
         else:
-            frames.append((pairs, signature))
+            frames.append((pairs, sig))
     if frames:
         import pandas as pd
 
@@ -122,4 +126,6 @@ def compare_command(
             key="measure",
             precision=precision,
             signature=" ; ".join(s for _, s in frames),
+            show_signature=signature,
+            resampled=True,
         )

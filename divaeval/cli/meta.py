@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from divaeval import __version__
 from divaeval.cli.options import (
     MAX_RESAMPLES,
     intents_option,
@@ -19,7 +20,6 @@ from divaeval.cli.options import (
     resolve_format,
     score_tables,
     seed_option,
-    signature_option,
     topics_option,
 )
 from divaeval.cli.output import write_table
@@ -33,7 +33,7 @@ def meta_group() -> None:
 
 @meta_group.command("discriminative-power")
 @click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
-@measure_option(required=True)
+@measure_option()
 @resampling_options("bootstrap", ("bootstrap", "tukey-hsd"))
 @click.option(
     "--plot",
@@ -45,7 +45,18 @@ def meta_group() -> None:
 @judging_options
 @output_options
 def discriminative_power_command(
-    files, measures, test, B, seed, significance, plot, output_format, precision, output, **judging
+    files,
+    measures,
+    test,
+    B,
+    seed,
+    significance,
+    plot,
+    output_format,
+    precision,
+    output,
+    signature,
+    **judging,
 ) -> None:
     """Share of run pairs each metric finds significant, and the estimated performance
     difference required (Sakai 2012, Figures 3 and 5)."""
@@ -80,14 +91,16 @@ def discriminative_power_command(
         output,
         key="metric",
         precision=precision,
-        signature=result.signature,
+        signature=f"divaeval {__version__}|meta discriminative-power|{result.signature}",
         title="discriminative power",
+        show_signature=signature,
+        resampled=True,
     )
 
 
 @meta_group.command("correlation")
 @click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
-@measure_option(required=True)
+@measure_option()
 @click.option(
     "--matrix",
     type=click.Choice(["tau_b", "tau_a", "tau_ap", "tau_ap_sym"]),
@@ -98,7 +111,7 @@ def discriminative_power_command(
 @judging_options
 @output_options
 def correlation_command(
-    files, measures, matrix, output_format, precision, output, **judging
+    files, measures, matrix, output_format, precision, output, signature, **judging
 ) -> None:
     """Kendall's tau (tau-b, tau-a) and tau_ap (Yilmaz et al.; and its symmetric version)
     between the system rankings induced by each pair of metrics."""
@@ -116,14 +129,15 @@ def correlation_command(
         output,
         key="metric" if matrix else "metric_a",
         precision=precision,
-        signature=f"runs={len(runs)}|topics=qrels",
+        signature=f"divaeval {__version__}|meta correlation|runs={len(runs)}|topics=qrels",
         title="rank correlation",
+        show_signature=signature,
     )
 
 
 @meta_group.command("intuitiveness")
 @click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
-@measure_option(required=True)
+@measure_option()
 @click.option(
     "--gold",
     "golds",
@@ -135,7 +149,7 @@ def correlation_command(
 @judging_options
 @output_options
 def intuitiveness_command(
-    files, measures, golds, output_format, precision, output, **judging
+    files, measures, golds, output_format, precision, output, signature, **judging
 ) -> None:
     """Sakai's intuitiveness test (2012, Figure 6): for each pair of metrics, of the run pairs
     on which they disagree, how often each agrees with the gold standard(s)."""
@@ -144,26 +158,30 @@ def intuitiveness_command(
 
     fmt = resolve_format(output_format)
     gold_names = [m.name for m in parse_measures(list(golds))]
-    runs, tables = score_tables(files, list(measures) + list(golds), judging)
+    runs, tables = score_tables(files, (list(measures) or ["ndeval"]) + list(golds), judging)
     gold = {name: tables[name] for name in gold_names}
-    compared = {m.name: tables[m.name] for m in parse_measures(list(measures))}
+    compared = {m.name: tables[m.name] for m in parse_measures(list(measures) or ["ndeval"])}
     write_table(
         intuitiveness_table(compared, gold, runs),
         fmt,
         output,
         key="metric_1",
         precision=precision,
-        signature=f"gold={'+'.join(gold_names)}|runs={len(runs)}",
+        signature=f"divaeval {__version__}|meta intuitiveness|gold={'+'.join(gold_names)}|"
+        f"runs={len(runs)}",
         title="intuitiveness",
+        show_signature=signature,
     )
 
 
 @meta_group.command("unanimity")
 @click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
-@measure_option(required=True)
+@measure_option()
 @judging_options
 @output_options
-def unanimity_command(files, measures, output_format, precision, output, **judging) -> None:
+def unanimity_command(
+    files, measures, output_format, precision, output, signature, **judging
+) -> None:
     """Metric Unanimity (Amigó et al. 2018, §6.1): PMI (base 2) between a metric's
     preferences and the unanimous preferences of the other metrics; ties count 0.5."""
     from divaeval.meta import metric_unanimity_table
@@ -176,8 +194,9 @@ def unanimity_command(files, measures, output_format, precision, output, **judgi
         output,
         key="metric",
         precision=precision,
-        signature=f"runs={len(runs)}|pmi=log2",
+        signature=f"divaeval {__version__}|meta unanimity|runs={len(runs)}|pmi=log2",
         title="unanimity",
+        show_signature=signature,
     )
 
 
@@ -201,8 +220,10 @@ def unanimity_command(files, measures, output_format, precision, output, **judgi
     help="cutoff for measures given without @k; repeatable [default: 20]",
 )
 @click.option(
+    "-B",
     "--samples",
     "-L",
+    "samples",
     type=click.IntRange(2, MAX_RESAMPLES),
     default=1000,
     show_default=True,
@@ -211,8 +232,8 @@ def unanimity_command(files, measures, output_format, precision, output, **judgi
 @seed_option()
 @click.option(
     "--mean",
-    type=click.Choice(["avg", "geom", "dd"]),
-    default="avg",
+    type=click.Choice(["arith", "geom", "dd"]),
+    default="arith",
     show_default=True,
     help="topic average: arithmetic, geometric, or weighted by 1 - diversity difficulty",
 )
@@ -221,7 +242,6 @@ def unanimity_command(files, measures, output_format, precision, output, **judgi
 @topics_option()
 @click.option("-q", "--per-topic", is_flag=True, help="also print per-topic values")
 @output_options
-@signature_option()
 def sensitivity_command(
     qrels,
     measures,
@@ -242,7 +262,6 @@ def sensitivity_command(
     Eq. 11): per topic, the coefficient of variation of the measure over random permutations
     of the topic's relevant documents, averaged over topics. The seed and the number of
     samples are reported."""
-    from divaeval import __version__
     from divaeval.collection.sensitivity import DEFAULT_CUTOFF, sensitivity
 
     fmt = resolve_format(output_format)
@@ -257,9 +276,7 @@ def sensitivity_command(
         intents=intents,
         topics=topics_file,
     )
-    sig = f"divaeval {__version__}|{result.signature}"
-    if signature:
-        click.echo(sig, err=True)
+    sig = f"divaeval {__version__}|meta sensitivity|{result.signature}"
     if fmt == "trec_eval":
         frame, key = result.wide_frame(per_topic=per_topic), "topic"
     else:
@@ -273,4 +290,6 @@ def sensitivity_command(
         precision=precision,
         signature=sig,
         title="document selection sensitivity",
+        show_signature=signature,
+        resampled=True,
     )

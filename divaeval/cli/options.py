@@ -131,15 +131,16 @@ def judging_options(command):
     return command
 
 
-def measure_option(required: bool = False) -> Decorator:
+def measure_option() -> Decorator:
+    """``-m``: the same in every command that scores runs; default ndeval's 21 columns."""
     return click.option(
         "-m",
         "--measure",
         "measures",
         multiple=True,
         metavar="MEASURE",
-        required=required,
-        help="NAME[(p=v,...)][@k,...] or a preset; repeatable (see 'divaeval metrics')",
+        help="NAME[(p=v,...)][@k,...] or a preset; repeatable (see 'divaeval metrics') "
+        "[default: ndeval, ndeval's 21 columns]",
     )
 
 
@@ -212,7 +213,7 @@ def resolve_format(fmt: str | None) -> str:
     return "table" if sys.stdout.isatty() else "csv"
 
 
-def precision_option(default: int | None = 4) -> Decorator:
+def precision_option(default: int | None = None) -> Decorator:
     return click.option(
         "--precision",
         type=click.IntRange(0, 17),
@@ -233,10 +234,11 @@ def signature_option() -> Decorator:
 
 
 def output_options(command):
-    """``-f`` (table on a terminal, else csv), ``--precision`` (4) and ``-o`` of the analysis
-    commands."""
+    """``-f`` (table on a terminal, else csv), ``--precision`` (the format's own by default),
+    ``-o`` and ``--signature`` of the analysis commands."""
+    command = signature_option()(command)
     command = output_file_option()(command)
-    command = precision_option()(command)
+    command = precision_option(default=None)(command)
     return table_format_option()(command)
 
 

@@ -44,15 +44,21 @@ def write_tables(
     fmt: str,
     output: str | None,
     *,
-    precision: int,
+    precision: int | None,
     signature: str,
+    show_signature: bool = False,
+    resampled: bool = False,
 ) -> None:
     """Write several (title, frame, key column) tables to one stream (the table and latex
-    formats separate them by a blank line), or the single table of a machine format. The
-    signature goes to stderr for machine formats, else into the last table."""
+    formats separate them by a blank line), or the single table of a machine format.
+
+    The settings signature is part of the table, json and latex output. On stderr it is
+    printed with ``--signature`` (``show_signature``), and always when the numbers come from
+    resampling (``resampled``) and the format has no place for it (csv, tsv, jsonl,
+    trec_eval), so that the seed used is always reported."""
     from divaeval.report.frames import write_frame
 
-    if fmt in MACHINE_FORMATS and signature:
+    if signature and (show_signature or (resampled and fmt in MACHINE_FORMATS)):
         click.echo(f"divaeval: signature: {signature}", err=True)
 
     def writer(out: TextIO) -> None:
@@ -79,9 +85,19 @@ def write_table(
     output: str | None,
     *,
     key: str,
-    precision: int,
+    precision: int | None,
     signature: str,
     title: str | None = None,
+    show_signature: bool = False,
+    resampled: bool = False,
 ) -> None:
     """One analysis table (see :func:`write_tables`)."""
-    write_tables([(title, frame, key)], fmt, output, precision=precision, signature=signature)
+    write_tables(
+        [(title, frame, key)],
+        fmt,
+        output,
+        precision=precision,
+        signature=signature,
+        show_signature=show_signature,
+        resampled=resampled,
+    )

@@ -14,7 +14,6 @@ from divaeval.cli.options import (
     output_options,
     rel_level_option,
     resolve_format,
-    signature_option,
 )
 from divaeval.cli.output import write_tables
 
@@ -88,7 +87,6 @@ def _values_for_trec_eval(frame):
     help="which table to print [default: all for table/latex, values otherwise]",
 )
 @output_options
-@signature_option()
 def prefer_command(
     files,
     measures,
@@ -140,8 +138,6 @@ def prefer_command(
         f"test=sign|correction={correction}|alpha={significance}|"
         f"aggregate={','.join(methods)}|measures={','.join(prefs.measures)}"
     )
-    if signature:
-        click.echo(sig, err=True)
     parts = list(_SECTIONS) if which == "all" else [which]
     sections = []
     for part in parts:
@@ -165,4 +161,6 @@ def prefer_command(
                 sections.append(("ranking", _keyed(frame, ["measure", "method", "rank"]), "key"))
             else:
                 sections.append(("ranking", frame, "measure"))
-    write_tables(sections, fmt, output, precision=precision, signature=sig)
+    write_tables(
+        sections, fmt, output, precision=precision, signature=sig, show_signature=signature
+    )

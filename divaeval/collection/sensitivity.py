@@ -44,7 +44,7 @@ from divaeval.errors import DataError, UsageError, check_rel_level, warn
 
 DEFAULT_SAMPLES = 1000
 DEFAULT_CUTOFF = 20
-TOPIC_MEANS = ("avg", "geom", "dd")
+TOPIC_MEANS = ("arith", "geom", "dd")  # as --mean of the other commands
 REFUSED_METRICS = frozenset({"RBU", "EU"})
 """Metrics that can be negative, for which a coefficient of variation is meaningless."""
 
@@ -216,7 +216,7 @@ def _topic_average(dss: np.ndarray, topics: np.ndarray, how: str, weights) -> tu
     from divaeval.aggregate import topic_mean
 
     ok = ~np.isnan(dss)
-    if how == "avg":
+    if how == "arith":
         return topic_mean(dss[ok], "arith"), int(ok.sum())
     if how == "geom":
         return topic_mean(dss[ok], "geom"), int(ok.sum())
@@ -235,7 +235,7 @@ def selection_sensitivity(
     cutoffs: Sequence[int] = (DEFAULT_CUTOFF,),
     samples: int = DEFAULT_SAMPLES,
     seed: int | None = None,
-    mean: str = "avg",
+    mean: str = "arith",
     rel_level: int = 1,
 ) -> SensitivityResult:
     """Document selection sensitivity of every measure on the qrels of ``index`` (a
@@ -334,7 +334,7 @@ def sensitivity(
     cutoffs: Sequence[int] = (DEFAULT_CUTOFF,),
     samples: int = DEFAULT_SAMPLES,
     seed: int | None = None,
-    mean: str = "avg",
+    mean: str = "arith",
     rel_level: int = 1,
     intents: str | None = None,
     topics: str | None = None,

@@ -39,11 +39,22 @@ def write_frame(
     fmt: str,
     *,
     key: str,
-    precision: int = 4,
+    precision: int | None = None,
     signature: str = "",
     title: str | None = None,
 ) -> None:
-    """Write ``frame`` in ``fmt``; ``key`` names the column that identifies a row."""
+    """Write ``frame`` in ``fmt``; ``key`` names the column that identifies a row.
+
+    ``precision``: decimals of every float value, in every format (as ``--precision`` does for
+    score tables); ``None`` = the format's own: 4 decimals for trec_eval, table and latex, full
+    precision for csv, tsv, jsonl and json."""
+    if precision is not None:
+        frame = frame.copy()
+        for column in frame.columns:
+            if frame[column].dtype.kind == "f":
+                frame[column] = frame[column].round(precision)
+    else:
+        precision = 4
     if fmt in ("csv", "tsv"):
         frame.to_csv(
             out, sep="," if fmt == "csv" else "\t", index=False, lineterminator="\n", na_rep="NaN"
