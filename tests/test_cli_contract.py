@@ -330,3 +330,17 @@ def test_mean_geom_is_trec_eval_gm_map(capsys, tmp_path):
         assert code == 0, err
         assert out.splitlines()[-1] == f"{'AP':<22}\tall\t{expected[name]}"
     assert expected == {"map": "0.1016", "gm_map": "0.0045"}
+
+
+def test_several_runs_in_trec_eval_format_carry_the_run_on_every_line(capsys):
+    code, one, _ = run_cli(capsys, RUN, QRELS, "-m", "P@5", "-q")
+    assert code == 0 and all(len(line.split("\t")) == 3 for line in one.splitlines())
+    code, both, _ = run_cli(capsys, RUN, RUN2, QRELS, "-m", "P@5", "-q")
+    assert code == 0
+    rows = [line.split("\t") for line in both.splitlines()]
+    assert all(len(row) == 4 for row in rows)
+    # each line stands alone: the first run's lines are the single-run output plus its name
+    first = ["\t".join(row[:3]) for row in rows if row[3] == "ql-cata"]
+    assert "\n".join(first) + "\n" == one
+    assert {row[3] for row in rows} == {"ql-cata", "rm-cata"}
+    assert ["runid", "all", "rm-cata", "rm-cata"] in [[c.strip() for c in r] for r in rows]

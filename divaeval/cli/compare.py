@@ -16,7 +16,7 @@ from divaeval.cli.options import (
     resolve_format,
     score_tables,
 )
-from divaeval.cli.output import emit, write_table
+from divaeval.cli.output import emit, keyed_frame, write_table
 
 
 def _write_text(text: str, out: TextIO) -> None:
@@ -119,11 +119,17 @@ def compare_command(
     if frames:
         import pandas as pd
 
+        frame = pd.concat([f for f, _ in frames], ignore_index=True)
+        key = "measure"
+        if fmt == "trec_eval":  # lines "column<TAB>measure<TAB>run(s)<TAB>value", each alone
+            frame = keyed_frame(frame, ["measure", "run"] if which == "runs" else
+                                ["measure", "run_a", "run_b"])  # fmt: skip
+            key = "key"
         write_table(
-            pd.concat([f for f, _ in frames], ignore_index=True),
+            frame,
             fmt,
             output,
-            key="measure",
+            key=key,
             precision=precision,
             signature=" ; ".join(s for _, s in frames),
             show_signature=signature,

@@ -79,6 +79,14 @@ def write_tables(
     emit(writer, output)
 
 
+def keyed_frame(frame: Any, columns: list[str], name: str = "key") -> Any:
+    """``frame`` with ``columns`` joined by tabs into one leading key column, for the trec_eval
+    layout: every line ``column<TAB>key fields...<TAB>value`` stands alone."""
+    keyed = frame.drop(columns=columns)
+    keyed.insert(0, name, frame[columns].astype(str).agg("\t".join, axis=1))
+    return keyed
+
+
 def write_table(
     frame: Any,
     fmt: str,

@@ -15,17 +15,10 @@ from divaeval.cli.options import (
     rel_level_option,
     resolve_format,
 )
+from divaeval.cli.output import keyed_frame as _keyed
 from divaeval.cli.output import write_tables
 
 _SECTIONS = ("values", "pairs", "ranking")
-
-
-def _keyed(frame, columns: list[str], name: str = "key"):
-    """``frame`` with ``columns`` joined by tabs into one leading key column (trec_eval
-    layout: ``column<TAB>key fields...<TAB>value``)."""
-    keyed = frame.drop(columns=columns)
-    keyed.insert(0, name, frame[columns].astype(str).agg("\t".join, axis=1))
-    return keyed
 
 
 def _values_for_trec_eval(frame):

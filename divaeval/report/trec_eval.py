@@ -2,8 +2,12 @@
 
 Per-topic blocks (``-q``) come first, topics in divaeval's topic order (numeric when every id is
 an integer), measures in the ``-m`` order; then the summary block with ``runid`` and ``num_q``
-lines. Counts (num_ret, num_rel, …) print as integers, as trec_eval prints them. Several runs
-print one block after another.
+lines. Counts (num_ret, num_rel, …) print as integers, as trec_eval prints them.
+
+One run prints exactly trec_eval's layout. Several runs print one block after another, and every
+line then carries the run's name as a fourth column (``measure<TAB>topic<TAB>value<TAB>run``),
+so each line can be read alone (``awk``, ``sort``, ``grep``) while columns 1-3 keep their
+trec_eval meaning.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ def _line(name: str, topic: str, value: float, precision: int, integer: bool = F
 def write(evaluation, out: TextIO, options) -> None:
     precision = 4 if options.precision is None else options.precision
     measures = evaluation.measures
+    several = len(evaluation.runs) > 1
     for run in evaluation.runs:
         lines: list[str] = []
         if options.per_topic:
@@ -35,4 +40,7 @@ def write(evaluation, out: TextIO, options) -> None:
             lines.extend(
                 _line(m.name, "all", averaged[m], precision, m.spec.integer) for m in measures
             )
+        if several:
+            suffix = f"\t{run.name}\n"
+            lines = [line[:-1] + suffix for line in lines]
         out.write("".join(lines))
