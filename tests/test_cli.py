@@ -457,13 +457,16 @@ def test_bad_option_is_a_usage_error(capsys):
 def test_metrics_lists_every_metric(capsys):
     code, out, _ = cli(capsys, "metrics")
     assert code == 0
-    listed = {
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    names = [spec.name for spec in all_specs()]
+    assert [n for n in listed if n in names] == names  # one line each, in registry order
+    code, long_out, _ = cli(capsys, "metrics", "--long")
+    detailed = {
         line.strip().split("(")[0].split("[@")[0].split("@k")[0]
-        for line in out.splitlines()
+        for line in long_out.splitlines()
         if line.startswith("  ") and not line.startswith("      ")
     }
-    names = {spec.name for spec in all_specs()}
-    assert names <= listed
+    assert set(names) <= detailed and "      follows: " in long_out
     for name in (
         "ERR-IA",
         "nERR-IA",
@@ -477,6 +480,17 @@ def test_metrics_lists_every_metric(capsys):
     ):
         assert name in names
     assert "ndeval: ndeval's 21 default columns" in out
+    # a pattern filters; a metric named exactly is shown in full
+    code, out, _ = cli(capsys, "metrics", "*-ia")
+    assert {line.split()[0] for line in out.splitlines() if line.startswith("  ")} >= {
+        "ERR-IA",
+        "nERR-IA",
+        "MAP-IA",
+        "P-IA",
+    } and "alpha-nDCG" not in out
+    code, out, _ = cli(capsys, "metrics", "a-ndcg")
+    assert code == 0 and out.splitlines()[2].startswith("  alpha-nDCG(") and "follows:" in out
+    assert cli(capsys, "metrics", "zzz")[0] == 2
     code, out, _ = cli(capsys, "metrics", "-f", "jsonl")
     assert code == 0
     assert [json.loads(line)["name"] for line in out.splitlines()] == [

@@ -344,3 +344,18 @@ def test_several_runs_in_trec_eval_format_carry_the_run_on_every_line(capsys):
     assert "\n".join(first) + "\n" == one
     assert {row[3] for row in rows} == {"ql-cata", "rm-cata"}
     assert ["runid", "all", "rm-cata", "rm-cata"] in [[c.strip() for c in r] for r in rows]
+
+
+def test_version_and_shell_completion():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("_DIVAEVAL")}
+    for flag in ("-V", "--version"):
+        done = subprocess.run(
+            [sys.executable, "-m", "divaeval", flag], capture_output=True, text=True, env=env
+        )
+        assert (done.returncode, done.stdout) == (0, f"divaeval, version {divaeval.__version__}\n")
+    completion = {**env, "_DIVAEVAL_COMPLETE": "bash_complete", "COMP_WORDS": "divaeval me",
+                  "COMP_CWORD": "1"}  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "divaeval"], capture_output=True, text=True, env=completion
+    )
+    assert done.returncode == 0 and done.stdout.split() == ["plain,meta", "plain,metrics"]

@@ -19,7 +19,11 @@ class DefaultCommandGroup(click.Group):
     ``divaeval run.txt qrels.txt`` = ``divaeval evaluate run.txt qrels.txt``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+        if (
+            args
+            and args[0] not in self.commands
+            and args[0] not in ("--help", "-h", "--version", "-V")
+        ):
             args = [evaluate.COMMAND_NAME, *args]
         return super().parse_args(ctx, args)
 
@@ -32,7 +36,7 @@ class DefaultCommandGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"]},
     invoke_without_command=False,
 )
-@click.version_option(__version__, "--version", prog_name="divaeval")
+@click.version_option(__version__, "-V", "--version", prog_name="divaeval")
 def cli() -> None:
     """Evaluate search-result diversification runs (ndeval, NTCIREVAL, RBU, lexicographic
     metrics, reproduced exactly) and compare runs and metrics.

@@ -41,7 +41,7 @@ from divaeval.metrics.registry import family_registrar, register_form
 from divaeval.metrics.spec import Param, in_open_unit_interval, non_negative
 
 FAMILY = "adhoc"
-TREC_SOURCE = "trec_eval 10.0, reference/other-metrics.md §8"
+TREC_SOURCE = "trec_eval 10.0 (usnistgov/trec_eval)"
 #: trec_eval's default cutoffs for P, recall and ndcg_cut
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -521,7 +521,7 @@ _spec(
     "ERR",
     err,
     "expected reciprocal rank, stop probability (2^g − 1)/2^G (textbook, unnormalised)",
-    reference="Chapelle et al. CIKM 2009; reference/other-metrics.md §6.1",
+    reference="Chapelle et al. CIKM 2009; gdeval (TREC Web Track)",
     params=(
         Param(
             "G",
@@ -545,7 +545,7 @@ _spec(
     "RBP",
     rbp,
     "rank-biased precision (1 − p)·Σ r_i·p^{i−1}",
-    reference="Moffat & Zobel TOIS 2008; reference/other-metrics.md §7",
+    reference="Moffat & Zobel TOIS 2008",
     params=(
         _P,
         Param(
@@ -564,7 +564,7 @@ _spec(
     "RBP-resid",
     rbp_residual,
     "RBP residual: the most RBP could still gain from unjudged and unranked documents",
-    reference="Moffat & Zobel TOIS 2008; reference/other-metrics.md §7",
+    reference="Moffat & Zobel TOIS 2008",
     params=(
         _P,
         Param(
@@ -583,7 +583,7 @@ _spec(
     "adhoc-Q",
     q_measure,
     "Sakai's Q-measure on per-document grades (blended ratio, linear gain)",
-    reference="Sakai; NTCIREVAL Q@l, reference/ntcireval.md §6.1",
+    reference="Sakai (Q-measure); NTCIREVAL Q@l",
     params=(Param("beta", float, 1.0, "blended-ratio β", non_negative),),
     aliases=("Q-adhoc",),
     defaults=(None,),

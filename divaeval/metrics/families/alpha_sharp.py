@@ -44,7 +44,7 @@ from divaeval.metrics.registry import register
 from divaeval.metrics.spec import MetricSpec, Param, in_unit_interval
 
 FAMILY = "alpha-sharp"
-SOURCE = "Golbus, Aslam & Clarke, Inf. Retr. 16(4) 2013, §6 Eq. 10; reference/other-metrics.md §11"
+SOURCE = "Golbus, Aslam & Clarke, Inf. Retr. 16(4) 2013, §6 Eq. 10"
 AVERAGES = ("micro", "geom", "smr", "cascade")
 #: floor of every geometric mean (trec_eval's MIN_GEO_MEAN, as gm_map)
 GEOMETRIC_FLOOR = 1e-5

@@ -190,7 +190,7 @@ _spec(
         _UTILITY_REL,
         SCALE_MAX,
     ),
-    reference=RBU_PAPER + " (EU of Yang & Lad 2009 as rewritten there); other-metrics.md §2.1",
+    reference=RBU_PAPER + " (EU of Yang & Lad 2009 as rewritten there)",
     aliases=("expected-utility",),
     notes="Not Yang & Lad's multi-session, nugget-based EU (TREC DD), which needs passage "
     "judgments. The paper states no log base: default 2 (log=e gives another ranking of "
@@ -202,7 +202,7 @@ _spec(
     ct_rbu,
     "Cube Test as written in the RBU paper: Σ_i (1/i)·g_i with saturation f_Sat",
     (ALPHA, HEIGHT, _UTILITY_REL, SCALE_MAX),
-    reference=RBU_PAPER + "; other-metrics.md §3.3",
+    reference=RBU_PAPER,
     aliases=("ct-amigo", "cube-test-rbu"),
     notes="f_Sat(i,t) = [Σ_{j<i} r(d_j,t) < H] (raw relevance of earlier documents, Luo et al. "
     "Eq. 8), compared with tolerance 1e-12; c(i,t) counts every earlier document with r > 0, "
@@ -234,7 +234,7 @@ _spec(
     cube_test,
     "Cube Test (Luo et al. 2013, Eq. 11): gain of the top K documents / K, K = min(k, n)",
     _CUBE,
-    reference="Luo, Wing, Yang, Hearst CIKM 2013, Eq. 7–11; other-metrics.md §3.1",
+    reference="Luo, Wing, Yang, Hearst CIKM 2013, Eq. 7–11",
     aliases=("cube-test",),
     notes=_CUBE_NOTE,
 )
@@ -243,7 +243,7 @@ _spec(
     average_cube_test,
     "Average Cube Test (Luo et al. 2013, Eq. 13): mean of CT@t over t = 1..K",
     _CUBE,
-    reference="Luo, Wing, Yang, Hearst CIKM 2013, Eq. 13; other-metrics.md §3.1",
+    reference="Luo, Wing, Yang, Hearst CIKM 2013, Eq. 13",
     aliases=("average-cube-test",),
     notes=_CUBE_NOTE,
 )
@@ -257,7 +257,7 @@ _spec(
         _UTILITY_REL,
         SCALE_MAX,
     ),
-    reference=RBU_PAPER + "; other-metrics.md §5.1",
+    reference=RBU_PAPER,
     aliases=("nrbp-amigo",),
     notes="No normalising factor and no aspect weights, graded r; with rel=binary and p = β it "
     "is ndeval's NRBP × S/(1 − (1−α)β). ndeval's NRBP (Clarke et al. 2009) is NRBP.",
@@ -275,7 +275,7 @@ _spec(
             lambda v: None if 0.0 < v <= 1.0 else "must be in (0, 1]",
         ),
     ),
-    reference="Zhai, Cohen, Lafferty SIGIR 2003; " + RBU_PAPER + "; other-metrics.md §4",
+    reference="Zhai, Cohen, Lafferty SIGIR 2003; " + RBU_PAPER,
     aliases=("S-RR100", "srr", "subtopic-rr"),
     notes="The paper's S-RR@100% is S-RR (the default coverage=1); @k only looks at the top k. "
     "Subtopics = those with a document of grade >= -l (ndeval's S); coverage r needs ⌈r·S⌉ of "

@@ -25,7 +25,7 @@ from divaeval.metrics.registry import family_registrar
 from divaeval.metrics.spec import Param, in_open_unit_interval, non_negative
 
 FAMILY = "intent-aware"
-AGRAWAL = "Agrawal et al. WSDM 2009 (M-IA); reference/other-metrics.md §10"
+AGRAWAL = "Agrawal et al. WSDM 2009 (M-IA)"
 WEIGHTS = weights_param("intents")
 _WEIGHT_NOTE = (
     " Sum over the subtopics with a document of grade >= -l; weights=intents (default) uses "
@@ -87,8 +87,7 @@ _spec(
     aliases=("terr-ia", "err-ia-chapelle", "chapelle-err-ia"),
     cutoff="required",
     defaults=(20,),
-    reference="Chapelle et al. CIKM 2009 (ERR), Agrawal et al. WSDM 2009 weighting; "
-    "reference/other-metrics.md §6.2",
+    reference="Chapelle et al. CIKM 2009 (ERR), Agrawal et al. WSDM 2009 weighting",
     notes="Not ndeval's ERR-IA (binary, novelty α, divided by an ideal-ideal value), which keeps "
     "that name. ERR_t = Σ_{r≤k} (1/r)·R_r·Π_{s<r}(1 − R_s) on the subtopic's grades; G defaults "
     "to the largest grade in the qrels file; rel=aspect uses the RBU reference's per-subtopic "
@@ -119,7 +118,7 @@ _spec(
     "intent-aware Q-measure: Σ_t w(t)·Q_t, blended ratio with the subtopic's ideal list",
     params=(Param("beta", float, 1.0, "blended-ratio β", non_negative),),
     aliases=("q-measure-ia",),
-    reference="Sakai (Q-measure; NTCIREVAL Q@l, reference/ntcireval.md §6.1) with M-IA weighting",
+    reference="Sakai (Q-measure; NTCIREVAL Q@l) with M-IA weighting",
     notes="Per subtopic: gain = grade, relevant iff grade > 0 (-l ignored, as NTCIREVAL); "
     "Q@l divides by min(l, R_t), the whole-ranking Q by R_t. With only informational intents "
     "it equals NTCIREVAL's P+Q@l at full precision.",

@@ -58,7 +58,10 @@ from divaeval.metrics.spec import Param, in_unit_interval
 
 NDEVAL_CUTOFFS = (5, 10, 20)
 FAMILY = "ndeval"
-SOURCE = "ndeval 4.5 (TREC Web Track), reference/ndeval.md §6"
+SOURCE = (
+    "ndeval 4.5 (TREC Web Track); Clarke et al. SIGIR 2008 (alpha-nDCG), Chapelle et al. "
+    "CIKM 2009 (ERR-IA), Clarke et al. ICTIR 2009 (NRBP)"
+)
 
 ALPHA = Param("alpha", float, 0.5, "novelty parameter α: redundancy penalty", in_unit_interval)
 BETA = Param("beta", float, 0.5, "NRBP patience β", in_unit_interval)

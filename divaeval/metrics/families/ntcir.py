@@ -86,7 +86,7 @@ from divaeval.metrics.registry import family_registrar, register_preset
 from divaeval.metrics.spec import Param, in_unit_interval, non_negative
 
 FAMILY = "ntcir"
-SOURCE = "NTCIREVAL 190111; Sakai, WWW 2012; reference/ntcireval.md"
+SOURCE = "NTCIREVAL 190111; Sakai, Evaluation with Informational and Navigational Intents, WWW 2012"
 DEFAULT_CUTOFFS = (10,)
 COMPAT = "ntcireval"
 #: relative tolerance of gain equality (P+'s preferred rank)

@@ -26,7 +26,7 @@ from divaeval.metrics.registry import register
 from divaeval.metrics.spec import MetricSpec, Param, non_negative
 
 FAMILY = "rbu"
-REFERENCE = "Amigó et al. SIGIR 2018, Eq. 11; reference implementation RBU v0.1 (rbu.md §2)"
+REFERENCE = "Amigó, Spina & Carrillo-de-Albornoz SIGIR 2018, Eq. 11; the authors' RBU code v0.1"
 
 
 def _p_range(value: float) -> str | None:

@@ -33,7 +33,7 @@ from divaeval.metrics.registry import family_registrar
 from divaeval.metrics.spec import Param, in_open_unit_interval, non_negative
 
 FAMILY = "recall"
-SOURCE = "Diaz, Ekstrand & Mitra TORS 2025, reference/other-metrics.md §12"
+SOURCE = "Diaz, Ekstrand & Mitra, Recall, Robustness, and Lexicographic Evaluation, TORS 2025"
 
 
 def _length(jr, cutoffs=(None,)) -> int:
@@ -188,7 +188,7 @@ def _tse_compute(exposure: str):
 
 
 _TSE_NOTE = (
-    " Without n (n=0 and no --collection-size) the limit n → ∞ is used: 0 whenever a relevant "
+    " Without n (n=0, the default) the limit n → ∞ is used: 0 whenever a relevant "
     "document is unretrieved. 0 for topics without relevant documents. " + _DOC
 )
 _spec(
