@@ -2,16 +2,20 @@
 # sample_data/; `make test` runs the test suite.
 PYTHON ?= python3
 
-.PHONY: install test lint bench clean
+.PHONY: install dev test lint bench clean
 
 install:
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e ".[test,plot]"
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e .
 	$(PYTHON) -m divaeval sample_data/run.txt sample_data/qrels.txt -m rbu -m alpha-ndcg
 
-test:
+test: dev
 	$(PYTHON) -m pytest -q -n auto tests
 
-lint:
+# the test, lint and plot tools (the extras test and plot); make test and make lint install them
+dev:
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e ".[test,plot]"
+
+lint: dev
 	$(PYTHON) -m ruff check divaeval tests bench
 	$(PYTHON) -m ruff format --check divaeval tests bench
 	$(PYTHON) -m mypy

@@ -4,8 +4,6 @@ document selection sensitivity on the qrels alone."""
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from divaeval import __version__
@@ -22,7 +20,7 @@ from divaeval.cli.options import (
     seed_option,
     topics_option,
 )
-from divaeval.cli.output import write_table
+from divaeval.cli.output import progress_bar, write_table
 
 
 @click.group("meta")
@@ -68,21 +66,16 @@ def discriminative_power_command(
         check_plotting()  # before any computing
     fmt = resolve_format(output_format)
     runs, tables = score_tables(files, measures, judging)
-    progress = None
-    if sys.stderr.isatty():
-
-        def progress(metric, done, total):
-            click.echo(f"\rdivaeval: {metric}: {done}/{total}", err=True, nl=done == total)
-
-    result = discriminative_power(
-        tables,
-        runs,
-        test=test,
-        B=B,
-        seed=DEFAULT_SEED if seed is None else seed,
-        alpha=significance,
-        progress=progress,
-    )
+    with progress_bar("resampling each metric") as bar:
+        result = discriminative_power(
+            tables,
+            runs,
+            test=test,
+            B=B,
+            seed=DEFAULT_SEED if seed is None else seed,
+            alpha=significance,
+            progress=None if bar is None else (lambda metric, done, total: bar(done, total)),
+        )
     if plot:
         plot_asl_curves(result, plot)
     write_table(
@@ -265,17 +258,19 @@ def sensitivity_command(
     from divaeval.collection.sensitivity import DEFAULT_CUTOFF, sensitivity
 
     fmt = resolve_format(output_format)
-    result = sensitivity(
-        qrels,
-        measures,
-        cutoffs=list(cutoffs) or [DEFAULT_CUTOFF],
-        samples=samples,
-        seed=seed,
-        mean=mean,
-        rel_level=rel_level,
-        intents=intents,
-        topics=topics_file,
-    )
+    with progress_bar("sampling rankings of each topic") as progress:
+        result = sensitivity(
+            qrels,
+            measures,
+            cutoffs=list(cutoffs) or [DEFAULT_CUTOFF],
+            samples=samples,
+            seed=seed,
+            mean=mean,
+            rel_level=rel_level,
+            intents=intents,
+            topics=topics_file,
+            progress=progress,
+        )
     sig = f"divaeval {__version__}|meta sensitivity|{result.signature}"
     if fmt == "trec_eval":
         frame, key = result.wide_frame(per_topic=per_topic), "topic"

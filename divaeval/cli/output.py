@@ -5,7 +5,8 @@ the machine formats (csv, tsv, jsonl, trec_eval) and inside the output for the o
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 import click
@@ -77,6 +78,26 @@ def write_tables(
             )
 
     emit(writer, output)
+
+
+@contextmanager
+def progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A ``progress(done, total)`` callback drawing a rich progress bar on stderr while the
+    block runs, only when stderr is a terminal (never in pipes or CI logs); else ``None``."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn(f"divaeval: {label}"), BarColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
 
 
 def keyed_frame(frame: Any, columns: list[str], name: str = "key") -> Any:

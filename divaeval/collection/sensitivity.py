@@ -35,7 +35,7 @@ a batch of topics are evaluated at once, as the rows of one
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -237,10 +237,12 @@ def selection_sensitivity(
     seed: int | None = None,
     mean: str = "arith",
     rel_level: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SensitivityResult:
     """Document selection sensitivity of every measure on the qrels of ``index`` (a
     :class:`~divaeval.judged.QrelsIndex`); see the module docstring. ``measures`` are ``-m``
-    strings; one given without ``@k`` is evaluated at each of ``cutoffs``."""
+    strings; one given without ``@k`` is evaluated at each of ``cutoffs``. ``progress(done,
+    total)`` is called with the number of topics done after each batch of topics."""
     from divaeval.judged import EvalSettings
     from divaeval.stats.significance import DEFAULT_SEED, GENERATOR_NAME, check_resamples
 
@@ -285,6 +287,8 @@ def selection_sensitivity(
         )
         for measure in parsed:
             values[measure.name].append(batch[measure].reshape(len(chunk), samples))
+        if progress is not None:
+            progress(start + len(chunk), len(topic_rows))
     kept = np.array([t for t, _ in topic_rows], dtype=np.int64)
     topics = material.topics[kept]
     n_relevant = np.array([len(rows) for _, rows in topic_rows], dtype=np.int64)
@@ -338,6 +342,7 @@ def sensitivity(
     rel_level: int = 1,
     intents: str | None = None,
     topics: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SensitivityResult:
     """Read a qrels file (and optional intents / topics XML) and compute
     :func:`selection_sensitivity` — the API behind ``divaeval meta sensitivity``."""
@@ -358,4 +363,5 @@ def sensitivity(
         seed=seed,
         mean=mean,
         rel_level=rel_level,
+        progress=progress,
     )
