@@ -114,3 +114,44 @@ def test_precision_applies_to_every_format(capsys):
     assert code == 0
     values = [v for line in out.splitlines()[1:] for v in line.split(",")[1:]]
     assert all(len(v.split(".")[1]) <= 3 for v in values if "." in v)
+
+
+def _latex_rows(text: str) -> list[list[str]]:
+    body = text.split("\\midrule\n")[1].split("\\bottomrule")[0]
+    return [line.rstrip(" \\").split(" & ") for line in body.strip().splitlines()]
+
+
+def test_evaluate_latex_runs_by_measures(capsys):
+    code, out, err = run_cli(
+        capsys, *RUNS, QRELS, "-m", "alpha-nDCG@20", "-m", "P@10", "-f", "latex"
+    )
+    assert code == 0, err
+    assert out.startswith("\\begin{tabular}{rlrr}\n\\toprule\n\\# & Run & alpha-nDCG@20 & P@10")
+    rows = _latex_rows(out)
+    assert [row[:2] for row in rows] == [["1", "ql-cata"], ["2", "rm-cata"], ["3", "dssa"]]
+    # the means are the main job's (trec_eval format, 4 decimals); the best of a column in bold
+    code, plain, _ = run_cli(capsys, *RUNS, QRELS, "-m", "alpha-nDCG@20", "-m", "P@10")
+    means = [line.split("\t")[2] for line in plain.splitlines() if line.startswith("alpha-nDCG")]
+    assert [row[2].split("$")[0].replace("\\textbf{", "").rstrip("}") for row in rows] == means
+    assert rows[2][2].startswith("\\textbf{0.4596}") and not rows[0][2].startswith("\\textbf")
+    # superscripts = what compare's paired t-test with Holm's correction finds significant
+    code, pairs, _ = run_cli(capsys, "compare", *RUNS, QRELS, "-m", "P@10", "-f", "csv")
+    significant = {
+        (r.split(",")[1], r.split(",")[2]) for r in pairs.splitlines()[1:] if r.endswith("True")
+    }
+    assert significant == {("ql-cata", "dssa"), ("rm-cata", "dssa")}
+    assert rows[2][3] == "\\textbf{0.5100}$^{1,2}$" and "$^" not in rows[0][3] + rows[1][3]
+    assert "paired t-test, Holm-corrected, alpha = 0.05, over the 10 topics" in out
+    # one run: no significance marks
+    code, single, _ = run_cli(capsys, RUNS[0], QRELS, "-m", "P@10", "-f", "latex")
+    assert "$^" not in single and "superscripts" not in single
+
+
+def test_compare_latex_one_table_for_every_measure(capsys):
+    code, out, err = run_cli(
+        capsys, "compare", *RUNS, QRELS, "-m", "alpha-nDCG@20", "-m", "P@10", "-f", "latex",
+        "--table", "runs",
+    )  # fmt: skip
+    assert code == 0, err
+    assert out.count("\\begin{tabular}") == 1 and "alpha-nDCG@20 & P@10" in out
+    assert len(_latex_rows(out)) == 3

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TextIO
 
 import click
 
@@ -16,11 +15,7 @@ from divaeval.cli.options import (
     resolve_format,
     score_tables,
 )
-from divaeval.cli.output import emit, keyed_frame, write_table
-
-
-def _write_text(text: str, out: TextIO) -> None:
-    out.write(text)
+from divaeval.cli.output import emit, keyed_frame, write_table, write_text
 
 
 @click.command("compare")
@@ -72,6 +67,9 @@ def compare_command(
         raise UsageError("compare needs at least two runs")
     parts = ["runs", "pairs"] if which is None else [which]
     frames = []
+    latex_runs: dict = {}  # measure -> comparison, for one runs x measures LaTeX table
+    latex_pairs: list[str] = []
+    latex_signatures: list[str] = []
     for name, scores in tables.items():
         comparison = compare_runs(
             scores,
@@ -84,11 +82,17 @@ def compare_command(
         )
         sig = f"divaeval {__version__}|compare|measure={name}|{comparison.signature}"
         if fmt == "latex":
-            text = "\n".join(
-                comparison_to_latex(comparison, table=part, precision=precision, metric=name)
-                for part in parts
-            )
-            emit(partial(_write_text, text if text.endswith("\n") else text + "\n"), output)
+            latex_runs[name] = comparison
+            latex_signatures.append(sig)
+            if "pairs" in parts:
+                latex_pairs.append(
+                    comparison_to_latex(
+                        comparison,
+                        table="pairs",
+                        precision=4 if precision is None else precision,
+                        metric=name,
+                    )
+                )
             continue
         pairs = comparison.pairs.copy()
         pairs.insert(0, "measure", name)
@@ -116,6 +120,23 @@ def compare_command(
             frames.append((frame, sig))
         else:
             frames.append((pairs, sig))
+    if fmt == "latex":
+        from divaeval.stats.tables import comparisons_latex
+
+        texts = []
+        if "runs" in parts:
+            texts.append(
+                comparisons_latex(
+                    runs,
+                    latex_runs,
+                    precision=4 if precision is None else precision,
+                    note="superscripts: significantly better than the runs with those numbers "
+                    "(the test and correction of the signature)",
+                    signature=" ; ".join(latex_signatures),
+                )
+            )
+        emit(partial(write_text, "\n".join([*texts, *latex_pairs])), output)
+        return
     if frames:
         import pandas as pd
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import click
 
 from divaeval.cli.options import (
@@ -12,10 +14,10 @@ from divaeval.cli.options import (
     precision_option,
     signature_option,
 )
-from divaeval.cli.output import emit
+from divaeval.cli.output import emit, write_text
 
 COMMAND_NAME = "evaluate"
-SCORE_FORMATS = ("trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", "table")
+SCORE_FORMATS = ("trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", "table", "latex")
 
 
 @click.command(COMMAND_NAME)
@@ -80,4 +82,12 @@ def evaluate_command(
     )
     if signature:
         click.echo(sig, err=True)
+    if output_format == "latex":  # runs x measures with significance superscripts
+        from divaeval.stats.tables import evaluation_latex
+
+        text = evaluation_latex(
+            result, mean=mean, precision=4 if precision is None else precision, signature=sig
+        )
+        emit(partial(write_text, text), output)
+        return
     emit(lambda out: write_report(result, out, options), output)

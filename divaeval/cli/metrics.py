@@ -93,15 +93,13 @@ def metrics_command(pattern: str | None, long_form: bool, output_format: str) ->
     ]
     if not specs:
         raise UsageError(f"no metric matches {pattern!r} (see 'divaeval metrics')")
-    exact = pattern is not None and any(
-        pattern.lower() in (n.lower() for n in _names(s, forms_of.get(s.name, []))) for s in specs
-    )
-    if exact:  # a metric named exactly: just that one, in full
-        specs = [
-            s for s in specs
-            if pattern.lower() in (n.lower() for n in _names(s, forms_of.get(s.name, [])))
-        ]  # fmt: skip
-        long_form = True
+    if pattern is not None:
+        wanted = pattern.lower()
+        named = [
+            s for s in specs if wanted in (n.lower() for n in _names(s, forms_of.get(s.name, [])))
+        ]
+        if named:  # a metric named exactly: just that one, in full
+            specs, long_form = named, True
     lines: list[str] = []
     if output_format == "jsonl":
         for spec in specs:

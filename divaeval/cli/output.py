@@ -100,6 +100,11 @@ def progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
         yield advance
 
 
+def write_text(text: str, out: TextIO) -> None:
+    """Write ``text`` (for :func:`emit` with ``functools.partial``)."""
+    out.write(text)
+
+
 def keyed_frame(frame: Any, columns: list[str], name: str = "key") -> Any:
     """``frame`` with ``columns`` joined by tabs into one leading key column, for the trec_eval
     layout: every line ``column<TAB>key fields...<TAB>value`` stands alone."""
