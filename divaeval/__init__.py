@@ -2,7 +2,9 @@
 
 Public API (imported lazily, so ``import divaeval`` and ``divaeval --help`` stay fast):
 
-- :func:`evaluate` — run files + qrels + measures → long-form score table;
+- :func:`evaluate` — run files + qrels + measures → long-form score table (``baseline=``: risk
+  values against a baseline run, as ``ndeval -baseline``);
+- :func:`risk` — URisk, TRisk, ZRisk and GeoRisk of every run → DataFrame;
 - :func:`read_run`, :func:`read_qrels`, :func:`read_intents` — the validating readers;
 - :func:`parse_measures` — ``-m`` strings → measure values.
 """
@@ -14,6 +16,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "evaluate": ("divaeval.api", "evaluate"),
     "run_evaluation": ("divaeval.api", "run_evaluation"),
+    "risk": ("divaeval.api", "risk"),
     "read_run": ("divaeval.io", "read_run"),
     "read_qrels": ("divaeval.io", "read_qrels"),
     "read_intents": ("divaeval.io", "read_intents"),

@@ -42,16 +42,34 @@ class RunScores:
     values: dict  # Measure -> np.ndarray over topics
     run_only_topics: list[str] = field(default_factory=list)
     missing_topics: list[str] = field(default_factory=list)  # qrels topics the run lacks
+    denominator: int | None = None  # what the mean divides by (None: the number of topics)
+
+    @property
+    def mean_count(self) -> int:
+        """The number of topics the mean is taken over (trec_eval's ``num_q``)."""
+        return len(self.topics) if self.denominator is None else self.denominator
 
 
-def topic_mean(values: np.ndarray, how: str = "arith", weights: np.ndarray | None = None) -> float:
+def topic_mean(
+    values: np.ndarray,
+    how: str = "arith",
+    weights: np.ndarray | None = None,
+    denominator: int | None = None,
+) -> float:
     """Mean of per-topic values: arithmetic, geometric (trec_eval gm_map's ε = 1e-5), or
-    weighted by ``weights`` (``dd``: 1 − diversity difficulty)."""
-    if len(values) == 0:
+    weighted by ``weights`` (``dd``: 1 − diversity difficulty). ``denominator`` replaces the
+    number of values as the arithmetic mean's divisor (ndeval's ``-baseline`` rule)."""
+    if denominator is not None and how != "arith":
+        raise UsageError(
+            f"--mean {how} cannot average risk values (they are differences; use --mean arith)"
+        )
+    count = len(values) if denominator is None else denominator
+    if count == 0:
         return float("nan")
     if how == "arith":
         # cumsum accumulates sequentially, in topic order, as ndeval sums its columns
-        return float(np.cumsum(values)[-1] / len(values))
+        total = np.cumsum(values)[-1] if len(values) else 0.0
+        return float(total / count)
     if how == "geom":
         with np.errstate(divide="ignore", invalid="ignore"):
             return float(np.exp(np.mean(np.log(np.maximum(values, GEOMETRIC_EPSILON)))))
@@ -65,10 +83,19 @@ def topic_mean(values: np.ndarray, how: str = "arith", weights: np.ndarray | Non
     raise UsageError(f"unknown topic mean {how!r} (choose from {', '.join(MEANS)})")
 
 
-def summary_of(values: np.ndarray, measure, how: str, weights: np.ndarray | None) -> float:
+def summary_of(
+    values: np.ndarray,
+    measure,
+    how: str,
+    weights: np.ndarray | None,
+    denominator: int | None = None,
+) -> float:
     """A measure's summary over topics: its own aggregate when it has one (counts such as
     num_ret are summed, gm_map takes the geometric mean, as trec_eval and ir_measures do),
-    else the topic mean ``how``."""
+    else the topic mean ``how``. Risk values (``denominator`` set: ndeval's ``-baseline``) are
+    differences and always take ndeval's mean, whatever the measure's own aggregate."""
+    if denominator is not None:
+        return topic_mean(values, how, weights, denominator)
     aggregate = getattr(getattr(measure, "spec", None), "aggregate", "mean")
     if aggregate == "sum":
         return float(np.cumsum(values)[-1]) if len(values) else 0.0
@@ -91,7 +118,68 @@ def means(
                 f"--mean dd: no topic of run {run.name} has a relevant document, so every "
                 "weight is 0; the arithmetic mean is used"
             )
-    return {m: summary_of(run.values[m], m, how, topic_weights) for m in measures}
+    return {m: summary_of(run.values[m], m, how, topic_weights, run.denominator) for m in measures}
+
+
+def file_topics(run: RunScores) -> list[str]:
+    """The topics of the run file: its evaluated topics it did not lack, and its topics without
+    qrels."""
+    missing = set(run.missing_topics)
+    return [str(t) for t in run.topics if t not in missing] + list(run.run_only_topics)
+
+
+def _values_on(run: RunScores, topics: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(positions into ``run.topics``, present) for ``topics``: present where the run file has
+    the topic and it was evaluated (topics without qrels and topics the run lacks are absent)."""
+    missing = set(run.missing_topics)
+    position = {str(t): i for i, t in enumerate(run.topics) if t not in missing}
+    index = np.array([position.get(t, -1) for t in topics], dtype=np.int64)
+    return np.maximum(index, 0), index >= 0
+
+
+def relative_to_baseline(
+    run: RunScores,
+    baseline: RunScores,
+    measures: Sequence,
+    qrels_topics: Sequence[str],
+    *,
+    alpha: float,
+    complete: bool,
+    name: str,
+) -> RunScores:
+    """``run``'s risk values against ``baseline`` as ndeval 4.5's ``-baseline -riskAlpha``
+    computes them (:mod:`divaeval.stats.risk`): per topic r − b, or (1 + α)·(r − b) where the
+    run loses; rows and mean denominator by :func:`~divaeval.stats.risk.ndeval_topic_set`; a
+    topic missing from either run file, or without qrels, counts as 0 for that side."""
+    from divaeval.stats.risk import ndeval_topic_set, risk_values
+
+    topic_set = ndeval_topic_set(
+        file_topics(run), file_topics(baseline), qrels_topics, complete=complete
+    )
+    rows = topic_set.topics
+    run_index, run_present = _values_on(run, rows)
+    base_index, base_present = _values_on(baseline, rows)
+
+    def on_rows(scores: RunScores, measure, index: np.ndarray, present: np.ndarray) -> np.ndarray:
+        if not present.any():
+            return np.zeros(len(rows))
+        return np.where(present, scores.values[measure][index], 0.0)
+
+    values = {
+        measure: risk_values(
+            on_rows(run, measure, run_index, run_present),
+            on_rows(baseline, measure, base_index, base_present),
+            alpha,
+        )
+        for measure in measures
+    }
+    return RunScores(
+        name=name,
+        path=run.path,
+        topics=np.array(rows, dtype=object),
+        values=values,
+        denominator=topic_set.denominator,
+    )
 
 
 def long_table(

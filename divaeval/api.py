@@ -5,7 +5,8 @@
 
 :func:`evaluate` returns the long-form score table (run, topic, measure, value; ``topic ==
 "all"`` for the mean). :func:`score_runs` returns the structured per-run results the report
-writers use.
+writers use. With ``baseline=`` every value is the run's risk value against that baseline run
+(ndeval's ``-baseline``/``-riskAlpha``); :func:`risk` reports URisk, TRisk, ZRisk and GeoRisk.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from divaeval.aggregate import RunScores, long_table, means
+from divaeval.aggregate import RunScores, long_table, means, relative_to_baseline
 from divaeval.errors import DataError, UsageError, activity, warn
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics, validate_settings
 
@@ -25,20 +26,50 @@ DEFAULT_MEASURES = ("ndeval",)
 _SUFFIXES = re.compile(r"(\.gz)?$")
 
 
+@dataclass(frozen=True)
+class RiskSettings:
+    """Risk-sensitive evaluation against a baseline run (ndeval's ``-baseline``, ``-riskAlpha``):
+    the baseline's name (its run tag, as ndeval names it), its file, and α (a number and the
+    text it was given as, which ndeval prints in its run label)."""
+
+    baseline: str
+    path: str
+    alpha: float
+    alpha_text: str
+
+    def label(self, run_name: str) -> str:
+        """ndeval's run label: ``RUN (rel to. BASE; rs=1+a; a=A)``."""
+        return f"{run_name} (rel to. {self.baseline}; rs=1+a; a={self.alpha_text})"
+
+    def signature(self) -> str:
+        return f"baseline={self.baseline}|risk_alpha={self.alpha_text}"
+
+
 @dataclass
 class Evaluation:
     """Everything an evaluation produced: per-run scores, measures, settings, and the qrels
-    index (for topic-level context such as subtopic counts)."""
+    index (for topic-level context such as subtopic counts). With ``risk`` set, every run's
+    values are its risk values against the baseline, and its name is ndeval's run label."""
 
     runs: list[RunScores]
     measures: list
     settings: EvalSettings
     index: QrelsIndex
+    risk: RiskSettings | None = None
     _dd_weights: dict[str, float] | None = field(default=None, repr=False)
+
+    def check_mean(self, mean: str) -> None:
+        """Risk values are differences: only their arithmetic mean is defined."""
+        if self.risk is not None and mean != "arith":
+            raise UsageError(
+                f"--mean {mean} cannot average risk values (they are differences); "
+                "use --mean arith with --baseline"
+            )
 
     def topic_weights(self, mean: str) -> dict[str, float] | None:
         """Per-topic weights of the topic mean: 1 − diversity difficulty for ``dd`` (computed
         once per evaluation), None for the unweighted means."""
+        self.check_mean(mean)
         if mean != "dd":
             return None
         if self._dd_weights is None:
@@ -107,13 +138,15 @@ def load_inputs(
     intents_path: str | None = None,
     topics_path: str | None = None,
     settings: EvalSettings | None = None,
+    other_paths: Sequence[str] = (),
 ):
-    """Read and validate every input file; returns (runs, qrels index)."""
+    """Read and validate every input file; returns (runs, qrels index). ``other_paths`` are
+    further inputs the caller reads itself (a baseline run), counted for the stdin check."""
     settings = settings or EvalSettings()
     from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
 
     validate_settings(settings)
-    inputs = (*run_paths, qrels_path, intents_path, topics_path)
+    inputs = (*run_paths, qrels_path, intents_path, topics_path, *other_paths)
     if sum(1 for p in inputs if p == "-") > 1:
         raise UsageError("only one input can be '-' (stdin)")
     runs = []
@@ -151,9 +184,15 @@ def _warn_empty_topics(index: QrelsIndex, settings: EvalSettings) -> None:
 
 
 def score_runs(
-    runs: Sequence, index: QrelsIndex, measures: Sequence, settings: EvalSettings
+    runs: Sequence,
+    index: QrelsIndex,
+    measures: Sequence,
+    settings: EvalSettings,
+    *,
+    risk: bool = False,
 ) -> list[RunScores]:
-    """Evaluate every run on ``measures``; warns about topic mismatches."""
+    """Evaluate every run on ``measures``; warns about topic mismatches (``risk``: in words
+    that fit risk values, where topics without qrels count as 0)."""
     from divaeval.metrics import compute_measures
 
     results = []
@@ -164,7 +203,8 @@ def score_runs(
         if extra:
             warn(
                 f"run {run.name}: {len(extra)} topics are not in the qrels "
-                f"(e.g. {', '.join(extra[:3])}); not evaluated",
+                f"(e.g. {', '.join(extra[:3])}); "
+                + ("they count as 0 in the risk values, as in ndeval" if risk else "not evaluated"),
                 file=run.path,
             )
         missing = [str(t) for t in jr.topics[~jr.in_run]]
@@ -199,6 +239,34 @@ def score_runs(
     return results
 
 
+def _same_file(a: str, b: str) -> bool:
+    if "-" in (a, b):
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _baseline_run(path: str, runs: Sequence):
+    """The baseline run: the already-read run when it is the same file as one of ``runs``,
+    else read now. It is named by its tag, as ndeval names it, or by its file name when the
+    runs were renamed by theirs because they share that tag."""
+    from copy import copy
+
+    from divaeval.io import read_run
+
+    same = next((run for run in runs if _same_file(run.path, path)), None)
+    if same is not None:
+        baseline = copy(same)
+    else:
+        with activity(f"reading the baseline {path}"):
+            baseline = read_run(path)
+    renamed = {run.tag for run in runs if run.name != run.tag}
+    baseline.name = _run_label(path) if baseline.tag in renamed else baseline.tag
+    return baseline, same
+
+
 def run_evaluation(
     run_paths: Sequence[str],
     qrels_path: str,
@@ -207,21 +275,53 @@ def run_evaluation(
     intents: str | None = None,
     topics: str | None = None,
     settings: EvalSettings | None = None,
+    baseline: str | None = None,
+    risk_alpha: float | str | None = None,
 ) -> Evaluation:
-    """Read, judge and score: the structured result behind :func:`evaluate` and the CLI."""
+    """Read, judge and score: the structured result behind :func:`evaluate` and the CLI.
+
+    With ``baseline`` (a run file), every value becomes the run's risk value against it, exactly
+    as ``ndeval -baseline BASE -riskAlpha A`` computes it (:func:`~divaeval.aggregate.
+    relative_to_baseline`); ``risk_alpha`` is A (default 0), a number or its text.
+    """
     settings = settings or EvalSettings()
     from divaeval.metrics import parse_measures
+    from divaeval.stats.risk import check_risk_alpha
 
+    if baseline is None and risk_alpha is not None:
+        raise UsageError("--risk-alpha needs --baseline (the run to compare against)")
+    alpha, alpha_text = check_risk_alpha(0.0 if risk_alpha is None else risk_alpha)
     parsed = parse_measures(list(measures) or list(DEFAULT_MEASURES))
     runs, index = load_inputs(
-        run_paths, qrels_path, intents_path=intents, topics_path=topics, settings=settings
-    )
-    return Evaluation(
-        runs=score_runs(runs, index, parsed, settings),
-        measures=parsed,
+        run_paths,
+        qrels_path,
+        intents_path=intents,
+        topics_path=topics,
         settings=settings,
-        index=index,
+        other_paths=() if baseline is None else (baseline,),
     )
+    scored = score_runs(runs, index, parsed, settings, risk=baseline is not None)
+    risk = None
+    if baseline is not None:
+        base_run, same = _baseline_run(baseline, runs)
+        if same is not None:
+            base_scores = scored[runs.index(same)]
+        else:
+            base_scores = score_runs([base_run], index, parsed, settings, risk=True)[0]
+        risk = RiskSettings(base_run.name, base_run.path, alpha, alpha_text)
+        scored = [
+            relative_to_baseline(
+                run,
+                base_scores,
+                parsed,
+                index.topics,
+                alpha=alpha,
+                complete=settings.complete,
+                name=risk.label(run.name),
+            )
+            for run in scored
+        ]
+    return Evaluation(runs=scored, measures=parsed, settings=settings, index=index, risk=risk)
 
 
 def evaluate(
@@ -234,17 +334,102 @@ def evaluate(
     mean: str = "arith",
     intents: str | None = None,
     topics: str | None = None,
+    baseline: str | None = None,
+    risk_alpha: float | str | None = None,
     **settings,
 ):
     """Evaluate run files against a qrels file; returns the long-form score table.
 
     ``measures`` are ``-m`` strings (``"alpha-nDCG@5,10"``, ``"ndeval"``, ``"rbu(p=0.9)"``);
     ``settings`` are :class:`~divaeval.judged.EvalSettings` fields (``order``, ``depth``,
-    ``rel_level``, ``complete``, ``dedupe``, ``compat``, ``normalize_intents``).
+    ``rel_level``, ``complete``, ``dedupe``, ``compat``, ``normalize_intents``). With
+    ``baseline`` (a run file) the values are risk values against it (ndeval's ``-baseline``,
+    with ``risk_alpha`` as ``-riskAlpha``), and each run is named by ndeval's label
+    ``RUN (rel to. BASE; rs=1+a; a=A)``.
     """
     if isinstance(runs, str):
         runs = [runs]
     result = run_evaluation(
-        runs, qrels, measures, intents=intents, topics=topics, settings=EvalSettings(**settings)
+        runs,
+        qrels,
+        measures,
+        intents=intents,
+        topics=topics,
+        settings=EvalSettings(**settings),
+        baseline=baseline,
+        risk_alpha=risk_alpha,
     )
     return result.table(per_topic=per_topic, summary=summary, mean=mean)
+
+
+def risk_frame(evaluation: Evaluation, *, baseline: str | None = None, alpha: float | str = 0.0):
+    """URisk, TRisk (with its p-value), wins, losses, ZRisk and GeoRisk of every run of
+    ``evaluation`` on every measure (:func:`divaeval.stats.risk.risk_table`), against the run
+    named ``baseline`` (URisk, TRisk) and against all runs (ZRisk, GeoRisk). The evaluation must
+    score every run on the same topics (``complete=True``). Columns: measure, then
+    :data:`~divaeval.stats.risk.RISK_COLUMNS`."""
+    import pandas as pd
+
+    from divaeval.stats.risk import check_risk_alpha, risk_table
+
+    alpha, _ = check_risk_alpha(alpha)
+    names = [run.name for run in evaluation.runs]
+    if baseline is not None and baseline not in names:
+        raise UsageError(f"baseline {baseline!r} is not one of the runs ({', '.join(names)})")
+    topics = [list(run.topics) for run in evaluation.runs]
+    if any(t != topics[0] for t in topics):
+        raise UsageError("risk measures need every run scored on the same topics (complete=True)")
+    frames = []
+    for measure in evaluation.measures:
+        scores = np.vstack([run.values[measure] for run in evaluation.runs])
+        if not np.all(np.isfinite(scores)):
+            raise DataError(f"{measure.name}: a run has a NaN value; risk measures need numbers")
+        if np.any(scores < 0):
+            warn(f"{measure.name} has negative values: ZRisk and GeoRisk are not defined (NaN)")
+        frame = risk_table(
+            scores,
+            names,
+            baseline=None if baseline is None else names.index(baseline),
+            alpha=alpha,
+        )
+        frame.insert(0, "measure", measure.name)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def risk(
+    runs: str | Sequence[str],
+    qrels: str,
+    measures: Sequence[str] = (),
+    *,
+    baseline: str | None = None,
+    alpha: float | str = 0.0,
+    intents: str | None = None,
+    topics: str | None = None,
+    **settings,
+):
+    """Risk-sensitive comparison of run files: a DataFrame with one row per (measure, run) and
+    the columns measure, run, mean, URisk, TRisk, p_value, wins, losses (against the
+    ``baseline`` run file; left out without one), ZRisk and GeoRisk (against all runs and the
+    baseline), with risk sensitivity ``alpha``. Every run is scored on every qrels topic (a
+    topic missing from a run scores 0). ``settings`` are as for :func:`evaluate`.
+
+    >>> divaeval.risk(["a.txt", "b.txt"], "qrels.txt", ["alpha-nDCG@20"], baseline="base.txt",
+    ...               alpha=1)  # doctest: +SKIP
+    """
+    if isinstance(runs, str):
+        runs = [runs]
+    paths = list(runs)
+    if baseline is not None and not any(_same_file(path, baseline) for path in paths):
+        paths.append(baseline)
+    settings = {**settings, "complete": True}
+    result = run_evaluation(
+        paths, qrels, measures, intents=intents, topics=topics, settings=EvalSettings(**settings)
+    )
+    name = None
+    if baseline is not None:
+        position = next(
+            i for i, path in enumerate(paths) if path == baseline or _same_file(path, baseline)
+        )
+        name = result.runs[position].name
+    return risk_frame(result, baseline=name, alpha=alpha)

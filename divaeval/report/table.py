@@ -44,7 +44,7 @@ def write(evaluation, out: TextIO, options) -> None:
             averaged = evaluation.means(run, options.mean)
             table.add_row(
                 run.name,
-                f"mean ({len(run.topics)})",
+                f"mean ({run.mean_count})",
                 *(f"{averaged[m]:.{precision}f}" for m in measures),
                 style="bold" if options.per_topic else None,
             )

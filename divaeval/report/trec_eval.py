@@ -35,7 +35,7 @@ def write(evaluation, out: TextIO, options) -> None:
                     lines.append(_line(name, topic, column[i], precision, integer))
         if options.summary:
             lines.append(f"{'runid':<22}\tall\t{run.name}\n")
-            lines.append(f"{'num_q':<22}\tall\t{len(run.topics)}\n")
+            lines.append(f"{'num_q':<22}\tall\t{run.mean_count}\n")
             averaged = evaluation.means(run, options.mean)
             lines.extend(
                 _line(m.name, "all", averaged[m], precision, m.spec.integer) for m in measures

@@ -1,0 +1,237 @@
+"""Risk-sensitive evaluation on score tables: ndeval's ``-baseline`` values, URisk, TRisk, ZRisk
+and GeoRisk.
+
+A run is compared with a **baseline** topic by topic; losses weigh (1 + α) times as much as
+gains (α ≥ 0, the risk sensitivity; α = 0 gives the plain difference).
+
+- **ndeval's risk value** (ndeval 4.5, ``-baseline B -riskAlpha a``), per topic:
+  ``RiskBased(r, b, a) = r − b`` if r ≥ b, else ``(1 + a)·(r − b)`` (:func:`risk_values`), on
+  ndeval's topic set with its zero filling and denominator (:func:`ndeval_topic_set`).
+- **URisk** (Wang, Bennett & Collins-Thompson, SIGIR 2012; the TREC 2013–2014 Web Track risk
+  measure): the mean of the risk values over the c topics,
+  URisk = (1/c)·[Σ_{q∈Q+} δ_q + (1 + α)·Σ_{q∈Q−} δ_q] with δ_q = r_q − b_q, Q+ the topics where
+  the run wins (δ_q > 0), Q− where it loses (δ_q < 0) (:func:`urisk`).
+- **TRisk** (Dinçer, Macdonald & Ounis, "Hypothesis Testing for the Risk-Sensitive Evaluation of
+  Retrieval Systems", SIGIR 2014): URisk studentised, TRisk = URisk / SE(URisk) with
+  SE = s/√c and s² = Σ_q (δ'_q − URisk)² / (c − 1) the sample variance of the risk values δ'_q.
+  It is the t statistic of the one-sample t test of the δ'_q (the paired t test of run and
+  baseline when α = 0); the p-value is two-sided from Student's t with c − 1 degrees of freedom.
+  TRisk < −2 flags a significant risk, TRisk > +2 a significant reward (:func:`trisk`).
+- **ZRisk** (Dinçer, Macdonald & Ounis, "Risk-Sensitive Evaluation and Learning to Rank using
+  Multiple Baselines", SIGIR 2016): every run against the whole set of runs. For the score table
+  x_ij (run i, topic j) with run totals S_i = Σ_j x_ij, topic totals T_j = Σ_i x_ij and N =
+  Σ_ij x_ij, the expected score is e_ij = S_i·T_j / N (the chi-square model of independence) and
+  z_ij = (x_ij − e_ij) / √e_ij. ZRisk_i = Σ_{j: z_ij ≥ 0} z_ij + (1 + α)·Σ_{j: z_ij < 0} z_ij
+  (:func:`zrisk`).
+- **GeoRisk** (same paper): GeoRisk_i = √( (S_i / c) · Φ(ZRisk_i / c) ), the geometric mean of
+  the run's mean score and its normalised ZRisk, Φ the standard normal CDF (:func:`georisk`).
+
+ZRisk and GeoRisk need non-negative scores (e_ij is an expected count). A cell with e_ij = 0
+(its topic or its run scores 0 throughout, so x_ij = 0 too) deviates from nothing: z_ij = 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from divaeval.errors import DataError, UsageError
+
+RISK_COLUMNS = ("run", "mean", "URisk", "TRisk", "p_value", "wins", "losses", "ZRisk", "GeoRisk")
+
+
+def check_risk_alpha(alpha: float | str) -> tuple[float, str]:
+    """(α as a float, α as text): α must be a finite number ≥ 0. Text is kept as given (ndeval
+    prints ``-riskAlpha`` exactly as typed in its run label); a number is written shortest
+    (``1.0`` -> ``1``)."""
+    if isinstance(alpha, str):
+        text = alpha.strip()
+        try:
+            value = float(text)
+        except ValueError:
+            raise UsageError(f"risk alpha must be a number >= 0, not {alpha!r}") from None
+    else:
+        value = float(alpha)
+        text = repr(value).removesuffix(".0")
+    if not math.isfinite(value) or value < 0:
+        raise UsageError(f"risk alpha must be a finite number >= 0, not {alpha!r}")
+    return value, text
+
+
+def risk_values(run: np.ndarray, baseline: np.ndarray, alpha: float) -> np.ndarray:
+    """ndeval's ``RiskBased(r, b, a)`` elementwise: r − b where r ≥ b, else (1 + a)·(r − b).
+
+    The same floating-point operations as ndeval 4.5, so the values agree bit for bit; NaN on
+    either side gives NaN (ndeval's ``r >= b`` is false for NaN).
+    """
+    run = np.asarray(run, dtype=np.float64)
+    baseline = np.asarray(baseline, dtype=np.float64)
+    difference = run - baseline
+    return np.where(run >= baseline, difference, (1.0 + alpha) * difference)
+
+
+@dataclass(frozen=True)
+class RiskTopicSet:
+    """ndeval's rows and mean denominator of a run against a baseline."""
+
+    topics: list[str]  # the printed rows, ascending
+    denominator: int  # what the row sum is divided by
+
+
+def ndeval_topic_set(
+    run_topics: Sequence[str],
+    baseline_topics: Sequence[str],
+    qrels_topics: Sequence[str],
+    *,
+    complete: bool,
+) -> RiskTopicSet:
+    """The topic set of ``ndeval -baseline`` (ndeval 4.5, ``outputMeasures``).
+
+    Rows: every topic of the run file; with ``-c`` every topic of the run or the baseline file.
+    A topic missing from one side (or without qrels) counts as 0 for that side. Denominator:
+    |run ∩ qrels| (with ``-c``: |qrels|), replaced by the number of rows when that is larger, so
+    without ``-c`` it is the number of run topics, and with ``-c`` it is
+    max(|qrels|, |run ∪ baseline|), which is less than |qrels ∪ run ∪ baseline| when both the
+    qrels and the two runs have topics the other side lacks.
+    """
+    from divaeval.topics import sort_topics
+
+    run_set = {str(t) for t in run_topics}
+    qrels_set = {str(t) for t in qrels_topics}
+    rows = run_set | {str(t) for t in baseline_topics} if complete else run_set
+    counted = len(qrels_set) if complete else len(run_set & qrels_set)
+    return RiskTopicSet(topics=sort_topics(rows), denominator=max(counted, len(rows)))
+
+
+def _score_table(scores, name: str) -> np.ndarray:
+    table = np.array(scores, dtype=np.float64)
+    if table.ndim == 1:
+        table = table[np.newaxis, :]
+    if table.ndim != 2 or table.shape[1] == 0:
+        raise DataError(
+            f"{name}: expected a [n_runs, n_topics] table with topics, got {table.shape}"
+        )
+    if not np.all(np.isfinite(table)):
+        raise DataError(f"{name}: scores must be finite numbers")
+    return table
+
+
+def _runs_and_baseline(runs, baseline) -> tuple[np.ndarray, np.ndarray]:
+    table = _score_table(runs, "runs")
+    base = np.array(baseline, dtype=np.float64)
+    if base.shape != (table.shape[1],):
+        raise DataError(
+            f"baseline: expected {table.shape[1]} per-topic scores, got shape {base.shape}"
+        )
+    if not np.all(np.isfinite(base)):
+        raise DataError("baseline: scores must be finite numbers")
+    return table, base
+
+
+def urisk(runs, baseline, alpha: float = 0.0) -> np.ndarray:
+    """URisk of every run (rows of ``runs`` [n_runs, n_topics]) against ``baseline`` [n_topics]:
+    the mean risk value (1/c)·Σ_q RiskBased(r_q, b_q, α). Summed in topic order and divided by c,
+    as ndeval sums its amean, so it equals ndeval's risk amean on the same topics."""
+    table, base = _runs_and_baseline(runs, baseline)
+    values = risk_values(table, base, alpha)
+    return np.cumsum(values, axis=1)[:, -1] / table.shape[1]
+
+
+def trisk(runs, baseline, alpha: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """(TRisk, two-sided p-value) of every run against ``baseline`` (Dinçer et al. 2014):
+    TRisk = URisk / (s/√c), s the sample standard deviation (c − 1) of the risk values;
+    p = 2·P(T_{c−1} ≥ |TRisk|). With c < 2 both are NaN. Risk values that are all equal
+    (s = 0) give TRisk = 0 and p = 1 when they are 0, else ±inf and p = 0, as the paired t test
+    of ``compare`` does."""
+    from scipy.stats import t as student_t
+
+    table, base = _runs_and_baseline(runs, baseline)
+    n_topics = table.shape[1]
+    if n_topics < 2:
+        nan = np.full(table.shape[0], np.nan)
+        return nan, nan.copy()
+    values = risk_values(table, base, alpha)
+    mean = np.cumsum(values, axis=1)[:, -1] / n_topics
+    constant = values.max(axis=1) == values.min(axis=1)
+    sd = values.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistic = mean / (sd / math.sqrt(n_topics))
+    statistic = np.where(
+        constant, np.where(values[:, 0] == 0, 0.0, np.copysign(np.inf, values[:, 0])), statistic
+    )
+    p_values = np.minimum(1.0, 2.0 * student_t.sf(np.abs(statistic), n_topics - 1))
+    return statistic, p_values
+
+
+def _standardised_residuals(scores) -> np.ndarray:
+    """z_ij = (x_ij − e_ij)/√e_ij with e_ij = S_i·T_j/N (0 where e_ij = 0)."""
+    table = _score_table(scores, "scores")
+    if np.any(table < 0):
+        raise DataError("ZRisk and GeoRisk need non-negative scores (they are chi-square counts)")
+    run_totals = table.sum(axis=1, keepdims=True)
+    topic_totals = table.sum(axis=0, keepdims=True)
+    total = run_totals.sum()
+    if total == 0:
+        return np.zeros_like(table)
+    expected = run_totals * topic_totals / total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (table - expected) / np.sqrt(expected)
+    return np.where(expected > 0, z, 0.0)
+
+
+def zrisk(scores, alpha: float = 0.0) -> np.ndarray:
+    """ZRisk of every run of ``scores`` [n_runs, n_topics] against all of them (Dinçer et al.
+    2016): Σ_j z_ij with the negative z_ij weighted by (1 + α)."""
+    z = _standardised_residuals(scores)
+    return np.where(z < 0, (1.0 + alpha) * z, z).sum(axis=1)
+
+
+def georisk(scores, alpha: float = 0.0) -> np.ndarray:
+    """GeoRisk of every run (Dinçer et al. 2016): √((S_i/c)·Φ(ZRisk_i/c)), Φ the standard normal
+    CDF, S_i/c the run's mean score over the c topics."""
+    from scipy.special import ndtr
+
+    table = _score_table(scores, "scores")
+    n_topics = table.shape[1]
+    mean = table.sum(axis=1) / n_topics
+    return np.sqrt(mean * ndtr(zrisk(table, alpha) / n_topics))
+
+
+def risk_table(
+    scores,
+    runs: Sequence[str],
+    *,
+    baseline: int | None = None,
+    alpha: float = 0.0,
+):
+    """Every risk measure of every run of ``scores`` [n_runs, n_topics] as a DataFrame with the
+    columns of :data:`RISK_COLUMNS`: the mean score, URisk, TRisk and its p-value, the number of
+    topics won and lost against the baseline (row ``baseline`` of ``scores``), and ZRisk and
+    GeoRisk against all rows (NaN when a score is negative: they are defined for non-negative
+    scores only). Without a baseline the baseline columns are left out."""
+    import pandas as pd
+
+    table = _score_table(scores, "scores")
+    if len(runs) != table.shape[0]:
+        raise UsageError(f"{len(runs)} run names for {table.shape[0]} rows of scores")
+    alpha, _ = check_risk_alpha(alpha)
+    frame = {"run": list(runs), "mean": np.cumsum(table, axis=1)[:, -1] / table.shape[1]}
+    if baseline is not None:
+        base = table[baseline]
+        statistic, p_values = trisk(table, base, alpha)
+        frame.update(
+            URisk=urisk(table, base, alpha),
+            TRisk=statistic,
+            p_value=p_values,
+            wins=(table > base).sum(axis=1),
+            losses=(table < base).sum(axis=1),
+        )
+    if np.any(table < 0):
+        undefined = np.full(table.shape[0], np.nan)
+        frame.update(ZRisk=undefined, GeoRisk=undefined.copy())
+    else:
+        frame.update(ZRisk=zrisk(table, alpha), GeoRisk=georisk(table, alpha))
+    return pd.DataFrame(frame)
