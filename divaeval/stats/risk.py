@@ -143,9 +143,9 @@ def urisk(runs, baseline, alpha: float = 0.0) -> np.ndarray:
 def trisk(runs, baseline, alpha: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(TRisk, two-sided p-value) of every run against ``baseline`` (Dinçer et al. 2014):
     TRisk = URisk / (s/√c), s the sample standard deviation (c − 1) of the risk values;
-    p = 2·P(T_{c−1} ≥ |TRisk|). With c < 2 both are NaN. Risk values that are all equal
-    (s = 0) give TRisk = 0 and p = 1 when they are 0, else ±inf and p = 0, as the paired t test
-    of ``compare`` does."""
+    p = 2·P(T_{c−1} ≥ |TRisk|). With c < 2 both are NaN. Risk values without spread (s = 0)
+    give TRisk = 0 and p = 1 when their mean is 0, else ±inf and p = 0, as the paired t test of
+    ``compare`` does."""
     from scipy.stats import t as student_t
 
     table, base = _runs_and_baseline(runs, baseline)
@@ -155,13 +155,12 @@ def trisk(runs, baseline, alpha: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
         return nan, nan.copy()
     values = risk_values(table, base, alpha)
     mean = np.cumsum(values, axis=1)[:, -1] / n_topics
-    constant = values.max(axis=1) == values.min(axis=1)
     sd = values.std(axis=1, ddof=1)
+    # all values equal (or a spread that underflows): no variance to studentise by
+    degenerate = (values.max(axis=1) == values.min(axis=1)) | (sd == 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         statistic = mean / (sd / math.sqrt(n_topics))
-    statistic = np.where(
-        constant, np.where(values[:, 0] == 0, 0.0, np.copysign(np.inf, values[:, 0])), statistic
-    )
+    statistic = np.where(degenerate, np.where(mean == 0, 0.0, np.copysign(np.inf, mean)), statistic)
     p_values = np.minimum(1.0, 2.0 * student_t.sf(np.abs(statistic), n_topics - 1))
     return statistic, p_values
 
