@@ -30,6 +30,7 @@ from divaeval.errors import UsageError, set_warning_sink
 from divaeval.judged import EvalSettings
 from divaeval.metrics import parse_measures
 from divaeval.report import ReportOptions, write_report
+from divaeval.stats.risk import RISK_COLUMNS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TREC2012 = FIXTURES / "trec2012"
@@ -471,3 +472,68 @@ def test_trec_eval_num_q_is_the_risk_denominator():
     ]
     assert "num_q                 \tall\t4" in lines
     assert "runid                 \tall\trunB (rel to. runA; rs=1+a; a=0)" in lines
+
+
+# ---------------------------------------------------------------------------------------------
+# divaeval.risk: URisk, TRisk, ZRisk, GeoRisk of real runs
+
+
+def test_risk_api_agrees_with_ndeval_and_the_t_test():
+    # every run covers all 50 qrels topics, so URisk is ndeval's risk amean to the last bit and
+    # TRisk is the one-sample t test of ndeval's per-topic risk values
+    import scipy.stats
+
+    oracle = read_oracle(RISK / f"ndeval-risk_{oracle_name(1, 'trec')}.tsv.gz")
+    runs = ["rm-cata", "ql-catb", "dssa-wt2012"]
+    frame = divaeval.risk(
+        [str(TREC2012 / f"{run}.txt.gz") for run in runs],
+        str(QRELS_2012),
+        ["alpha-nDCG@20", "MAP-IA"],
+        baseline=str(TREC2012 / "ql-cata.txt.gz"),
+        alpha=1,
+    )
+    assert list(frame.columns) == ["measure", *RISK_COLUMNS]
+    assert sorted(set(frame["run"])) == sorted([*runs, "ql-cata"])
+    for row in frame.to_dict("records"):
+        if row["run"] == "ql-cata":
+            assert row["URisk"] == 0.0 and row["p_value"] == 1.0
+            continue
+        assert row["URisk"] == oracle[(row["run"], "amean", row["measure"])]
+        per_topic = [oracle[(row["run"], str(t), row["measure"])] for t in range(151, 201)]
+        reference = scipy.stats.ttest_1samp(per_topic, 0.0)
+        assert row["TRisk"] == pytest.approx(reference.statistic, rel=1e-12)
+        assert row["p_value"] == pytest.approx(reference.pvalue, rel=1e-9)
+        assert row["wins"] == sum(v > 0 for v in per_topic)
+        assert row["losses"] == sum(v < 0 for v in per_topic)
+    # ZRisk and GeoRisk are against all four runs: the same whatever order they come in
+    reordered = divaeval.risk(
+        [str(TREC2012 / f"{run}.txt.gz") for run in reversed(runs)],
+        str(QRELS_2012),
+        ["alpha-nDCG@20", "MAP-IA"],
+        baseline=str(TREC2012 / "ql-cata.txt.gz"),
+        alpha=1,
+    )
+    key = ["measure", "run"]
+    first = frame.sort_values(key).reset_index(drop=True)
+    second = reordered.sort_values(key).reset_index(drop=True)
+    for column in ("ZRisk", "GeoRisk", "URisk", "TRisk"):
+        assert second[column].to_numpy() == pytest.approx(first[column].to_numpy(), rel=1e-12)
+
+
+def test_risk_api_without_baseline_and_with_negative_scores(_quiet_warnings):
+    folder = FIXTURES / "small" / "ndeval_ex"
+    frame = divaeval.risk(
+        [str(folder / "runA.txt"), str(folder / "runB.txt")],
+        str(folder / "qrels.div.txt"),
+        ["alpha-nDCG@5"],
+    )
+    assert list(frame.columns) == ["measure", "run", "mean", "ZRisk", "GeoRisk"]
+    # RBU's cost makes a run that finds nothing score below 0
+    frame = divaeval.risk(
+        [str(folder / "runA.txt"), str(folder / "runB.txt")],
+        str(folder / "qrels.div.txt"),
+        ["RBU(e=0.5)@5"],
+        baseline=str(folder / "runA.txt"),
+    )
+    assert frame["ZRisk"].isna().all() and frame["URisk"].notna().all()
+    assert any("negative values" in w for w in _quiet_warnings)
