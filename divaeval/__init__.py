@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "evaluate": ("divaeval.api", "evaluate"),
     "run_evaluation": ("divaeval.api", "run_evaluation"),
-    "risk": ("divaeval.api", "risk"),
+    "risk": ("divaeval.stats.risk", "risk"),
     "read_run": ("divaeval.io", "read_run"),
     "read_qrels": ("divaeval.io", "read_qrels"),
     "read_intents": ("divaeval.io", "read_intents"),

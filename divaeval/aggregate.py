@@ -21,12 +21,14 @@ and gm_map/gm_bpref take the geometric mean, as trec_eval prints them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from divaeval.errors import UsageError, warn
+from divaeval.topics import sort_topics
 
 GEOMETRIC_EPSILON = 1e-5
 MEANS = ("arith", "geom", "dd")
@@ -121,6 +123,71 @@ def means(
     return {m: summary_of(run.values[m], m, how, topic_weights, run.denominator) for m in measures}
 
 
+# ---------------------------------------------------------------------------------------------
+# ndeval's -baseline/-riskAlpha: risk values against a baseline run
+
+
+def check_risk_alpha(alpha: float | str) -> tuple[float, str]:
+    """(α as a float, α as text): α must be a finite number ≥ 0. Text is kept as given (ndeval
+    prints ``-riskAlpha`` exactly as typed in its run label); a number is written shortest
+    (``1.0`` -> ``1``)."""
+    if isinstance(alpha, str):
+        text = alpha.strip()
+        try:
+            value = float(text)
+        except ValueError:
+            raise UsageError(f"risk alpha must be a number >= 0, not {alpha!r}") from None
+    else:
+        value = float(alpha)
+        text = repr(value).removesuffix(".0")
+    if not math.isfinite(value) or value < 0:
+        raise UsageError(f"risk alpha must be a finite number >= 0, not {alpha!r}")
+    return value, text
+
+
+def risk_values(run: np.ndarray, baseline: np.ndarray, alpha: float) -> np.ndarray:
+    """ndeval's ``RiskBased(r, b, a)`` elementwise: r − b where r ≥ b, else (1 + a)·(r − b).
+
+    The same floating-point operations as ndeval 4.5, so the values agree bit for bit; NaN on
+    either side gives NaN (ndeval's ``r >= b`` is false for NaN).
+    """
+    run = np.asarray(run, dtype=np.float64)
+    baseline = np.asarray(baseline, dtype=np.float64)
+    difference = run - baseline
+    return np.where(run >= baseline, difference, (1.0 + alpha) * difference)
+
+
+@dataclass(frozen=True)
+class RiskTopicSet:
+    """ndeval's rows and mean denominator of a run against a baseline."""
+
+    topics: list[str]  # the printed rows, ascending
+    denominator: int  # what the row sum is divided by
+
+
+def ndeval_topic_set(
+    run_topics: Sequence[str],
+    baseline_topics: Sequence[str],
+    qrels_topics: Sequence[str],
+    *,
+    complete: bool,
+) -> RiskTopicSet:
+    """The topic set of ``ndeval -baseline`` (ndeval 4.5, ``outputMeasures``).
+
+    Rows: every topic of the run file; with ``-c`` every topic of the run or the baseline file.
+    A topic missing from one side (or without qrels) counts as 0 for that side. Denominator:
+    |run ∩ qrels| (with ``-c``: |qrels|), replaced by the number of rows when that is larger, so
+    without ``-c`` it is the number of run topics, and with ``-c`` it is
+    max(|qrels|, |run ∪ baseline|), which is less than |qrels ∪ run ∪ baseline| when both the
+    qrels and the two runs have topics the other side lacks.
+    """
+    run_set = {str(t) for t in run_topics}
+    qrels_set = {str(t) for t in qrels_topics}
+    rows = run_set | {str(t) for t in baseline_topics} if complete else run_set
+    counted = len(qrels_set) if complete else len(run_set & qrels_set)
+    return RiskTopicSet(topics=sort_topics(rows), denominator=max(counted, len(rows)))
+
+
 def file_topics(run: RunScores) -> list[str]:
     """The topics of the run file: its evaluated topics it did not lack, and its topics without
     qrels."""
@@ -148,11 +215,9 @@ def relative_to_baseline(
     name: str,
 ) -> RunScores:
     """``run``'s risk values against ``baseline`` as ndeval 4.5's ``-baseline -riskAlpha``
-    computes them (:mod:`divaeval.stats.risk`): per topic r − b, or (1 + α)·(r − b) where the
-    run loses; rows and mean denominator by :func:`~divaeval.stats.risk.ndeval_topic_set`; a
+    computes them: per topic r − b, or (1 + α)·(r − b) where the
+    run loses; rows and mean denominator by :func:`ndeval_topic_set`; a
     topic missing from either run file, or without qrels, counts as 0 for that side."""
-    from divaeval.stats.risk import ndeval_topic_set, risk_values
-
     topic_set = ndeval_topic_set(
         file_topics(run), file_topics(baseline), qrels_topics, complete=complete
     )

@@ -6,7 +6,8 @@
 :func:`evaluate` returns the long-form score table (run, topic, measure, value; ``topic ==
 "all"`` for the mean). :func:`score_runs` returns the structured per-run results the report
 writers use. With ``baseline=`` every value is the run's risk value against that baseline run
-(ndeval's ``-baseline``/``-riskAlpha``); :func:`risk` reports URisk, TRisk, ZRisk and GeoRisk.
+(ndeval's ``-baseline``/``-riskAlpha``); :func:`divaeval.stats.risk.risk` reports URisk, TRisk,
+ZRisk and GeoRisk.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from divaeval.aggregate import RunScores, long_table, means, relative_to_baseline
+from divaeval.aggregate import (
+    RunScores,
+    check_risk_alpha,
+    long_table,
+    means,
+    relative_to_baseline,
+)
 from divaeval.errors import DataError, UsageError, activity, warn
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics, validate_settings
 
@@ -239,7 +246,8 @@ def score_runs(
     return results
 
 
-def _same_file(a: str, b: str) -> bool:
+def same_file(a: str, b: str) -> bool:
+    """Whether two input paths name the same file (never for stdin)."""
     if "-" in (a, b):
         return False
     try:
@@ -256,7 +264,7 @@ def _baseline_run(path: str, runs: Sequence):
 
     from divaeval.io import read_run
 
-    same = next((run for run in runs if _same_file(run.path, path)), None)
+    same = next((run for run in runs if same_file(run.path, path)), None)
     if same is not None:
         baseline = copy(same)
     else:
@@ -286,7 +294,6 @@ def run_evaluation(
     """
     settings = settings or EvalSettings()
     from divaeval.metrics import parse_measures
-    from divaeval.stats.risk import check_risk_alpha
 
     if baseline is None and risk_alpha is not None:
         raise UsageError("--risk-alpha needs --baseline (the run to compare against)")
@@ -360,76 +367,3 @@ def evaluate(
         risk_alpha=risk_alpha,
     )
     return result.table(per_topic=per_topic, summary=summary, mean=mean)
-
-
-def risk_frame(evaluation: Evaluation, *, baseline: str | None = None, alpha: float | str = 0.0):
-    """URisk, TRisk (with its p-value), wins, losses, ZRisk and GeoRisk of every run of
-    ``evaluation`` on every measure (:func:`divaeval.stats.risk.risk_table`), against the run
-    named ``baseline`` (URisk, TRisk) and against all runs (ZRisk, GeoRisk). The evaluation must
-    score every run on the same topics (``complete=True``). Columns: measure, then
-    :data:`~divaeval.stats.risk.RISK_COLUMNS`."""
-    import pandas as pd
-
-    from divaeval.stats.risk import check_risk_alpha, risk_table
-
-    alpha, _ = check_risk_alpha(alpha)
-    names = [run.name for run in evaluation.runs]
-    if baseline is not None and baseline not in names:
-        raise UsageError(f"baseline {baseline!r} is not one of the runs ({', '.join(names)})")
-    topics = [list(run.topics) for run in evaluation.runs]
-    if any(t != topics[0] for t in topics):
-        raise UsageError("risk measures need every run scored on the same topics (complete=True)")
-    frames = []
-    for measure in evaluation.measures:
-        scores = np.vstack([run.values[measure] for run in evaluation.runs])
-        if not np.all(np.isfinite(scores)):
-            raise DataError(f"{measure.name}: a run has a NaN value; risk measures need numbers")
-        if np.any(scores < 0):
-            warn(f"{measure.name} has negative values: ZRisk and GeoRisk are not defined (NaN)")
-        frame = risk_table(
-            scores,
-            names,
-            baseline=None if baseline is None else names.index(baseline),
-            alpha=alpha,
-        )
-        frame.insert(0, "measure", measure.name)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
-
-
-def risk(
-    runs: str | Sequence[str],
-    qrels: str,
-    measures: Sequence[str] = (),
-    *,
-    baseline: str | None = None,
-    alpha: float | str = 0.0,
-    intents: str | None = None,
-    topics: str | None = None,
-    **settings,
-):
-    """Risk-sensitive comparison of run files: a DataFrame with one row per (measure, run) and
-    the columns measure, run, mean, URisk, TRisk, p_value, wins, losses (against the
-    ``baseline`` run file; left out without one), ZRisk and GeoRisk (against all runs and the
-    baseline), with risk sensitivity ``alpha``. Every run is scored on every qrels topic (a
-    topic missing from a run scores 0). ``settings`` are as for :func:`evaluate`.
-
-    >>> divaeval.risk(["a.txt", "b.txt"], "qrels.txt", ["alpha-nDCG@20"], baseline="base.txt",
-    ...               alpha=1)  # doctest: +SKIP
-    """
-    if isinstance(runs, str):
-        runs = [runs]
-    paths = list(runs)
-    if baseline is not None and not any(_same_file(path, baseline) for path in paths):
-        paths.append(baseline)
-    settings = {**settings, "complete": True}
-    result = run_evaluation(
-        paths, qrels, measures, intents=intents, topics=topics, settings=EvalSettings(**settings)
-    )
-    name = None
-    if baseline is not None:
-        position = next(
-            i for i, path in enumerate(paths) if path == baseline or _same_file(path, baseline)
-        )
-        name = result.runs[position].name
-    return risk_frame(result, baseline=name, alpha=alpha)

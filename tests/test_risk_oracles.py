@@ -18,10 +18,10 @@ import gzip
 import io
 import math
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
+from support import FIXTURES, TREC2012, TREC2012_RUNS, read_oracle
 
 import divaeval
 from divaeval.aggregate import means, relative_to_baseline
@@ -32,21 +32,12 @@ from divaeval.metrics import parse_measures
 from divaeval.report import ReportOptions, write_report
 from divaeval.stats.risk import RISK_COLUMNS
 
-FIXTURES = Path(__file__).parent / "fixtures"
-TREC2012 = FIXTURES / "trec2012"
+pytestmark = pytest.mark.usefixtures("collected_warnings")
+
 RISK = FIXTURES / "trec2012-risk"
 QRELS_2012 = TREC2012 / "qrels-for-ndeval.txt.gz"
 BASELINE = "ql-cata"
-OTHER_RUNS = (
-    "ql-cata-filtered",
-    "ql-catb-filtered",
-    "ql-catb",
-    "rm-cata-filtered",
-    "rm-cata",
-    "rm-catb-filtered",
-    "rm-catb",
-    "dssa-wt2012",
-)
+OTHER_RUNS = tuple(name for name in TREC2012_RUNS if name != BASELINE)
 NDEVAL_HEADER = (
     "runid,topic,ERR-IA@5,ERR-IA@10,ERR-IA@20,nERR-IA@5,nERR-IA@10,nERR-IA@20,alpha-DCG@5,"
     "alpha-DCG@10,alpha-DCG@20,alpha-nDCG@5,alpha-nDCG@10,alpha-nDCG@20,NRBP,nNRBP,MAP-IA,"
@@ -54,26 +45,6 @@ NDEVAL_HEADER = (
 )
 NDEVAL_COLUMNS = NDEVAL_HEADER.split(",")[2:]
 ORDERS = {"rank": "rank", "trec": "score"}  # oracle file name -> divaeval --order
-
-
-@pytest.fixture(autouse=True)
-def _quiet_warnings():
-    collected: list[str] = []
-    previous = set_warning_sink(collected.append)
-    yield collected
-    set_warning_sink(previous)
-
-
-def read_oracle(path: Path) -> dict[tuple[str, str, str], float]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        lines = handle.read().splitlines()
-    assert lines[0] == "run\ttopic\tmeasure\tvalue"
-    out = {}
-    for line in lines[1:]:
-        run, topic, measure, value = line.split("\t")
-        out[(run, topic, measure)] = float(value)
-    return out
 
 
 def oracle_name(alpha: int, order: str, complete: bool = False) -> str:
@@ -133,10 +104,10 @@ def test_trec2012_api_a1(order):
     # the whole API path: 8 runs + --baseline, A typed as "1"
     oracle = read_oracle(RISK / f"ndeval-risk_{oracle_name(1, order)}.tsv.gz")
     table = divaeval.evaluate(
-        [str(TREC2012 / f"{run}.txt.gz") for run in OTHER_RUNS],
+        [str(TREC2012_RUNS[run]) for run in OTHER_RUNS],
         str(QRELS_2012),
         NDEVAL_COLUMNS,
-        baseline=str(TREC2012 / f"{BASELINE}.txt.gz"),
+        baseline=str(TREC2012_RUNS[BASELINE]),
         risk_alpha="1",
         order=ORDERS[order],
     )
@@ -149,7 +120,7 @@ def test_trec2012_api_a1(order):
 @pytest.fixture(scope="module")
 def trec2012_scores():
     """order -> (run scores of the 9 runs, measures, qrels topics): one scoring per order."""
-    paths = [str(TREC2012 / f"{run}.txt.gz") for run in (BASELINE, *OTHER_RUNS)]
+    paths = [str(TREC2012_RUNS[run]) for run in (BASELINE, *OTHER_RUNS)]
     previous = set_warning_sink(lambda message: None)
     try:
         runs, index = load_inputs(paths, str(QRELS_2012))
@@ -318,10 +289,12 @@ def test_gaps_api(gaps_files, alpha, complete, order):
             assert ndeval_csv(evaluation) == f.read()
 
 
-def test_gaps_warns_that_run_only_topics_count(gaps_files, _quiet_warnings):
+def test_gaps_warns_that_run_only_topics_count(gaps_files, collected_warnings):
     run_path, baseline_path = gaps_files
     run_evaluation([run_path], str(QRELS_2012), ["strec@5"], baseline=baseline_path)
-    assert any("1 topics are not in the qrels" in w and "count as 0" in w for w in _quiet_warnings)
+    assert any(
+        "1 topics are not in the qrels" in w and "count as 0" in w for w in collected_warnings
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,7 +382,7 @@ def test_small_worked_values():
 
 def test_baseline_that_is_one_of_the_runs_is_reused():
     # the same file as a run: its scores are reused, and the result equals reading it anew
-    runs = [str(TREC2012 / f"{run}.txt.gz") for run in ("ql-cata", "rm-cata")]
+    runs = [str(TREC2012_RUNS[run]) for run in ("ql-cata", "rm-cata")]
     copy_result = divaeval.evaluate(runs, str(QRELS_2012), ["alpha-nDCG@20"], baseline=runs[0])
     values = values_of(copy_result)
     assert all(v == 0.0 for (r, _, _), v in values.items() if r == "ql-cata")
@@ -418,7 +391,7 @@ def test_baseline_that_is_one_of_the_runs_is_reused():
 
 def test_baseline_copy_gives_the_same_values(tmp_path):
     shutil.copy(TREC2012 / "ql-cata.txt.gz", tmp_path / "base.txt.gz")
-    runs = [str(TREC2012 / f"{run}.txt.gz") for run in ("ql-cata", "rm-cata")]
+    runs = [str(TREC2012_RUNS[run]) for run in ("ql-cata", "rm-cata")]
     reused = divaeval.evaluate(runs, str(QRELS_2012), ["NRBP"], baseline=runs[0], order="rank")
     fresh = divaeval.evaluate(
         runs, str(QRELS_2012), ["NRBP"], baseline=str(tmp_path / "base.txt.gz"), order="rank"
@@ -486,7 +459,7 @@ def test_risk_api_agrees_with_ndeval_and_the_t_test():
     oracle = read_oracle(RISK / f"ndeval-risk_{oracle_name(1, 'trec')}.tsv.gz")
     runs = ["rm-cata", "ql-catb", "dssa-wt2012"]
     frame = divaeval.risk(
-        [str(TREC2012 / f"{run}.txt.gz") for run in runs],
+        [str(TREC2012_RUNS[run]) for run in runs],
         str(QRELS_2012),
         ["alpha-nDCG@20", "MAP-IA"],
         baseline=str(TREC2012 / "ql-cata.txt.gz"),
@@ -507,7 +480,7 @@ def test_risk_api_agrees_with_ndeval_and_the_t_test():
         assert row["losses"] == sum(v < 0 for v in per_topic)
     # ZRisk and GeoRisk are against all four runs: the same whatever order they come in
     reordered = divaeval.risk(
-        [str(TREC2012 / f"{run}.txt.gz") for run in reversed(runs)],
+        [str(TREC2012_RUNS[run]) for run in reversed(runs)],
         str(QRELS_2012),
         ["alpha-nDCG@20", "MAP-IA"],
         baseline=str(TREC2012 / "ql-cata.txt.gz"),
@@ -520,7 +493,7 @@ def test_risk_api_agrees_with_ndeval_and_the_t_test():
         assert second[column].to_numpy() == pytest.approx(first[column].to_numpy(), rel=1e-12)
 
 
-def test_risk_api_without_baseline_and_with_negative_scores(_quiet_warnings):
+def test_risk_api_without_baseline_and_with_negative_scores(collected_warnings):
     folder = FIXTURES / "small" / "ndeval_ex"
     frame = divaeval.risk(
         [str(folder / "runA.txt"), str(folder / "runB.txt")],
@@ -536,4 +509,4 @@ def test_risk_api_without_baseline_and_with_negative_scores(_quiet_warnings):
         baseline=str(folder / "runA.txt"),
     )
     assert frame["ZRisk"].isna().all() and frame["URisk"].notna().all()
-    assert any("negative values" in w for w in _quiet_warnings)
+    assert any("negative values" in w for w in collected_warnings)

@@ -16,18 +16,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from divaeval.aggregate import check_risk_alpha, ndeval_topic_set, risk_values
 from divaeval.errors import DataError, UsageError
-from divaeval.stats.risk import (
-    RISK_COLUMNS,
-    check_risk_alpha,
-    georisk,
-    ndeval_topic_set,
-    risk_table,
-    risk_values,
-    trisk,
-    urisk,
-    zrisk,
-)
+from divaeval.stats.risk import RISK_COLUMNS, georisk, risk_table, trisk, urisk, zrisk
 
 # ---------------------------------------------------------------------------------------------
 # hand-worked examples

@@ -5,8 +5,9 @@ A run is compared with a **baseline** topic by topic; losses weigh (1 + α) time
 gains (α ≥ 0, the risk sensitivity; α = 0 gives the plain difference).
 
 - **ndeval's risk value** (ndeval 4.5, ``-baseline B -riskAlpha a``), per topic:
-  ``RiskBased(r, b, a) = r − b`` if r ≥ b, else ``(1 + a)·(r − b)`` (:func:`risk_values`), on
-  ndeval's topic set with its zero filling and denominator (:func:`ndeval_topic_set`).
+  ``RiskBased(r, b, a) = r − b`` if r ≥ b, else ``(1 + a)·(r − b)``
+  (:func:`divaeval.aggregate.risk_values`), on ndeval's topic set with its zero filling and
+  denominator (:func:`divaeval.aggregate.ndeval_topic_set`); ``divaeval --baseline`` prints it.
 - **URisk** (Wang, Bennett & Collins-Thompson, SIGIR 2012; the TREC 2013–2014 Web Track risk
   measure): the mean of the risk values over the c topics,
   URisk = (1/c)·[Σ_{q∈Q+} δ_q + (1 + α)·Σ_{q∈Q−} δ_q] with δ_q = r_q − b_q, Q+ the topics where
@@ -34,76 +35,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from divaeval.errors import DataError, UsageError
+from divaeval.aggregate import check_risk_alpha, risk_values
+from divaeval.api import EvalSettings, Evaluation, run_evaluation, same_file
+from divaeval.errors import DataError, UsageError, warn
 
 RISK_COLUMNS = ("run", "mean", "URisk", "TRisk", "p_value", "wins", "losses", "ZRisk", "GeoRisk")
-
-
-def check_risk_alpha(alpha: float | str) -> tuple[float, str]:
-    """(α as a float, α as text): α must be a finite number ≥ 0. Text is kept as given (ndeval
-    prints ``-riskAlpha`` exactly as typed in its run label); a number is written shortest
-    (``1.0`` -> ``1``)."""
-    if isinstance(alpha, str):
-        text = alpha.strip()
-        try:
-            value = float(text)
-        except ValueError:
-            raise UsageError(f"risk alpha must be a number >= 0, not {alpha!r}") from None
-    else:
-        value = float(alpha)
-        text = repr(value).removesuffix(".0")
-    if not math.isfinite(value) or value < 0:
-        raise UsageError(f"risk alpha must be a finite number >= 0, not {alpha!r}")
-    return value, text
-
-
-def risk_values(run: np.ndarray, baseline: np.ndarray, alpha: float) -> np.ndarray:
-    """ndeval's ``RiskBased(r, b, a)`` elementwise: r − b where r ≥ b, else (1 + a)·(r − b).
-
-    The same floating-point operations as ndeval 4.5, so the values agree bit for bit; NaN on
-    either side gives NaN (ndeval's ``r >= b`` is false for NaN).
-    """
-    run = np.asarray(run, dtype=np.float64)
-    baseline = np.asarray(baseline, dtype=np.float64)
-    difference = run - baseline
-    return np.where(run >= baseline, difference, (1.0 + alpha) * difference)
-
-
-@dataclass(frozen=True)
-class RiskTopicSet:
-    """ndeval's rows and mean denominator of a run against a baseline."""
-
-    topics: list[str]  # the printed rows, ascending
-    denominator: int  # what the row sum is divided by
-
-
-def ndeval_topic_set(
-    run_topics: Sequence[str],
-    baseline_topics: Sequence[str],
-    qrels_topics: Sequence[str],
-    *,
-    complete: bool,
-) -> RiskTopicSet:
-    """The topic set of ``ndeval -baseline`` (ndeval 4.5, ``outputMeasures``).
-
-    Rows: every topic of the run file; with ``-c`` every topic of the run or the baseline file.
-    A topic missing from one side (or without qrels) counts as 0 for that side. Denominator:
-    |run ∩ qrels| (with ``-c``: |qrels|), replaced by the number of rows when that is larger, so
-    without ``-c`` it is the number of run topics, and with ``-c`` it is
-    max(|qrels|, |run ∪ baseline|), which is less than |qrels ∪ run ∪ baseline| when both the
-    qrels and the two runs have topics the other side lacks.
-    """
-    from divaeval.topics import sort_topics
-
-    run_set = {str(t) for t in run_topics}
-    qrels_set = {str(t) for t in qrels_topics}
-    rows = run_set | {str(t) for t in baseline_topics} if complete else run_set
-    counted = len(qrels_set) if complete else len(run_set & qrels_set)
-    return RiskTopicSet(topics=sort_topics(rows), denominator=max(counted, len(rows)))
 
 
 def _score_table(scores, name: str) -> np.ndarray:
@@ -234,3 +173,74 @@ def risk_table(
     else:
         frame.update(ZRisk=zrisk(table, alpha), GeoRisk=georisk(table, alpha))
     return pd.DataFrame(frame)
+
+
+def risk_frame(evaluation: Evaluation, *, baseline: str | None = None, alpha: float | str = 0.0):
+    """URisk, TRisk (with its p-value), wins, losses, ZRisk and GeoRisk of every run of
+    ``evaluation`` on every measure (:func:`divaeval.stats.risk.risk_table`), against the run
+    named ``baseline`` (URisk, TRisk) and against all runs (ZRisk, GeoRisk). The evaluation must
+    score every run on the same topics (``complete=True``). Columns: measure, then
+    :data:`~divaeval.stats.risk.RISK_COLUMNS`."""
+    import pandas as pd
+
+    alpha, _ = check_risk_alpha(alpha)
+    names = [run.name for run in evaluation.runs]
+    if baseline is not None and baseline not in names:
+        raise UsageError(f"baseline {baseline!r} is not one of the runs ({', '.join(names)})")
+    topics = [list(run.topics) for run in evaluation.runs]
+    if any(t != topics[0] for t in topics):
+        raise UsageError("risk measures need every run scored on the same topics (complete=True)")
+    frames = []
+    for measure in evaluation.measures:
+        scores = np.vstack([run.values[measure] for run in evaluation.runs])
+        if not np.all(np.isfinite(scores)):
+            raise DataError(f"{measure.name}: a run has a NaN value; risk measures need numbers")
+        if np.any(scores < 0):
+            warn(f"{measure.name} has negative values: ZRisk and GeoRisk are not defined (NaN)")
+        frame = risk_table(
+            scores,
+            names,
+            baseline=None if baseline is None else names.index(baseline),
+            alpha=alpha,
+        )
+        frame.insert(0, "measure", measure.name)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def risk(
+    runs: str | Sequence[str],
+    qrels: str,
+    measures: Sequence[str] = (),
+    *,
+    baseline: str | None = None,
+    alpha: float | str = 0.0,
+    intents: str | None = None,
+    topics: str | None = None,
+    **settings,
+):
+    """Risk-sensitive comparison of run files: a DataFrame with one row per (measure, run) and
+    the columns measure, run, mean, URisk, TRisk, p_value, wins, losses (against the
+    ``baseline`` run file; left out without one), ZRisk and GeoRisk (against all runs and the
+    baseline), with risk sensitivity ``alpha``. Every run is scored on every qrels topic (a
+    topic missing from a run scores 0). ``settings`` are as for :func:`evaluate`.
+
+    >>> divaeval.risk(["a.txt", "b.txt"], "qrels.txt", ["alpha-nDCG@20"], baseline="base.txt",
+    ...               alpha=1)  # doctest: +SKIP
+    """
+    if isinstance(runs, str):
+        runs = [runs]
+    paths = list(runs)
+    if baseline is not None and not any(same_file(path, baseline) for path in paths):
+        paths.append(baseline)
+    settings = {**settings, "complete": True}
+    result = run_evaluation(
+        paths, qrels, measures, intents=intents, topics=topics, settings=EvalSettings(**settings)
+    )
+    name = None
+    if baseline is not None:
+        position = next(
+            i for i, path in enumerate(paths) if path == baseline or same_file(path, baseline)
+        )
+        name = result.runs[position].name
+    return risk_frame(result, baseline=name, alpha=alpha)
