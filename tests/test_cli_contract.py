@@ -58,6 +58,8 @@ def values(out: str) -> dict[tuple[str, str], float]:
     [
         ["{run1}", "{qrels}", "-m", "P@2"],
         ["compare", "{run1}", "{run2}", "{qrels}", "-m", "P@2"],
+        ["{run1}", "{qrels}", "-m", "P@2", "--baseline", "{run2}"],
+        ["risk", "{run1}", "{run2}", "{qrels}", "-m", "P@2"],
         ["meta", "correlation", "{run1}", "{run2}", "{qrels}", "-m", "P@2", "-m", "AP"],
         ["meta", "unanimity", "{run1}", "{run2}", "{qrels}", "-m", "P@2", "-m", "AP"],
         ["meta", "discriminative-power", "{run1}", "{run2}", "{qrels}", "-m", "P@2"],
@@ -254,6 +256,8 @@ COMMANDS = {
     "metrics": ["metrics"],
     "collection": ["collection", QRELS],
     "compare": ["compare", RUN, RUN2, QRELS, "-m", "P@5", "-f", "table"],
+    "baseline": [RUN, QRELS, "--baseline", RUN2, "-m", "ndeval", "-f", "ndeval"],
+    "risk": ["risk", RUN, RUN2, QRELS, "-m", "P@5", "--baseline", RUN2, "-f", "table"],
     "prefer": ["prefer", RUN, RUN2, QRELS, "-q"],
     "correlation": ["meta", "correlation", RUN, RUN2, QRELS, "-m", "AP", "-m", "alpha-nDCG@20"],
     "sensitivity": ["meta", "sensitivity", QRELS, "-m", "strec@5", "-L", "20"],

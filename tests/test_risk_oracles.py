@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import math
 import shutil
 
 import numpy as np
 import pytest
-from support import FIXTURES, TREC2012, TREC2012_RUNS, read_oracle
+from support import FIXTURES, TREC2012, TREC2012_RUNS, read_oracle, run_cli
 
 import divaeval
 from divaeval.aggregate import means, relative_to_baseline
@@ -510,3 +511,143 @@ def test_risk_api_without_baseline_and_with_negative_scores(collected_warnings):
     )
     assert frame["ZRisk"].isna().all() and frame["URisk"].notna().all()
     assert any("negative values" in w for w in collected_warnings)
+
+
+# ---------------------------------------------------------------------------------------------
+# the command line: divaeval RUN... QRELS --baseline BASE --risk-alpha A, and divaeval risk
+
+
+def test_cli_prints_ndevals_csv_byte_for_byte(capsys, gaps_files):
+    with gzip.open(RISK / "ndeval-printed_rm-cata_a1_rank-order.csv.gz", "rt") as handle:
+        expected = handle.read()
+    args = [TREC2012_RUNS["rm-cata"], QRELS_2012, "--baseline", TREC2012_RUNS["ql-cata"]]
+    code, out, err = run_cli(capsys, *args, "--risk-alpha", "1", "--order", "rank", "-f", "ndeval")
+    assert (code, out) == (0, expected), err
+    # --compat ndeval defaults to the rank order
+    code, out, _ = run_cli(capsys, *args, "--risk-alpha", "1", "--compat", "ndeval", "-f", "ndeval")
+    assert (code, out) == (0, expected)
+    run_path, baseline_path = gaps_files
+    with gzip.open(RISK / "gaps" / "ndeval-printed_a5_c-flag_trec-order.csv.gz", "rt") as handle:
+        expected = handle.read()
+    code, out, err = run_cli(
+        capsys,
+        run_path,
+        QRELS_2012,
+        "--baseline",
+        baseline_path,
+        "--risk-alpha",
+        "5",
+        "-c",
+        "-f",
+        "ndeval",
+    )
+    assert (code, out) == (0, expected), err
+
+
+@pytest.mark.parametrize(
+    "fmt", ["trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", "table"]
+)
+def test_cli_every_format(capsys, fmt):
+    # runB against runA, A = 1, rank order: every format prints the risk values and mean
+    folder = FIXTURES / "small" / "ndeval_ex"
+    oracle = read_oracle(folder / "risk_a1_rank-order.tsv")
+    code, out, err = run_cli(
+        capsys,
+        folder / "runB.txt",
+        folder / "qrels.div.txt",
+        "--baseline",
+        folder / "runA.txt",
+        "--risk-alpha",
+        "1",
+        "--order",
+        "rank",
+        "-m",
+        "ERR-IA@5",
+        "-q",
+        "-f",
+        fmt,
+        "--precision",
+        "6",
+    )
+    assert code == 0, err
+    assert f"{oracle[('runB', '1', 'ERR-IA@5')]:.6f}" == "-0.189612"
+    for topic in ("1", "2", "amean"):  # topic 4 (no qrels) is a row of 0 − 0
+        assert f"{oracle[('runB', topic, 'ERR-IA@5')]:.6f}" in out, (fmt, topic)
+    if fmt not in ("trec_eval", "ntcir", "table"):  # these do not print the name per row
+        assert "runB (rel to. runA; rs=1+a; a=1)" in out
+    if fmt == "trec_eval":
+        assert "num_q                 \tall\t3\n" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            ["--risk-alpha", "1"],
+            "divaeval: --risk-alpha needs --baseline (the run to compare against)\n",
+        ),
+        (
+            ["--baseline", "B", "--risk-alpha", "-1"],
+            "divaeval: risk alpha must be a finite number >= 0, not '-1'\n",
+        ),
+        (
+            ["--baseline", "B", "--risk-alpha", "x"],
+            "divaeval: risk alpha must be a number >= 0, not 'x'\n",
+        ),
+        (
+            ["--baseline", "B", "--mean", "geom"],
+            "divaeval: --mean geom cannot average risk values (they are differences); use --mean "
+            "arith with --baseline\n",
+        ),
+    ],
+)
+def test_cli_usage_errors(capsys, extra, message):
+    folder = FIXTURES / "small" / "ndeval_ex"
+    extra = [str(folder / "runA.txt") if e == "B" else e for e in extra]
+    code, out, err = run_cli(capsys, folder / "runB.txt", folder / "qrels.div.txt", *extra)
+    assert (code, out, err) == (2, "", message)
+
+
+def test_cli_signature_names_the_baseline(capsys):
+    folder = FIXTURES / "small" / "ndeval_ex"
+    code, _, err = run_cli(
+        capsys,
+        folder / "runB.txt",
+        folder / "qrels.div.txt",
+        "--baseline",
+        folder / "runA.txt",
+        "--risk-alpha",
+        "0.50",
+        "--signature",
+        "-m",
+        "strec@5",
+    )
+    assert code == 0
+    assert "|baseline=runA|risk_alpha=0.50|mean=arith|measures=strec@5" in err
+
+
+def test_cli_risk_command(capsys):
+    runs = [TREC2012_RUNS[name] for name in ("rm-cata", "ql-catb")]
+    args = [*runs, QRELS_2012, "-m", "alpha-nDCG@20", "-m", "MAP-IA", "-f", "jsonl"]
+    code, out, err = run_cli(
+        capsys, "risk", *args, "--baseline", TREC2012_RUNS["ql-cata"], "--risk-alpha", "5"
+    )
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    frame = divaeval.risk(
+        [str(r) for r in runs],
+        str(QRELS_2012),
+        ["alpha-nDCG@20", "MAP-IA"],
+        baseline=str(TREC2012_RUNS["ql-cata"]),
+        alpha=5,
+    )
+    assert rows == frame.to_dict("records")
+    assert [r["run"] for r in rows[:3]] == ["rm-cata", "ql-catb", "ql-cata"]
+    assert "baseline=ql-cata|risk_alpha=5|" in err  # the signature of a machine format
+    # URisk at A = 5 is ndeval's amean with -riskAlpha 5
+    oracle = read_oracle(RISK / f"ndeval-risk_{oracle_name(5, 'trec')}.tsv.gz")
+    assert rows[0]["URisk"] == oracle[("rm-cata", "amean", rows[0]["measure"])]
+    # without a baseline only ZRisk and GeoRisk
+    code, out, _ = run_cli(capsys, "risk", *args)
+    assert code == 0
+    assert set(json.loads(out.splitlines()[0])) == {"measure", "run", "mean", "ZRisk", "GeoRisk"}

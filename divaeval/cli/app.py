@@ -11,7 +11,7 @@ import sys
 import click
 
 from divaeval import __version__
-from divaeval.cli import collection, compare, evaluate, meta, metrics, prefer
+from divaeval.cli import collection, compare, evaluate, meta, metrics, prefer, risk
 
 
 class DefaultCommandGroup(click.Group):
@@ -52,6 +52,7 @@ for _command in (
     evaluate.evaluate_command,
     metrics.metrics_command,
     compare.compare_command,
+    risk.risk_command,
     prefer.prefer_command,
     meta.meta_group,
     collection.collection_command,

@@ -7,11 +7,13 @@ from functools import partial
 import click
 
 from divaeval.cli.options import (
+    baseline_option,
     evaluation_from,
     judging_options,
     measure_option,
     output_file_option,
     precision_option,
+    risk_alpha_option,
     signature_option,
 )
 from divaeval.cli.output import emit, write_text
@@ -48,6 +50,12 @@ SCORE_FORMATS = ("trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", 
     type=click.Choice(SCORE_FORMATS),
     help="output format",
 )
+@baseline_option(
+    "risk-sensitive evaluation (ndeval's -baseline): every value becomes the run's minus this "
+    "run's, and (1 + A) times that where the run loses; runs are labelled "
+    "'RUN (rel to. BASE; rs=1+a; a=A)'"
+)
+@risk_alpha_option("risk sensitivity A >= 0 of --baseline (ndeval's -riskAlpha)  [default: 0]")
 @precision_option(default=None)
 @output_file_option()
 @signature_option()
@@ -58,6 +66,8 @@ def evaluate_command(
     no_summary,
     complete,
     mean,
+    baseline,
+    risk_alpha,
     output_format,
     precision,
     output,
@@ -69,9 +79,13 @@ def evaluate_command(
     from divaeval import __version__
     from divaeval.report import ReportOptions, write_report
 
-    result = evaluation_from(files, measures, judging, complete=complete)
+    result = evaluation_from(
+        files, measures, judging, complete=complete, baseline=baseline, risk_alpha=risk_alpha
+    )
+    result.check_mean(mean)
     names = ",".join(m.name for m in result.measures)
-    sig = f"divaeval {__version__}|{result.settings.signature()}|mean={mean}|measures={names}"
+    risk = f"|{result.risk.signature()}" if result.risk else ""
+    sig = f"divaeval {__version__}|{result.settings.signature()}{risk}|mean={mean}|measures={names}"
     options = ReportOptions(
         format=output_format,
         per_topic=per_topic or output_format == "ndeval",

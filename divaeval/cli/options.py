@@ -144,8 +144,27 @@ def measure_option() -> Decorator:
     )
 
 
-def evaluation_from(files, measures, judging: dict, *, complete: bool):
-    """Run the evaluation the judging options describe (the qrels file is the last file)."""
+def baseline_option(help: str) -> Decorator:
+    return click.option("--baseline", type=str, default=None, metavar="FILE", help=help)
+
+
+def risk_alpha_option(help: str) -> Decorator:
+    """``--risk-alpha A``: kept as typed (ndeval prints it so in its run label); checked by
+    :func:`divaeval.aggregate.check_risk_alpha`."""
+    return click.option("--risk-alpha", type=str, default=None, metavar="A", help=help)
+
+
+def evaluation_from(
+    files,
+    measures,
+    judging: dict,
+    *,
+    complete: bool,
+    baseline: str | None = None,
+    risk_alpha: str | None = None,
+):
+    """Run the evaluation the judging options describe (the qrels file is the last file),
+    relative to ``baseline`` when one is given (``--baseline``, ``--risk-alpha``)."""
     from divaeval.api import run_evaluation
     from divaeval.errors import UsageError
     from divaeval.judged import EvalSettings
@@ -169,6 +188,8 @@ def evaluation_from(files, measures, judging: dict, *, complete: bool):
         intents=judging["intents"],
         topics=judging["topics_file"],
         settings=settings,
+        baseline=baseline,
+        risk_alpha=risk_alpha,
     )
 
 

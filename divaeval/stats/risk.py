@@ -175,18 +175,27 @@ def risk_table(
     return pd.DataFrame(frame)
 
 
-def risk_frame(evaluation: Evaluation, *, baseline: str | None = None, alpha: float | str = 0.0):
+def runs_with_baseline(run_paths: Sequence[str], baseline: str | None):
+    """(run files, position of the baseline among them): the baseline file is added after the
+    runs unless it is one of them already (then it is not counted twice by ZRisk)."""
+    paths = list(run_paths)
+    if baseline is None:
+        return paths, None
+    for position, path in enumerate(paths):
+        if path == baseline or same_file(path, baseline):
+            return paths, position
+    return [*paths, baseline], len(paths)
+
+
+def risk_frame(evaluation: Evaluation, *, baseline: int | None = None, alpha: float | str = 0.0):
     """URisk, TRisk (with its p-value), wins, losses, ZRisk and GeoRisk of every run of
-    ``evaluation`` on every measure (:func:`divaeval.stats.risk.risk_table`), against the run
-    named ``baseline`` (URisk, TRisk) and against all runs (ZRisk, GeoRisk). The evaluation must
-    score every run on the same topics (``complete=True``). Columns: measure, then
-    :data:`~divaeval.stats.risk.RISK_COLUMNS`."""
+    ``evaluation`` on every measure (:func:`risk_table`), against run number ``baseline``
+    (URisk, TRisk) and against all runs (ZRisk, GeoRisk). The evaluation must score every run
+    on the same topics (``complete=True``). Columns: measure, then :data:`RISK_COLUMNS`."""
     import pandas as pd
 
     alpha, _ = check_risk_alpha(alpha)
     names = [run.name for run in evaluation.runs]
-    if baseline is not None and baseline not in names:
-        raise UsageError(f"baseline {baseline!r} is not one of the runs ({', '.join(names)})")
     topics = [list(run.topics) for run in evaluation.runs]
     if any(t != topics[0] for t in topics):
         raise UsageError("risk measures need every run scored on the same topics (complete=True)")
@@ -197,12 +206,7 @@ def risk_frame(evaluation: Evaluation, *, baseline: str | None = None, alpha: fl
             raise DataError(f"{measure.name}: a run has a NaN value; risk measures need numbers")
         if np.any(scores < 0):
             warn(f"{measure.name} has negative values: ZRisk and GeoRisk are not defined (NaN)")
-        frame = risk_table(
-            scores,
-            names,
-            baseline=None if baseline is None else names.index(baseline),
-            alpha=alpha,
-        )
+        frame = risk_table(scores, names, baseline=baseline, alpha=alpha)
         frame.insert(0, "measure", measure.name)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
@@ -223,24 +227,14 @@ def risk(
     the columns measure, run, mean, URisk, TRisk, p_value, wins, losses (against the
     ``baseline`` run file; left out without one), ZRisk and GeoRisk (against all runs and the
     baseline), with risk sensitivity ``alpha``. Every run is scored on every qrels topic (a
-    topic missing from a run scores 0). ``settings`` are as for :func:`evaluate`.
+    topic missing from a run scores 0). ``settings`` are as for :func:`divaeval.evaluate`.
 
     >>> divaeval.risk(["a.txt", "b.txt"], "qrels.txt", ["alpha-nDCG@20"], baseline="base.txt",
     ...               alpha=1)  # doctest: +SKIP
     """
-    if isinstance(runs, str):
-        runs = [runs]
-    paths = list(runs)
-    if baseline is not None and not any(same_file(path, baseline) for path in paths):
-        paths.append(baseline)
+    paths, position = runs_with_baseline([runs] if isinstance(runs, str) else runs, baseline)
     settings = {**settings, "complete": True}
     result = run_evaluation(
         paths, qrels, measures, intents=intents, topics=topics, settings=EvalSettings(**settings)
     )
-    name = None
-    if baseline is not None:
-        position = next(
-            i for i, path in enumerate(paths) if path == baseline or same_file(path, baseline)
-        )
-        name = result.runs[position].name
-    return risk_frame(result, baseline=name, alpha=alpha)
+    return risk_frame(result, baseline=position, alpha=alpha)
