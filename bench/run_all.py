@@ -119,6 +119,42 @@ def main() -> None:
     results["ratio pyndeval/divaeval (ndeval family)"] = {"ratio": round(ratio, 2)}
     print(f"{'  -> divaeval is faster by a factor of':<58} {ratio:8.2f}")
 
+    # Issue 11: risk-sensitive mode (ndeval's -baseline) must cost at most 1.2x the same
+    # evaluation. Baseline ql-cata as a separate file (a copy: a 10th run to read, judge and
+    # score) and as one of the 9 runs (its scores are reused).
+    import shutil
+
+    baseline_copy = os.path.join(OUT, "baseline-ql-cata.txt.gz")
+    shutil.copy(os.path.join(FIX, "ql-cata.txt.gz"), baseline_copy)
+    plain_key = "2012: 9 runs -m ndeval (divaeval)"
+    for key, baseline in (
+        ("2012: 9 runs -m ndeval --baseline (a separate file)", baseline_copy),
+        ("2012: 9 runs -m ndeval --baseline (one of the runs)", RUNS_2012[1]),
+    ):
+        record(
+            key,
+            divaeval_cmd(
+                *RUNS_2012,
+                QRELS_2012,
+                "-m",
+                "ndeval",
+                "-q",
+                "--baseline",
+                baseline,
+                "--risk-alpha",
+                "5",
+            ),
+        )
+        ratio = results[key]["seconds"] / results[plain_key]["seconds"]
+        results[f"ratio {key} / without"] = {"ratio": round(ratio, 2)}
+        print(f"{'  -> risk mode time / plain time (limit 1.2)':<58} {ratio:8.2f}")
+    record(
+        "2012: divaeval risk, 9 runs, -m ndeval (URisk..GeoRisk)",
+        divaeval_cmd(
+            "risk", *RUNS_2012, QRELS_2012, "-m", "ndeval", "--baseline", RUNS_2012[1], "-f", "csv"
+        ),
+    )
+
     ndeval = os.environ.get("NDEVAL")
     if ndeval:
         # The C tool itself (a binary you built; none ships here): one process per run, as
