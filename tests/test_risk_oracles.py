@@ -651,3 +651,12 @@ def test_cli_risk_command(capsys):
     code, out, _ = run_cli(capsys, "risk", *args)
     assert code == 0
     assert set(json.loads(out.splitlines()[0])) == {"measure", "run", "mean", "ZRisk", "GeoRisk"}
+
+
+def test_metrics_lists_the_risk_measures_with_their_papers(capsys):
+    code, out, _ = run_cli(capsys, "metrics")
+    assert code == 0
+    section = out.split("[risk-sensitive comparison", 1)[1].split("\n[", 1)[0]
+    for name in ("URisk", "TRisk", "ZRisk", "GeoRisk"):
+        assert f"\n  {name}\n" in section
+    assert "SIGIR 2014" in section and "SIGIR 2016" in section and "ndeval 4.5" in section

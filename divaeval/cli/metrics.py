@@ -131,6 +131,16 @@ def metrics_command(pattern: str | None, long_form: bool, output_format: str) ->
         else:
             lines.append(_short(spec))
     if not pattern:
+        from divaeval.stats.risk import RISK_MEASURES
+
+        lines.append(
+            "\n[risk-sensitive comparison: 'divaeval RUN... QRELS --baseline B', 'divaeval risk']"
+        )
+        for name, definition, source in RISK_MEASURES:
+            if long_form:
+                lines += [f"  {name}", f"      {definition}", f"      follows: {source}"]
+            else:
+                lines.append(f"  {name:<16} {definition}")
         lines.append("\n[presets]")
         for name, (items, summary) in presets().items():
             lines.append(f"  {name}: {summary}")

@@ -42,6 +42,34 @@ from divaeval.aggregate import check_risk_alpha, risk_values
 from divaeval.api import EvalSettings, Evaluation, run_evaluation, same_file
 from divaeval.errors import DataError, UsageError, warn
 
+#: (name, definition, source) of each risk measure, for ``divaeval metrics``.
+RISK_MEASURES = (
+    (
+        "risk value (--baseline, --risk-alpha A)",
+        "per topic r − b if r ≥ b, else (1 + A)(r − b), on ndeval's topic set; any measure",
+        "ndeval 4.5 -baseline/-riskAlpha (TREC Web 2013-2014), reproduced exactly",
+    ),
+    (
+        "URisk",
+        "mean risk value over the topics",
+        "Wang, Bennett & Collins-Thompson, SIGIR 2012; TREC Web 2013-2014",
+    ),
+    (
+        "TRisk",
+        "URisk / (s/√c), the t statistic of the risk values; two-sided p, c − 1 df",
+        "Dinçer, Macdonald & Ounis, Hypothesis Testing for the Risk-Sensitive Evaluation of "
+        "Retrieval Systems, SIGIR 2014",
+    ),
+    (
+        "ZRisk",
+        "Σ_j z_ij, negative z weighted 1 + A; z_ij = (x_ij − e_ij)/√e_ij, e_ij = S_i·T_j/N "
+        "over all runs",
+        "Dinçer, Macdonald & Ounis, Risk-Sensitive Evaluation and Learning to Rank using "
+        "Multiple Baselines, SIGIR 2016",
+    ),
+    ("GeoRisk", "√((S_i/c)·Φ(ZRisk_i/c))", "Dinçer, Macdonald & Ounis, SIGIR 2016"),
+)
+
 RISK_COLUMNS = ("run", "mean", "URisk", "TRisk", "p_value", "wins", "losses", "ZRisk", "GeoRisk")
 
 
