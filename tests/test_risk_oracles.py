@@ -660,3 +660,20 @@ def test_metrics_lists_the_risk_measures_with_their_papers(capsys):
     for name in ("URisk", "TRisk", "ZRisk", "GeoRisk"):
         assert f"\n  {name}\n" in section
     assert "SIGIR 2014" in section and "SIGIR 2016" in section and "ndeval 4.5" in section
+
+
+def test_measures_with_their_own_summary_take_ndevals_mean_as_risk_values(capsys):
+    # NumRet is summed and gm_map geometric in a plain evaluation; risk values are differences,
+    # averaged as ndeval averages every column. runB against runA, A = 0.5: NumRet per topic
+    # 1: 1.5·(4 − 6) = −3, 2: 1.5·(3 − 4) = −1.5, 4: 0 − 0 = 0 (no qrels); mean −4.5/3 = −1.5
+    folder = FIXTURES / "small" / "ndeval_ex"
+    args = [folder / "runB.txt", folder / "qrels.div.txt", "--baseline", folder / "runA.txt"]
+    code, out, err = run_cli(
+        capsys, *args, "--risk-alpha", "0.5", "-m", "NumRet", "-m", "gm_map", "-q"
+    )
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()]
+    num_ret = {topic: value for name, topic, value in rows if name.strip() == "NumRet"}
+    assert num_ret == {"1": "-3.0000", "2": "-1.5000", "4": "0.0000", "all": "-1.5000"}
+    gm_map = {topic: float(v) for name, topic, v in rows if name.strip() == "gm_map"}
+    assert gm_map["all"] == pytest.approx((gm_map["1"] + gm_map["2"] + gm_map["4"]) / 3, abs=1e-4)

@@ -2,7 +2,8 @@
 
 Per-topic blocks (``-q``) come first, topics in divaeval's topic order (numeric when every id is
 an integer), measures in the ``-m`` order; then the summary block with ``runid`` and ``num_q``
-lines. Counts (num_ret, num_rel, …) print as integers, as trec_eval prints them.
+lines. Counts (num_ret, num_rel, …) print as integers, as trec_eval prints them, except as risk
+values (``--baseline``: (1 + A)-scaled differences and their mean).
 
 One run prints exactly trec_eval's layout. Several runs print one block after another, and every
 line then carries the run's name as a fourth column (``measure<TAB>topic<TAB>value<TAB>run``),
@@ -25,11 +26,12 @@ def write(evaluation, out: TextIO, options) -> None:
     precision = 4 if options.precision is None else options.precision
     measures = evaluation.measures
     several = len(evaluation.runs) > 1
+    counts = {m: m.spec.integer and evaluation.risk is None for m in measures}
     for run in evaluation.runs:
         lines: list[str] = []
         if options.per_topic:
             columns = [run.values[m].tolist() for m in measures]
-            names = [(m.name, m.spec.integer) for m in measures]
+            names = [(m.name, counts[m]) for m in measures]
             for i, topic in enumerate(run.topics.tolist()):
                 for (name, integer), column in zip(names, columns, strict=True):
                     lines.append(_line(name, topic, column[i], precision, integer))
@@ -37,9 +39,7 @@ def write(evaluation, out: TextIO, options) -> None:
             lines.append(f"{'runid':<22}\tall\t{run.name}\n")
             lines.append(f"{'num_q':<22}\tall\t{run.mean_count}\n")
             averaged = evaluation.means(run, options.mean)
-            lines.extend(
-                _line(m.name, "all", averaged[m], precision, m.spec.integer) for m in measures
-            )
+            lines.extend(_line(m.name, "all", averaged[m], precision, counts[m]) for m in measures)
         if several:
             suffix = f"\t{run.name}\n"
             lines = [line[:-1] + suffix for line in lines]
