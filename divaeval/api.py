@@ -307,10 +307,10 @@ def run_evaluation(
         settings=settings,
         other_paths=() if baseline is None else (baseline,),
     )
+    base_run, same = (None, None) if baseline is None else _baseline_run(baseline, runs)
     scored = score_runs(runs, index, parsed, settings, risk=baseline is not None)
     risk = None
-    if baseline is not None:
-        base_run, same = _baseline_run(baseline, runs)
+    if base_run is not None:
         if same is not None:
             base_scores = scored[runs.index(same)]
         else:

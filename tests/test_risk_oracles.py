@@ -677,3 +677,17 @@ def test_measures_with_their_own_summary_take_ndevals_mean_as_risk_values(capsys
     assert num_ret == {"1": "-3.0000", "2": "-1.5000", "4": "0.0000", "all": "-1.5000"}
     gm_map = {topic: float(v) for name, topic, v in rows if name.strip() == "gm_map"}
     assert gm_map["all"] == pytest.approx((gm_map["1"] + gm_map["2"] + gm_map["4"]) / 3, abs=1e-4)
+
+
+def test_cli_missing_baseline_is_one_line_before_any_work(capsys, tmp_path):
+    folder = FIXTURES / "small" / "ndeval_ex"
+    missing = tmp_path / "none.txt"
+    code, out, err = run_cli(
+        capsys, folder / "runB.txt", folder / "qrels.div.txt", "--baseline", missing
+    )
+    assert (code, out, err) == (1, "", f"divaeval: {missing}: cannot open run file: no such file\n")
+    # stdin may be one input only: here the baseline and the qrels (the last file)
+    code, _, err = run_cli(
+        capsys, folder / "runB.txt", folder / "qrels.div.txt", "--baseline", "-", "-"
+    )
+    assert code == 2 and "divaeval: only one input can be '-' (stdin)" in err
