@@ -630,7 +630,14 @@ def test_cli_risk_command(capsys):
     runs = [TREC2012_RUNS[name] for name in ("rm-cata", "ql-catb")]
     args = [*runs, QRELS_2012, "-m", "alpha-nDCG@20", "-m", "MAP-IA", "-f", "jsonl"]
     code, out, err = run_cli(
-        capsys, "risk", *args, "--baseline", TREC2012_RUNS["ql-cata"], "--risk-alpha", "5"
+        capsys,
+        "risk",
+        *args,
+        "--baseline",
+        TREC2012_RUNS["ql-cata"],
+        "--risk-alpha",
+        "5",
+        "--signature",
     )
     assert code == 0, err
     rows = [json.loads(line) for line in out.splitlines()]
@@ -643,7 +650,7 @@ def test_cli_risk_command(capsys):
     )
     assert rows == frame.to_dict("records")
     assert [r["run"] for r in rows[:3]] == ["rm-cata", "ql-catb", "ql-cata"]
-    assert "baseline=ql-cata|risk_alpha=5|" in err  # the signature of a machine format
+    assert "baseline=ql-cata|risk_alpha=5|" in err  # --signature: on stderr for jsonl
     # URisk at A = 5 is ndeval's amean with -riskAlpha 5
     oracle = read_oracle(RISK / f"ndeval-risk_{oracle_name(5, 'trec')}.tsv.gz")
     assert rows[0]["URisk"] == oracle[("rm-cata", "amean", rows[0]["measure"])]

@@ -20,7 +20,7 @@ from divaeval.cli.output import write_table
 
 @click.command("risk")
 @click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
-@measure_option(required=True)
+@measure_option()
 @baseline_option(
     "the baseline run for URisk, TRisk, wins and losses (also one of the runs of ZRisk and "
     "GeoRisk); without it only ZRisk and GeoRisk"
@@ -36,6 +36,7 @@ def risk_command(
     output_format,
     precision,
     output,
+    signature,
     **judging,
 ) -> None:
     """Risk-sensitive comparison of RUNs: per run and measure, the mean and
@@ -69,8 +70,10 @@ def risk_command(
     frame = risk_frame(result, baseline=position, alpha=alpha)
     names = ",".join(m.name for m in result.measures)
     base = "none" if position is None else result.runs[position].name
-    signature = (
+    sig = (
         f"divaeval {__version__}|risk|baseline={base}|risk_alpha={alpha_text}|"
         f"{result.settings.signature()}|measures={names}"
     )
-    write_table(frame, fmt, output, key="run", precision=precision, signature=signature)
+    write_table(
+        frame, fmt, output, key="run", precision=precision, signature=sig, show_signature=signature
+    )
