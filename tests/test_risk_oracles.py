@@ -661,12 +661,15 @@ def test_cli_risk_command(capsys):
 
 
 def test_metrics_lists_the_risk_measures_with_their_papers(capsys):
-    code, out, _ = run_cli(capsys, "metrics")
+    code, out, _ = run_cli(capsys, "metrics", "--long")
     assert code == 0
     section = out.split("[risk-sensitive comparison", 1)[1].split("\n[", 1)[0]
     for name in ("URisk", "TRisk", "ZRisk", "GeoRisk"):
         assert f"\n  {name}\n" in section
     assert "SIGIR 2014" in section and "SIGIR 2016" in section and "ndeval 4.5" in section
+    code, short, _ = run_cli(capsys, "metrics")  # one line each by default
+    section = short.split("[risk-sensitive comparison", 1)[1].split("\n[", 1)[0]
+    assert all(f"\n  {name} " in section for name in ("URisk", "TRisk", "ZRisk", "GeoRisk"))
 
 
 def test_measures_with_their_own_summary_take_ndevals_mean_as_risk_values(capsys):
