@@ -732,3 +732,40 @@ def validate_settings(settings: EvalSettings) -> None:
         raise UsageError(f"unknown order {settings.order!r} (choose from {', '.join(ORDERS)})")
     if settings.depth is not None and settings.depth < 1:
         raise UsageError(f"depth must be a positive integer, not {settings.depth}")
+
+
+def trec_run_text(pairs, tag: str = "run") -> str:
+    """TREC run lines for ``(topic, docno)`` pairs given in ranking order: ranks 1, 2, … and
+    strictly decreasing scores per topic, so that every ordering rule gives that ranking."""
+    lines = []
+    rank: dict[str, int] = {}
+    for topic, docno in pairs:
+        rank[topic] = rank.get(topic, 0) + 1
+        lines.append(f"{topic} Q0 {docno} {rank[topic]} {-rank[topic]} {tag}")
+    return "\n".join(lines) + "\n"
+
+
+def judge_texts(
+    qrels: str,
+    runs,
+    *,
+    intents: str | None = None,
+    settings: EvalSettings | None = None,
+) -> list[JudgedRankings]:
+    """Judge runs given as text against qrels (and intents) given as text: the in-memory
+    equivalent of reading the files (same parsers, checks and join). Messages name the inputs
+    ``<qrels>``, ``<intents>`` and ``<run 1>``, ``<run 2>``, …"""
+    from divaeval.io import read_intents, read_qrels, read_run
+
+    settings = settings or EvalSettings()
+    validate_settings(settings)
+    index = QrelsIndex(
+        read_qrels("<qrels>", text=qrels),
+        rel_level=settings.rel_level,
+        intents=read_intents("<intents>", text=intents) if intents is not None else None,
+        normalize_intents=settings.normalize_intents,
+    )
+    return [
+        judge_run(read_run(f"<run {i}>", text=text), index, settings)
+        for i, text in enumerate(runs, start=1)
+    ]

@@ -9,14 +9,20 @@ TREC lines with strictly decreasing scores, so every ordering rule gives the sam
 from __future__ import annotations
 
 import gzip
-import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from divaeval.io import read_intents, read_qrels, read_run
-from divaeval.judged import EvalSettings, JudgedRankings, QrelsIndex, judge_run
+from divaeval.judged import (
+    EvalSettings,
+    JudgedRankings,
+    QrelsIndex,
+    judge_run,
+    judge_texts,
+    trec_run_text,
+)
 from divaeval.metrics import compute_measures, parse_measures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,22 +49,6 @@ TREC2012_RUNS = {
 TREC2012_BASELINES = [name for name in TREC2012_RUNS if name != "dssa-wt2012"]
 
 
-def _write(directory: str, name: str, text: str) -> str:
-    path = Path(directory) / name
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
-
-def trec_run_text(pairs: Iterable[tuple[str, str]], tag: str = "run") -> str:
-    """TREC run lines for (topic, docno) pairs in ranking order (scores decreasing)."""
-    lines = []
-    rank: dict[str, int] = {}
-    for topic, docno in pairs:
-        rank[topic] = rank.get(topic, 0) + 1
-        lines.append(f"{topic} Q0 {docno} {rank[topic]} {1000 - rank[topic]} {tag}")
-    return "\n".join(lines) + "\n"
-
-
 def judge_text(
     qrels: str,
     run_pairs: Sequence[tuple[str, str]] | str,
@@ -66,18 +56,14 @@ def judge_text(
     **settings,
 ) -> JudgedRankings:
     """Judge a run given as (topic, docno) pairs (or ``topic docno`` lines) against qrels text
-    (``topic subtopic docno grade`` lines)."""
+    (``topic subtopic docno grade`` lines), in memory."""
     if isinstance(run_pairs, str):
         run_pairs = [tuple(line.split()) for line in run_pairs.strip().splitlines()]
     settings.setdefault("complete", True)
-    with tempfile.TemporaryDirectory() as directory:
-        index = QrelsIndex(
-            read_qrels(_write(directory, "q.txt", qrels)),
-            rel_level=settings.get("rel_level", 1),
-            intents=read_intents(_write(directory, "i.txt", intents)) if intents else None,
-        )
-        run = read_run(_write(directory, "run.txt", trec_run_text(run_pairs)))
-        return judge_run(run, index, EvalSettings(**settings))
+    (jr,) = judge_texts(
+        qrels, [trec_run_text(run_pairs)], intents=intents, settings=EvalSettings(**settings)
+    )
+    return jr
 
 
 def judge_files(qrels: Path, run: Path, intents: Path | None = None, **settings):

@@ -54,11 +54,16 @@ def _content_line_numbers(data: bytes) -> np.ndarray:
     return np.unique(line_ids) + 1
 
 
-def read_source(path: str, *, what: str) -> Source:
-    """Read ``path`` (``-`` = stdin; gzip by magic bytes) with comment lines blanked."""
+def read_source(path: str, *, what: str, text: str | bytes | None = None) -> Source:
+    """Read ``path`` (``-`` = stdin; gzip by magic bytes) with comment lines blanked.
+
+    ``text``: the file's content, given in memory instead of read (``path`` then only names it
+    in messages); it goes through the same checks."""
     name = "<stdin>" if path == "-" else path
     try:
-        if path == "-":
+        if text is not None:
+            data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        elif path == "-":
             data = sys.stdin.buffer.read()
         else:
             with open(path, "rb") as handle:

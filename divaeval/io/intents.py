@@ -33,11 +33,12 @@ class Intents:
         return self.source.line_of(row)
 
 
-def read_intents(path: str) -> Intents:
-    """Parse an intent-probability file (NTCIREVAL Iprob/DINprob shape)."""
+def read_intents(path: str, *, text: str | bytes | None = None) -> Intents:
+    """Parse an intent-probability file (NTCIREVAL Iprob/DINprob shape; ``text``: its content in
+    memory, named ``path``)."""
     import pandas as pd
 
-    source = read_source(path, what="intent")
+    source = read_source(path, what="intent", text=text)
     fields = split_fields(source.data, (0, 1, 2, 3))
     source.set_row_lines(fields.row_line)
     if fields.n_rows == 0:

@@ -167,9 +167,10 @@ def _digits_after_first(chars: np.ndarray) -> np.ndarray:
     return np.all(digit | (rest == 0), axis=1) & digit[:, 0] if rest.shape[1] else digit[:, 0]
 
 
-def read_qrels(path: str) -> Qrels:
-    """Parse a (diversity or ad hoc) qrels file or an NTCIREVAL Dqrels file."""
-    source = read_source(path, what="qrels")
+def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
+    """Parse a (diversity or ad hoc) qrels file or an NTCIREVAL Dqrels file (``text``: its
+    content in memory, named ``path``)."""
+    source = read_source(path, what="qrels", text=text)
     fields = split_fields(source.data, (0, 1, 2, 3, 4))
     source.set_row_lines(fields.row_line)
     if fields.n_rows == 0:

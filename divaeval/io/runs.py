@@ -93,9 +93,9 @@ def _fail_row(source: Source, row: int, message: str) -> DataError:
     return DataError(message, file=source.name, line=source.line_of(row))
 
 
-def read_run(path: str) -> Run:
-    """Parse a TREC run file (``-`` = stdin)."""
-    source = read_source(path, what="run")
+def read_run(path: str, *, text: str | bytes | None = None) -> Run:
+    """Parse a TREC run file (``-`` = stdin; ``text``: its content in memory, named ``path``)."""
+    source = read_source(path, what="run", text=text)
     fields = split_fields(source.data, (0, 2, 4), first_row=(5,))
     source.set_row_lines(fields.row_line)
     if fields.n_rows == 0:
