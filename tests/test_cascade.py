@@ -229,3 +229,27 @@ def test_weighted_alpha_ndcg_equals_golbus_cascade_average(case, k):
     values = measure_values(jr, [a, b])
     assert values[a][0] == pytest.approx(values[b][0], abs=1e-12)
     assert np.isfinite(values[a][0])
+
+
+def test_every_measure_scores_a_run_with_no_evaluated_document():
+    """A run none of whose topics is in the qrels, evaluated with -c: every ranking is empty
+    (depth 0). S-RR and RR-IA took np.argmax over an empty rank axis and crashed."""
+    from divaeval.judged import EvalSettings, judge_texts
+    from divaeval.metrics import all_specs, compute_measures, parse_measure
+
+    (jr,) = judge_texts(
+        "q 1 d1 1\nq 2 d2 3\n",
+        ["other Q0 x 1 0 run\n"],
+        intents="q 1 0.5\nq 2 0.5\n",
+        settings=EvalSettings(complete=True),
+    )
+    assert jr.depth == 0
+    for spec in all_specs():
+        text = spec.name + ("(n=100)" if spec.param("n") is not None else "")
+        text += "@10" if spec.cutoff == "required" else ""
+        for measure in parse_measure(text):
+            values = compute_measures(jr, [measure])[measure]
+            assert values.shape == (1,) and np.isfinite(values).all(), measure.name
+            if measure.spec.param("n") is None and measure.spec.name != "RBP-resid":
+                assert values[0] == 0.0, measure.name  # (pessimistic imputation and the
+                # residual give empty rankings a value)

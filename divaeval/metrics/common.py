@@ -75,6 +75,14 @@ def at_cutoffs(running: np.ndarray, cutoffs: tuple[int | None, ...]) -> np.ndarr
     return out
 
 
+def first_rank(mask: np.ndarray) -> np.ndarray:
+    """[T] 1-based rank of the first True of each row of ``mask[T, K]``, 0 if none (also for
+    K = 0, where ``np.argmax`` has nothing to look at)."""
+    if mask.shape[1] == 0:
+        return np.zeros(mask.shape[0], dtype=np.int64)
+    return np.where(mask.any(axis=1), np.argmax(mask, axis=1) + 1, 0)
+
+
 def safe_divide(numerator: np.ndarray, denominator: np.ndarray | float) -> np.ndarray:
     """numerator / denominator, 0 where the denominator is 0."""
     numerator, denominator = np.broadcast_arrays(numerator, denominator)

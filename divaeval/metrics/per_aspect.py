@@ -38,6 +38,7 @@ from divaeval.errors import warn
 from divaeval.metrics.common import (
     at_cutoffs,
     depth_for,
+    first_rank,
     log2_discount,
     repeated_powers,
     safe_divide,
@@ -171,9 +172,8 @@ def precision(rows: AspectRows, params, cutoffs) -> np.ndarray:
 
 def reciprocal_rank(rows: AspectRows, params, cutoffs) -> np.ndarray:
     """RR@k = 1/(rank of the first document with grade >= rel_level), 0 if none in the top k."""
-    relevant = rows.grades >= rows.rel_level
-    found = relevant.any(axis=1)
-    first = np.where(found, np.argmax(relevant, axis=1) + 1, 0)
+    first = first_rank(rows.grades >= rows.rel_level)
+    found = first > 0
     out = np.zeros((len(first), len(cutoffs)))
     for column, k in enumerate(cutoffs):
         inside = found if k is None else found & (first <= k)

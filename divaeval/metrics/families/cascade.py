@@ -18,7 +18,13 @@ import math
 
 import numpy as np
 
-from divaeval.metrics.common import at_cutoffs, depth_for, repeated_powers, safe_divide
+from divaeval.metrics.common import (
+    at_cutoffs,
+    depth_for,
+    first_rank,
+    repeated_powers,
+    safe_divide,
+)
 from divaeval.metrics.gains import SCALE_MAX, mapping_param, relevance_probabilities
 from divaeval.metrics.registry import family_registrar
 from divaeval.metrics.spec import (
@@ -157,8 +163,8 @@ def subtopic_rr(jr, params, cutoffs):
     n_aspects = jr.material.n_relevant_subtopics
     need = np.ceil(params["coverage"] * n_aspects - 1e-9).astype(np.int64)
     reached = (covered >= need[:, None]) & (n_aspects[:, None] > 0)
-    found = reached.any(axis=1)
-    first = np.where(found, np.argmax(reached, axis=1) + 1, 0)
+    first = first_rank(reached)
+    found = first > 0
     out = np.zeros((jr.n_topics, len(cutoffs)))
     for column, k in enumerate(cutoffs):
         inside = found if k is None else found & (first <= k)
