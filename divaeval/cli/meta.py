@@ -20,13 +20,14 @@ from divaeval.cli.options import (
     seed_option,
     topics_option,
 )
-from divaeval.cli.output import progress_bar, write_table
+from divaeval.cli.output import progress_bar, write_table, write_tables
 
 
 @click.group("meta")
 def meta_group() -> None:
-    """Meta-evaluation of metrics on a set of runs: discriminative power, rank correlation,
-    intuitiveness, metric unanimity, document selection sensitivity."""
+    """Meta-evaluation of metrics: on a set of runs (discriminative power, rank correlation,
+    intuitiveness, metric unanimity), on the qrels (document selection sensitivity), or on
+    generated cases (formal constraints, tie probabilities)."""
 
 
 @meta_group.command("discriminative-power")
@@ -288,3 +289,174 @@ def sensitivity_command(
         show_signature=signature,
         resampled=True,
     )
+
+
+@meta_group.command("axioms")
+@measure_option()
+@click.option(
+    "--table1",
+    is_flag=True,
+    help="also check the 20 metrics of Amigó et al.'s Table 1 and print the paper's verdicts "
+    "beside divaeval's",
+)
+@click.option(
+    "--constraint",
+    "constraints",
+    multiple=True,
+    metavar="NAME",
+    help="Pri, Deep, DeepTh, CloseTh, Conf, AspDiv, Red, MRed, Sat, AspRel; repeatable "
+    "[default: all ten]",
+)
+@seed_option()
+@click.option(
+    "--cases",
+    type=click.IntRange(min=0),
+    default=400,
+    show_default=True,
+    help="seeded random cases per constraint (besides the enumerated small ones)",
+)
+@click.option(
+    "--max-length",
+    type=click.IntRange(min=2),
+    default=20,
+    show_default=True,
+    help="longest ranking searched",
+)
+@click.option(
+    "--top-grade",
+    type=click.IntRange(min=4),
+    default=10,
+    show_default=True,
+    help="the aspects' top grade: ranked grades 1-3 are low against it (r << 1)",
+)
+@output_options
+def axioms_command(
+    measures,
+    table1,
+    constraints,
+    seed,
+    cases,
+    max_length,
+    top_grade,
+    output_format,
+    precision,
+    output,
+) -> None:
+    """The ten formal constraints of Amigó et al. (SIGIR 2018, Eqs. 1-10) checked on each
+    measure: a measure x constraint matrix (● satisfied, ○ not), a counterexample (qrels, both
+    rankings, both scores) for every ○, and the search space of each check. Universal
+    constraints are tested on enumerated and seeded random cases, DeepTh, CloseTh and Sat by
+    bounded search."""
+    from divaeval.errors import UsageError
+    from divaeval.meta.axioms import CONSTRAINTS, PAPER_TABLE1, check_axioms, constraint
+
+    fmt = resolve_format(output_format)
+    chosen = list(measures) + ([text for text, _ in PAPER_TABLE1.values()] if table1 else [])
+    if not chosen:
+        raise UsageError("meta axioms: give -m MEASURE (repeatable) or --table1")
+    keys = [constraint(k).key for k in constraints] if constraints else list(CONSTRAINTS)
+    report = check_axioms(
+        chosen,
+        keys,
+        seed=42 if seed is None else seed,
+        random_cases=cases,
+        max_length=max_length,
+        top_grade=top_grade,
+    )
+    signature = report.signature()
+    if fmt in ("jsonl", "json", "csv", "tsv"):
+        frame = report.frame(flat=fmt in ("csv", "tsv"))
+        write_table(frame, fmt, output, key="measure", precision=precision, signature=signature)
+        return
+    sections = [
+        (
+            "axioms (● satisfied, ○ not)",
+            report.verdict_frame(symbols=fmt != "trec_eval", paper=table1),
+            "measure",
+        )
+    ]
+    if fmt == "table":
+        examples = report.counterexample_frame()
+        if len(examples):
+            sections.append(("counterexamples (topic q)", examples, "measure"))
+        sections.append(("search spaces", report.space_frame(), "constraint"))
+    write_tables(sections, fmt, output, precision=precision, signature=signature)
+
+
+@meta_group.command("ties")
+@click.option(
+    "--n",
+    "sizes_n",
+    multiple=True,
+    required=True,
+    type=click.IntRange(min=1),
+    help="number of items ranked; repeatable",
+)
+@click.option(
+    "--m",
+    "sizes_m",
+    multiple=True,
+    type=click.IntRange(min=1),
+    help="number of relevant items; repeatable (not with --worst-case)",
+)
+@click.option(
+    "-k",
+    "--cutoff",
+    type=click.IntRange(min=0),
+    default=1000,
+    show_default=True,
+    help="k of the analytic R@k",
+)
+@measure_option()
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Monte Carlo pairs [default: 1000; 10000 with --worst-case]",
+)
+@seed_option()
+@click.option(
+    "--worst-case",
+    is_flag=True,
+    help="Diaz et al.'s Table 2: m ~ U(5, 50) per pair; the fraction of pairs tied in the "
+    "worst case and each measure's agreement with it [default measures: TSE-ap, R@1000, "
+    "Rprec, AP, ndcg_cut over the whole ranking]",
+)
+@output_options
+def ties_command(
+    sizes_n,
+    sizes_m,
+    cutoff,
+    measures,
+    samples,
+    seed,
+    worst_case,
+    output_format,
+    precision,
+    output,
+) -> None:
+    """Tie probabilities for two random complete rankings of n items with m relevant (Diaz,
+    Ekstrand & Mitra, §5.3): exact for TSE, R@k, R-precision and lexirecall, Monte Carlo
+    (seeded) for any measure given with -m; or, with --worst-case, their Table 2."""
+    from divaeval.errors import UsageError
+    from divaeval.meta.ties import DEFAULT_SAMPLES, DEFAULT_SEED, ties_frame, worst_case_frame
+
+    fmt = resolve_format(output_format)
+    seed = DEFAULT_SEED if seed is None else seed
+    if worst_case:
+        if sizes_m:
+            raise UsageError("meta ties: --worst-case draws m ~ U(5, 50); do not give --m")
+        samples = 10_000 if samples is None else samples
+        frame = worst_case_frame(sizes_n, measures=measures, samples=samples, seed=seed)
+        signature = f"ties|worst-case|m~U(5,50)|samples={samples}|seed={seed}"
+        title = "agreement with the worst case (Diaz et al. Table 2)"
+    else:
+        if not sizes_m:
+            raise UsageError("meta ties: give --m M (the number of relevant items)")
+        samples = DEFAULT_SAMPLES if samples is None else samples
+        frame = ties_frame(
+            sizes_n, sizes_m, k=cutoff, measures=measures, samples=samples, seed=seed
+        )
+        signature = f"ties|k={cutoff}" + (f"|samples={samples}|seed={seed}" if measures else "")
+        title = "probability of a tie (exact; Monte Carlo for -m measures)"
+    write_table(frame, fmt, output, key="n", precision=precision, signature=signature, title=title)

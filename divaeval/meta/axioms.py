@@ -453,7 +453,7 @@ def _saturation(space: Space, rng: np.random.Generator, cap: int) -> list[Case]:
                     order,
                     (*order, len(order)),
                     G,
-                    f"d_n = d{len(order)} has grade {r_max} (r_max) for aspect {t}; append "
+                    f"r_max: d{len(order)} has grade {r_max} for aspect {t}; append "
                     f"d{len(order) + 1} (grade {next_grade}, aspect {t})",
                     group=group,
                     candidate=r_max,
@@ -516,153 +516,167 @@ def _aspect_relevance(space: Space, rng: np.random.Generator, cap: int) -> list[
 
 @dataclass(frozen=True)
 class Constraint:
-    """One formal constraint: its equation, quantifier and case generator."""
+    """One formal constraint: its equation, the cases it is checked on and its quantifier
+    (``forall``: every case; ``exists``: per setting, some candidate; ``eventually``: per
+    setting, every candidate from some point on; ``exists-forall``: one candidate for every
+    case)."""
 
     key: str
     name: str
     equation: int
     side: str  # relevance | diversity
     statement: str
-    quantifier: str  # forall | exists | eventually | exists-forall
+    quantifier: str
     generate: Callable[[Space, np.random.Generator, int], list[Case]]
     conditions: str
+    grades: str  # low | binary-low | binary | full: the grades of the cases (space_text)
     strict: bool = True
     uses_cutoff: bool = True  # rankings capped at the measure's cutoff
 
     def space_text(self, space: Space, cap: int, n_cases: int) -> str:
         """What the check searched, in words."""
         G = space.top_grade
-        anchors = f"an unranked anchor of grade {G} per aspect makes grades 1–3 low (r ≪ 1)"
-        length = f"rankings of at most {cap} documents"
-        if self.quantifier == "exists":
-            scope = f"for each relevant grade g ∈ {{1, 2, 3}}, some m in 1…{space.max_length // 2}"
-        elif self.quantifier == "eventually":
-            scope = (
-                f"for each relevant grade g ∈ {{1, 2, 3}}, every n from some n0 up to "
-                f'{space.max_length // 2} ("n large enough")'
-            )
-        elif self.quantifier == "exists-forall":
-            scope = (
-                f"r_max = grade 1…{G} (anchor grade {G}) against every setting; {length}, "
-                f"{space.random_cases // 4} seeded random settings (seed {space.seed})"
-            )
-        else:
-            scope = (
-                f"enumerated small cases plus {space.random_cases} seeded random cases "
-                f"(seed {space.seed}); {length}"
-            )
-        if self.key in ("Red",):
-            anchors = "binary grades 1–3, no anchor"
-        elif self.key in ("Sat", "AspRel"):
-            anchors = f"grades 1–{G} (anchor grade {G} per aspect)"
-        return f"{self.conditions}; {anchors}; {scope}; {n_cases} comparisons"
+        grades = {
+            "low": f"ranked grades 0–3 under an unranked anchor of grade {G} per aspect (r ≪ 1)",
+            "binary-low": f"one relevant grade g ∈ {{1, 2, 3}} per setting under an unranked "
+            f"anchor of grade {G} (r ≪ 1)",
+            "binary": "one relevant grade g ∈ {1, 2, 3} per case, no anchor",
+            "full": f"grades 1–{G} with an unranked anchor of grade {G} per aspect",
+        }[self.grades]
+        half = space.max_length // 2
+        seeded = f"seed {space.seed}"
+        scope = {
+            "forall": f"enumerated small cases and {space.random_cases} random ones "
+            f"({seeded}), rankings of at most {cap} documents",
+            "exists": f"some m in 1…{half}, for each setting",
+            "eventually": f"every n from some n0 up to {half} (n large enough), for each setting",
+            "exists-forall": f"some r_max grade in 1…{G} for all of 3 + {space.random_cases // 4} "
+            f"settings ({seeded}), rankings of at most {cap} documents",
+        }[self.quantifier]
+        return f"{self.conditions}; {grades}; {scope}; {n_cases} comparisons"
 
 
 _CONSTRAINTS: dict[str, Constraint] = {
     c.key: c
     for c in (
         Constraint(
-            "Pri",
-            "Priority",
-            1,
-            "relevance",
-            "r(d_{i+k}) > r(d_i) ⇒ Q(d_{i↔i+k}) > Q(d)",
-            "forall",
-            _priority,
-            "single aspect",
+            key="Pri",
+            name="Priority",
+            equation=1,
+            side="relevance",
+            statement="r(d_{i+k}) > r(d_i) ⇒ Q(d_{i↔i+k}) > Q(d)",
+            quantifier="forall",
+            generate=_priority,
+            conditions="single aspect; swaps i < j with r(d_j) > r(d_i)",
+            grades="low",
         ),
         Constraint(
-            "Deep",
-            "Deepness",
-            2,
-            "relevance",
-            "r(d_i) = r(d_j) < r(d_{i+1}) = r(d_{j+1}), i < j ⇒ Q(d_{i↔i+1}) > Q(d_{j↔j+1})",
-            "forall",
-            _deepness,
-            "single aspect",
+            key="Deep",
+            name="Deepness",
+            equation=2,
+            side="relevance",
+            statement="r(d_i) = r(d_j) < r(d_{i+1}) = r(d_{j+1}), i < j ⇒ "
+            "Q(d_{i↔i+1}) > Q(d_{j↔j+1})",
+            quantifier="forall",
+            generate=_deepness,
+            conditions="single aspect; two equal adjacent pairs, i + 2 <= j",
+            grades="low",
         ),
         Constraint(
-            "DeepTh",
-            "Deepness threshold",
-            3,
-            "relevance",
-            "∃n. Q(d^rel_1, …) > Q(d^¬rel_1…d^¬rel_n, d^rel_1…d^rel_n)",
-            "eventually",
-            _deepness_threshold,
-            "single aspect, binary relevance, equal lengths",
+            key="DeepTh",
+            name="Deepness threshold",
+            equation=3,
+            side="relevance",
+            statement="∃n. Q(d^rel_1, …) > Q(d^¬rel_1…d^¬rel_n, d^rel_1…d^rel_n)",
+            quantifier="eventually",
+            generate=_deepness_threshold,
+            conditions="single aspect, binary relevance, both rankings 2n long, as many "
+            "relevant documents judged as the largest n",
+            grades="binary-low",
             uses_cutoff=False,
         ),
         Constraint(
-            "CloseTh",
-            "Closeness threshold",
-            4,
-            "relevance",
-            "∃m. Q(d^rel_1, …) < Q(d^¬rel_1…d^¬rel_m, d^rel_1…d^rel_m)",
-            "exists",
-            _closeness_threshold,
-            "single aspect, binary relevance, equal lengths",
+            key="CloseTh",
+            name="Closeness threshold",
+            equation=4,
+            side="relevance",
+            statement="∃m. Q(d^rel_1, …) < Q(d^¬rel_1…d^¬rel_m, d^rel_1…d^rel_m)",
+            quantifier="exists",
+            generate=_closeness_threshold,
+            conditions="single aspect, binary relevance, both rankings 2m long",
+            grades="binary-low",
             uses_cutoff=False,
         ),
         Constraint(
-            "Conf",
-            "Confidence",
-            5,
-            "relevance",
-            "Q(d) > Q(d, d^¬rel)",
-            "forall",
-            _confidence,
-            "single aspect",
+            key="Conf",
+            name="Confidence",
+            equation=5,
+            side="relevance",
+            statement="Q(d) > Q(d, d^¬rel)",
+            quantifier="forall",
+            generate=_confidence,
+            conditions="single aspect; a judged non-relevant document appended (d may be empty)",
+            grades="low",
         ),
         Constraint(
-            "AspDiv",
-            "Query aspect diversity",
-            6,
-            "diversity",
-            "∀t. r(d′_i, t) > r(d_i, t) ⇒ Q(d_{d_i↔d′_i}) > Q(d)",
-            "forall",
-            _aspect_diversity,
-            "1–4 aspects, random weights, overlap allowed, nothing relevant after position i",
+            key="AspDiv",
+            name="Query aspect diversity",
+            equation=6,
+            side="diversity",
+            statement="∀t. r(d′_i, t) > r(d_i, t) ⇒ Q(d_{d_i↔d′_i}) > Q(d)",
+            quantifier="forall",
+            generate=_aspect_diversity,
+            conditions="1–4 aspects, random weights, overlap allowed; nothing relevant after "
+            "position i",
+            grades="low",
         ),
         Constraint(
-            "Red",
-            "Redundancy",
-            7,
-            "diversity",
-            "|{d_i: r(d_i,t) = r_c}| > |{d_i: r(d_i,t′) = r_c}| ⇒ Q(d, d′) > Q(d, d)",
-            "forall",
-            _redundancy,
-            "2–4 balanced aspects, no overlap",
+            key="Red",
+            name="Redundancy",
+            equation=7,
+            side="diversity",
+            statement="|{d_i: r(d_i,t) = r_c}| > |{d_i: r(d_i,t′) = r_c}| ⇒ Q(d, d′) > Q(d, d)",
+            quantifier="forall",
+            generate=_redundancy,
+            conditions="2–4 balanced aspects, no overlap, d non-empty; collections with equal "
+            "numbers of relevant documents per aspect, and others",
+            grades="binary",
         ),
         Constraint(
-            "MRed",
-            "Monotonic redundancy",
-            8,
-            "diversity",
-            "∀d_i ∈ d. r(d_i,t) > r(d_i,t′) ⇒ Q(d, d′) > Q(d, d)",
-            "forall",
-            _monotonic_redundancy,
-            "two balanced aspects",
+            key="MRed",
+            name="Monotonic redundancy",
+            equation=8,
+            side="diversity",
+            statement="∀d_i ∈ d. r(d_i,t) > r(d_i,t′) ⇒ Q(d, d′) > Q(d, d)",
+            quantifier="forall",
+            generate=_monotonic_redundancy,
+            conditions="two balanced aspects, d non-empty; collections with the same grades "
+            "for both aspects (a mirrored unranked document per ranked one), and others",
+            grades="low",
         ),
         Constraint(
-            "Sat",
-            "Aspect relevance saturation",
-            9,
-            "diversity",
-            "∃r_max. r(d_n,t) = r_max ∧ r(d_{n+1},t) > 0 ⇒ Q(d) ≥ Q(d, d_{n+1})",
-            "exists-forall",
-            _saturation,
-            "1–4 aspects, random weights, no overlap",
+            key="Sat",
+            name="Aspect relevance saturation",
+            equation=9,
+            side="diversity",
+            statement="∃r_max. r(d_n,t) = r_max ∧ r(d_{n+1},t) > 0 ⇒ Q(d) ≥ Q(d, d_{n+1})",
+            quantifier="exists-forall",
+            generate=_saturation,
+            conditions="1–4 aspects, random weights, no overlap",
+            grades="full",
             strict=False,
         ),
         Constraint(
-            "AspRel",
-            "Aspect relevance",
-            10,
-            "diversity",
-            "w(t) < w(t′) ⇒ Q(d_{d_i↔d′_i}) > Q(d)",
-            "forall",
-            _aspect_relevance,
-            "2–4 aspects, random weights, no overlap, t and t′ unseen before and after i",
+            key="AspRel",
+            name="Aspect relevance",
+            equation=10,
+            side="diversity",
+            statement="w(t) < w(t′) ⇒ Q(d_{d_i↔d′_i}) > Q(d)",
+            quantifier="forall",
+            generate=_aspect_relevance,
+            conditions="2–4 aspects, random distinct weights, no overlap; t and t′ unseen "
+            "before and after position i",
+            grades="full",
         ),
     )
 }
@@ -781,6 +795,15 @@ class Counterexample:
     score_b: float
     expected: str
     note: str
+
+    def grades_text(self) -> str:
+        """The positive grades per aspect, ``1: d1=2 a1=10; 2: …`` (other documents: 0)."""
+        by_aspect: dict[str, list[str]] = {}
+        for line in self.qrels:
+            _, aspect, doc, grade = line.split()
+            if int(grade) > 0:
+                by_aspect.setdefault(aspect, []).append(f"{doc}={grade}")
+        return "; ".join(f"{a}: {' '.join(docs)}" for a, docs in by_aspect.items()) or "none"
 
     def rescore(self, measure) -> tuple[float, float]:
         """(Q(a), Q(b)) of ``measure`` computed afresh from this counterexample alone (as
@@ -918,8 +941,8 @@ def judge_constraint(
     return result(
         False,
         index=int(rows[np.lexsort((rows, size[rows]))[0]]),
-        note=f"every r_max grade 1…{int(candidates.max())} fails on some case "
-        f"(shown: r_max = grade {int(candidates.max())})",
+        note=f"no r_max grade in 1…{int(candidates.max())} works for every case "
+        f"(shown: grade {int(candidates.max())})",
     )
 
 
@@ -952,6 +975,100 @@ class AxiomReport:
             [[self.result(m, k).value for k in self.constraints] for m in self.measures],
             index=pd.Index(self.measures, name="measure"),
             columns=list(self.constraints),
+        )
+
+    def frame(self, *, flat: bool = False):
+        """Long table: measure, constraint, value (1/0), comparisons, witness, counterexample
+        (a dict, or its JSON text when ``flat``; None when satisfied) and the search space."""
+        import json
+
+        import pandas as pd
+
+        rows = []
+        for r in self.results:
+            example = r.counterexample.as_dict() if r.counterexample else None
+            if flat:
+                example = "" if example is None else json.dumps(example, ensure_ascii=False)
+            rows.append(
+                {
+                    "measure": r.measure,
+                    "constraint": r.constraint,
+                    "value": r.value,
+                    "comparisons": r.comparisons,
+                    "witness": ("" if flat else None) if r.witness is None else r.witness,
+                    "counterexample": example,
+                    "space": r.space,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def verdict_frame(self, *, symbols: bool = True, paper: bool = False):
+        """measure × constraint: ●/○ (or 1/0). ``paper``: for the rows of the paper's Table 1,
+        the paper's metric, its verdicts and the constraints where divaeval differs."""
+        import pandas as pd
+
+        published = {}
+        if paper:
+            published = {name: (p, cells) for p, name, cells, _ in paper_table1(self)}
+        rows = []
+        for m in self.measures:
+            row: dict = {"measure": m}
+            for k in self.constraints:
+                value = self.result(m, k).value
+                row[k] = ("●" if value else "○") if symbols else value
+            if paper:
+                paper_name, cells = published.get(m, ("", ""))
+                theirs = "".join(cells[CONSTRAINTS.index(k)] for k in self.constraints if cells)
+                row["paper"] = paper_name
+                row["published"] = theirs
+                row["differs"] = " ".join(
+                    k
+                    for k, x, y in zip(self.constraints, theirs, self.row(m), strict=False)
+                    if x != y
+                )
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def counterexample_frame(self):
+        """One row per unsatisfied (measure, constraint): both rankings, both scores, the
+        qrels and intents of topic q, and what the case is."""
+        import pandas as pd
+
+        rows = []
+        for r in self.results:
+            c = r.counterexample
+            if c is None:
+                continue
+            rows.append(
+                {
+                    "measure": r.measure,
+                    "constraint": r.constraint,
+                    "a": " ".join(c.ranking_a) or "(empty)",
+                    "b": " ".join(c.ranking_b) or "(empty)",
+                    "Q(a)": c.score_a,
+                    "Q(b)": c.score_b,
+                    "grades (aspect: doc=grade)": c.grades_text(),
+                    "weights": " ".join(
+                        f"{line.split()[1]}:{float(line.split()[2]):.3g}" for line in c.intents
+                    ),
+                    "note": c.note,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def space_frame(self):
+        """The search space of each constraint (one row per distinct space: a cutoff caps the
+        ranking length of the universal constraints)."""
+        import pandas as pd
+
+        seen: dict[tuple[str, str], int] = {}
+        for r in self.results:
+            seen.setdefault((r.constraint, r.space), r.comparisons)
+        return pd.DataFrame(
+            [
+                {"constraint": k, "equation": constraint(k).equation, "space": space}
+                for (k, space) in seen
+            ]
         )
 
     def signature(self) -> str:
@@ -1049,8 +1166,8 @@ PAPER_TABLE1: dict[str, tuple[str, str]] = {
 
 
 def paper_table1(report: AxiomReport) -> list[tuple[str, str, str, str]]:
-    """(paper metric, divaeval measure, paper's row, divaeval's row) for the paper's rows that
-    ``report`` checked (all ten constraints)."""
+    """(paper metric, divaeval measure, paper's row over all ten constraints, divaeval's row
+    over ``report``'s constraints) for the paper's rows that ``report`` checked."""
     from divaeval.metrics import parse_measure
 
     out = []
@@ -1059,6 +1176,15 @@ def paper_table1(report: AxiomReport) -> list[tuple[str, str, str, str]]:
         if measure.name in report.measures:
             out.append((paper_name, measure.name, cells, report.row(measure.name)))
     return out
+
+
+def table1_rows(report: AxiomReport) -> list[tuple[str, str, str, str]]:
+    """:func:`paper_table1` restricted to the constraints ``report`` checked."""
+    picks = [CONSTRAINTS.index(k) for k in report.constraints]
+    return [
+        (paper, name, "".join(cells[i] for i in picks), mine)
+        for paper, name, cells, mine in paper_table1(report)
+    ]
 
 
 __all__ = [

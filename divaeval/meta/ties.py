@@ -267,6 +267,63 @@ def worst_case_comparison(
     return WorstCaseComparison(n, samples, seed, float(1.0 - untied.mean()), agreement)
 
 
+def table2_measures() -> list:
+    """Table 2's measures: TSE (AP exposure; every exposure orders pairs alike), R@1000,
+    R-precision, AP and nDCG over the whole ranking."""
+    from divaeval.metrics import Measure, get_spec
+
+    return [*_parse(["TSE-ap", "R@1000", "Rprec", "AP"]), Measure(get_spec("ndcg_cut"), (), None)]
+
+
+def ties_frame(
+    ns: Sequence[int],
+    ms: Sequence[int],
+    *,
+    k: int = 1000,
+    measures: Sequence = (),
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = DEFAULT_SEED,
+):
+    """One row per (n, m): the analytic tie probabilities (as floats) and, for ``measures``,
+    Monte Carlo tie fractions with their standard errors, samples and seed."""
+    import pandas as pd
+
+    rows = []
+    for n in ns:
+        for m in ms:
+            row: dict = {"n": n, "m": m}
+            row.update({name: float(p) for name, p in analytic_ties(n, m, k).items()})
+            if measures:
+                for estimate in monte_carlo_ties(measures, n, m, samples=samples, seed=seed):
+                    row[f"{estimate.measure} (MC)"] = estimate.fraction
+                    row[f"{estimate.measure} (MC) se"] = estimate.standard_error
+                row["samples"] = samples
+                row["seed"] = seed
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def worst_case_frame(
+    ns: Sequence[int],
+    *,
+    measures: Sequence = (),
+    samples: int = 10_000,
+    seed: int = DEFAULT_SEED,
+    m_range: tuple[int, int] = TABLE2_M,
+):
+    """Table 2, one row per n: tied fraction, agreement per measure and of a fair coin."""
+    import pandas as pd
+
+    chosen = list(measures) or table2_measures()
+    rows = []
+    for n in ns:
+        result = worst_case_comparison(chosen, n, samples=samples, seed=seed, m_range=m_range)
+        rows.append(
+            {"n": n, "samples": samples, "seed": seed, "tied": result.tied, **result.agreement}
+        )
+    return pd.DataFrame(rows)
+
+
 # --- the paper's tables -------------------------------------------------------------------------
 
 #: Table 3 (m = 10) and Table 4 (n = 10^6) as printed: (n, m) -> (TSE, R@1000, RP, AP, LR).
@@ -311,9 +368,12 @@ __all__ = [
     "printed",
     "recall_count_distribution",
     "score_positions",
+    "table2_measures",
     "tie_lexirecall",
     "tie_recall_at",
     "tie_rprecision",
     "tie_tse",
+    "ties_frame",
     "worst_case_comparison",
+    "worst_case_frame",
 ]
