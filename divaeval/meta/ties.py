@@ -45,14 +45,18 @@ def _check(n: int, m: int) -> None:
 
 def tie_tse(n: int, m: int) -> Fraction:
     """Pr(π =_TSE π′) = C(n,m)^−2 Σ_{i=m}^{n} C(i−1,m−1)² (Theorem D.2): the last relevant
-    positions coincide. C(i, m−1) is updated from C(i−1, m−1) by one exact multiplication and
-    division per i."""
+    positions coincide.
+
+    The sum has n − m + 1 terms; it is computed in m terms, exactly: with r = m − 1,
+    C(x,r)² = Σ_k C(x, 2r−k)·C(2r−k, r)·C(r, k) (pairs of r-subsets of an x-set by the size
+    2r − k of their union) and Σ_{x<n} C(x, s) = C(n, s+1) (hockey stick), so
+    Σ_{i=m}^{n} C(i−1, r)² = Σ_{k=0}^{r} C(2r−k, r)·C(r, k)·C(n, 2r−k+1)."""
     _check(n, m)
-    term = 1  # C(m-1, m-1)
-    total = 1
-    for i in range(m, n):  # term becomes C(i, m-1)
-        term = term * i // (i - m + 1)
-        total += term * term
+    r = m - 1
+    total = sum(
+        math.comb(2 * r - k, r) * math.comb(r, k) * math.comb(n, 2 * r - k + 1)
+        for k in range(r + 1)
+    )
     return Fraction(total, math.comb(n, m) ** 2)
 
 
