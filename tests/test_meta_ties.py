@@ -200,6 +200,10 @@ def test_worst_case_comparison():
     assert result.agreement["TSE-ap"] == 1.0
     assert result.agreement["R@1000"] == 0.0
     assert 0.0 <= result.tied < 0.05
+    # E_m[Pr(p_m = p′_m)] over m ∈ {5, …, 50}: the sampled fraction estimates it
+    exact = sum(tie_tse(1000, m) for m in range(5, 51)) / 46
+    assert result.tied_exact == float(exact)
+    assert abs(result.tied - result.tied_exact) <= 4.5 * math.sqrt(float(exact) / 400)
     assert 0.3 < result.agreement["random"] < 0.7
     again = worst_case_comparison(["TSE-ap", "R@1000", "AP"], 1000, samples=400, seed=5)
     assert again == result
@@ -240,8 +244,8 @@ def test_cli_worst_case(capsys):
     )
     assert code == 0
     header = out.splitlines()[0].split(",")
-    assert header == ["n", "samples", "seed", "tied", "TSE-ap", "R@1000", "Rprec", "AP",
-                      "ndcg_cut", "random"]  # fmt: skip
+    assert header == ["n", "samples", "seed", "tied", "tied (exact)", "TSE-ap", "R@1000",
+                      "Rprec", "AP", "ndcg_cut", "random"]  # fmt: skip
 
 
 def test_cli_ties_errors(capsys):

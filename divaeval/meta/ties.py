@@ -232,6 +232,8 @@ class WorstCaseComparison:
     seed: int
     tied: float
     agreement: dict[str, float]
+    #: the expected tied fraction, exactly: the mean of Pr(π =_TSE π′) over m ~ U{m_range}
+    tied_exact: float = math.nan
 
 
 def worst_case_comparison(
@@ -268,7 +270,10 @@ def worst_case_comparison(
         sign = np.where(_equal(a, b), 0, np.sign(a - b))
         agreement[measure.name] = float((sign == wc)[untied].mean()) if untied.any() else math.nan
     agreement["random"] = float((coin == wc)[untied].mean()) if untied.any() else math.nan
-    return WorstCaseComparison(n, samples, seed, float(1.0 - untied.mean()), agreement)
+    exact = sum(tie_tse(n, m) for m in range(low, high + 1)) / (high - low + 1)
+    return WorstCaseComparison(
+        n, samples, seed, float(1.0 - untied.mean()), agreement, float(exact)
+    )
 
 
 def table2_measures() -> list:
@@ -315,7 +320,8 @@ def worst_case_frame(
     seed: int = DEFAULT_SEED,
     m_range: tuple[int, int] = TABLE2_M,
 ):
-    """Table 2, one row per n: tied fraction, agreement per measure and of a fair coin."""
+    """Table 2, one row per n: the tied fraction (sampled, and its exact expectation), the
+    agreement of each measure and of a fair coin."""
     import pandas as pd
 
     chosen = list(measures) or table2_measures()
@@ -323,7 +329,14 @@ def worst_case_frame(
     for n in ns:
         result = worst_case_comparison(chosen, n, samples=samples, seed=seed, m_range=m_range)
         rows.append(
-            {"n": n, "samples": samples, "seed": seed, "tied": result.tied, **result.agreement}
+            {
+                "n": n,
+                "samples": samples,
+                "seed": seed,
+                "tied": result.tied,
+                "tied (exact)": result.tied_exact,
+                **result.agreement,
+            }
         )
     return pd.DataFrame(rows)
 
