@@ -255,3 +255,25 @@ def test_cli_ties_errors(capsys):
     assert code == 2 and "1 <= m <= n" in err
     code, _, err = run_cli(capsys, "meta", "ties", "--worst-case", "--n", 100, "--m", 5)
     assert code == 2
+
+
+def test_table2_first_row_within_sampling_error():
+    """Table 2 at n = 10^3 (the paper: 10,000 pairs; here 2,000): every column within 4.5
+    combined standard errors of the published value; TSE exactly 1, R@1000 exactly 0."""
+    from divaeval.meta.ties import PAPER_TABLE2, table2_measures
+
+    samples = 2000
+    result = worst_case_comparison(table2_measures(), 1000, samples=samples, seed=42)
+    published = dict(
+        zip(
+            ("tied", "TSE-ap", "R@1000", "Rprec", "AP", "ndcg_cut", "random"),
+            (float(v) for v in PAPER_TABLE2[1000]),
+            strict=True,
+        )
+    )
+    assert result.agreement["TSE-ap"] == 1.0 and result.agreement["R@1000"] == 0.0
+    mine = {"tied": result.tied, **result.agreement}
+    for column, paper in published.items():
+        p = max(paper, 0.01)
+        se = math.sqrt(p * (1 - p) * (1 / samples + 1 / 10_000))
+        assert abs(mine[column] - paper) <= 4.5 * se, column
