@@ -19,7 +19,9 @@ Quantifiers (each check states its search space):
 
 - universal constraints (Pri, Deep, Conf, AspDiv, Red, MRed, AspRel): every enumerated small
   case and ``random_cases`` seeded random cases must satisfy the comparison;
-- DeepTh and CloseTh (∃ n): for every setting (the relevant grade), some n ≤ max_length/2;
+- CloseTh (∃ m): for every setting (the relevant grade), some m ≤ max_length/2;
+- DeepTh ("n large enough"): for every setting, every n from some n0 up to max_length/2 (read
+  literally, n = 1 would be a Priority swap that every Pri-satisfying measure passes);
 - Sat (∃ r_max): some grade r_max ≤ top_grade works for every case.
 
 A measure with a cutoff k is checked on rankings of at most k documents for the universal
@@ -29,7 +31,7 @@ the cutoff are exactly how a cutoff measure satisfies DeepTh.
 
 Readings where the equations leave something open (docs/axioms.md discusses each):
 
-- Deep, DeepTh, CloseTh and Conf compare rankings of equal length, as the paper's proofs do: the
+- Deep, DeepTh and CloseTh compare rankings of equal length, as the paper's proofs do: the
   first ranking of DeepTh/CloseTh, "d_1^rel, …", is padded with non-relevant documents.
 - AspDiv and AspRel: the documents after position i are not relevant to the aspects the
   replacement touches (AspDiv: to any aspect), as in the paper's proofs, which compare position
@@ -37,7 +39,11 @@ Readings where the equations leave something open (docs/axioms.md discusses each
 - AspRel: the .txt extraction of Eq. 10 reads w(t) < w(t′) ⇒ Q(d_{d_i↔d′_i}) > Q(d) (d_i is
   relevant to t, d′_i to t′), the only reading consistent with the prose; the PDF extraction
   prints ">".
-- Red and MRed need a non-empty d (with d empty both appended rankings are symmetric).
+- Red and MRed need a non-empty d (with d empty both appended rankings are symmetric); their
+  collections include ones where every aspect has the same relevant documents, so that
+  per-aspect normalisation cannot decide the comparison.
+- Cases are scored in batches of equal largest grade, so that file-level scales (the largest
+  grade of the qrels file) are each case's own: a counterexample run alone scores the same.
 """
 
 from __future__ import annotations
@@ -148,7 +154,7 @@ def _single(grades: Sequence[int]) -> tuple[tuple[int, ...], ...]:
 def _priority(space: Space, rng: np.random.Generator, cap: int) -> list[Case]:
     """Eq. 1: r(d_{i+k}) > r(d_i) ⇒ Q(d_{i↔i+k}) > Q(d)."""
     G = space.top_grade
-    cases = []
+    cases: list[Case] = []
     for length in range(2, min(4, cap) + 1):
         for seq in itertools.product(range(3), repeat=length):
             for i, j in itertools.combinations(range(length), 2):
@@ -166,15 +172,14 @@ def _priority(space: Space, rng: np.random.Generator, cap: int) -> list[Case]:
                     )
     for _ in range(space.random_cases if cap >= 2 else 0):
         length = int(rng.integers(2, cap + 1))
-        seq = rng.integers(0, 4, size=length)
-        i, j = sorted(rng.choice(length, size=2, replace=False))
-        low, high = sorted(rng.choice(4, size=2, replace=False))
-        seq[i], seq[j] = low, high
-        extra = rng.integers(1, 4, size=int(rng.integers(0, 3)))  # unranked relevant documents
+        drawn = [int(g) for g in rng.integers(0, 4, size=length)]
+        i, j = sorted(int(x) for x in rng.choice(length, size=2, replace=False))
+        drawn[i], drawn[j] = sorted(int(x) for x in rng.choice(4, size=2, replace=False))
+        extra = [int(g) for g in rng.integers(1, 4, size=int(rng.integers(0, 3)))]  # unranked
         order = tuple(range(length))
         cases.append(
             Case(
-                _single([*seq, *extra]),
+                _single([*drawn, *extra]),
                 (WEIGHT_TOTAL,),
                 _swap(order, i, j),
                 order,
@@ -200,7 +205,7 @@ def _deepness(space: Space, rng: np.random.Generator, cap: int) -> list[Case]:
             f"swap {i + 1}↔{i + 2} against {j + 1}↔{j + 2}",
         )
 
-    cases = []
+    cases: list[Case] = []
     for length in range(4, min(5, cap) + 1):
         for seq in itertools.product(range(3), repeat=length):
             for i in range(length - 1):
@@ -209,13 +214,13 @@ def _deepness(space: Space, rng: np.random.Generator, cap: int) -> list[Case]:
                         cases.append(case(seq, i, j))
     for _ in range(space.random_cases if cap >= 4 else 0):
         length = int(rng.integers(4, cap + 1))
-        seq = rng.integers(0, 4, size=length)
+        drawn = [int(g) for g in rng.integers(0, 4, size=length)]
         i = int(rng.integers(0, length - 3))
         j = int(rng.integers(i + 2, length - 1))
-        low, high = sorted(rng.choice(4, size=2, replace=False))
-        seq[i] = seq[j] = low
-        seq[i + 1] = seq[j + 1] = high
-        cases.append(case(seq, i, j))
+        low, high = sorted(int(x) for x in rng.choice(4, size=2, replace=False))
+        drawn[i] = drawn[j] = low
+        drawn[i + 1] = drawn[j + 1] = high
+        cases.append(case(drawn, i, j))
     return cases
 
 
@@ -224,7 +229,7 @@ def _threshold_settings(space: Space, close: bool) -> list[Case]:
     m) = 1 … max_length/2 (the candidate); the first ranking is padded to the same length."""
     G = space.top_grade
     half = space.max_length // 2
-    cases = []
+    cases: list[Case] = []
     for group, g in enumerate(LOW_GRADES):
         grades = _single([g] * half + [0] * (2 * half - 1))
         rel = list(range(half))
@@ -262,7 +267,7 @@ def _closeness_threshold(space, rng, cap):
 def _confidence(space: Space, rng: np.random.Generator, cap: int) -> list[Case]:
     """Eq. 5: Q(d) > Q(d, d^¬rel)."""
     G = space.top_grade
-    cases = []
+    cases: list[Case] = []
 
     def case(seq):
         order = tuple(range(len(seq)))
@@ -302,7 +307,7 @@ def _aspect_diversity(space: Space, rng: np.random.Generator, cap: int) -> list[
             f"replace d{n + 1} at position {n + 1} by d{n + 2}",
         )
 
-    cases = []
+    cases: list[Case] = []
     # enumerated: 1–2 aspects, grades 0–2, at most one document before and one after
     for m, weights in ((1, (WEIGHT_TOTAL,)), (2, _balanced(2)), (2, (40, 80))):
         vectors = list(itertools.product(range(3), repeat=m))
@@ -316,11 +321,11 @@ def _aspect_diversity(space: Space, rng: np.random.Generator, cap: int) -> list[
         m = int(rng.integers(1, MAX_ASPECTS + 1))
         length = int(rng.integers(1, cap + 1))
         i = int(rng.integers(0, length))
-        prefix = [tuple(int(g) for g in rng.integers(0, 4, size=m)) for _ in range(i)]
-        before = rng.integers(0, 3, size=m)
-        after = tuple(int(g) for g in rng.integers(before + 1, 4))
-        tail = [(0,) * m] * (length - i - 1)
-        cases.append(case(prefix, tuple(int(g) for g in before), after, tail, _weights(rng, m)))
+        above = [tuple(int(g) for g in rng.integers(0, 4, size=m)) for _ in range(i)]
+        lower = tuple(int(g) for g in rng.integers(0, 3, size=m))
+        higher = tuple(int(rng.integers(g + 1, 4)) for g in lower)
+        below = [(0,) * m] * (length - i - 1)
+        cases.append(case(above, lower, higher, below, _weights(rng, m)))
     return cases
 
 
@@ -352,7 +357,7 @@ def _redundancy(space: Space, rng: np.random.Generator, cap: int) -> list[Case]:
             f"append d{n + 2} (aspect {t2}) rather than d{n + 1} (aspect {t}); relevant grade {g}",
         )
 
-    cases = []
+    cases: list[Case] = []
     m = 2
     for length in range(1, min(3, cap - 1) + 1):
         for aspects in itertools.product(range(m + 1), repeat=length):
@@ -362,13 +367,13 @@ def _redundancy(space: Space, rng: np.random.Generator, cap: int) -> list[Case]:
     for _ in range(space.random_cases if cap >= 2 else 0):
         m = int(rng.integers(2, MAX_ASPECTS + 1))
         length = int(rng.integers(1, cap))
-        aspects = list(rng.integers(0, m + 1, size=length))
+        drawn = [int(a) for a in rng.integers(0, m + 1, size=length)]
         t, t2 = (int(x) for x in rng.choice(np.arange(1, m + 1), size=2, replace=False))
-        if aspects.count(t) <= aspects.count(t2):
-            aspects[int(rng.integers(0, length))] = t
-            if aspects.count(t) <= aspects.count(t2):
+        if drawn.count(t) <= drawn.count(t2):
+            drawn[int(rng.integers(0, length))] = t
+            if drawn.count(t) <= drawn.count(t2):
                 continue
-        cases.append(case(aspects, m, t, t2, int(rng.choice(LOW_GRADES)), bool(rng.integers(0, 2))))
+        cases.append(case(drawn, m, t, t2, int(rng.choice(LOW_GRADES)), bool(rng.integers(0, 2))))
     return cases
 
 
@@ -399,7 +404,7 @@ def _monotonic_redundancy(space: Space, rng: np.random.Generator, cap: int) -> l
         )
 
     ordered = [(a, b) for a in range(3) for b in range(3) if a > b]
-    cases = []
+    cases: list[Case] = []
     for length in range(1, min(2, cap - 1) + 1):
         for pairs in itertools.product(ordered, repeat=length):
             for t in (1, 2):
@@ -407,11 +412,10 @@ def _monotonic_redundancy(space: Space, rng: np.random.Generator, cap: int) -> l
                     cases.extend(case(pairs, t, g, balanced) for balanced in (1, 0))
     for _ in range(space.random_cases if cap >= 2 else 0):
         length = int(rng.integers(1, cap))
-        high = rng.integers(1, 4, size=length)
-        low = rng.integers(0, high)
-        pairs = [(int(x), int(y)) for x, y in zip(high, low, strict=True)]
+        tops = [int(x) for x in rng.integers(1, 4, size=length)]
+        drawn = [(top, int(rng.integers(0, top))) for top in tops]
         t, g = int(rng.integers(1, 3)), int(rng.choice(LOW_GRADES))
-        cases.append(case(pairs, t, g, bool(rng.integers(0, 2))))
+        cases.append(case(drawn, t, g, bool(rng.integers(0, 2))))
     return cases
 
 
@@ -437,7 +441,7 @@ def _saturation(space: Space, rng: np.random.Generator, cap: int) -> list[Case]:
             t = int(rng.integers(1, m + 1))
             yield m, _weights(rng, m), prefix, t, int(rng.integers(1, G + 1))
 
-    cases = []
+    cases: list[Case] = []
     for group, (m, weights, prefix, t, next_grade) in enumerate(settings()):
         if len(prefix) + 2 > cap:
             continue
@@ -487,8 +491,9 @@ def _aspect_relevance(space: Space, rng: np.random.Generator, cap: int) -> list[
             f"d{n + 2} (aspect {t2}, weight {weights[t2 - 1]}/{WEIGHT_TOTAL}), grade {g}",
         )
 
-    cases = []
-    for weights in ((40, 80), (80, 40), (59, 61)):
+    cases: list[Case] = []
+    pairs: tuple[tuple[int, ...], ...] = ((40, 80), (80, 40), (59, 61))
+    for weights in pairs:
         t, t2 = (1, 2) if weights[0] < weights[1] else (2, 1)
         for g in (1, 2, G):
             for before, after in (((), ()), ((0,), ()), ((), (0,)), ((0,), (0, 0))):
@@ -505,9 +510,9 @@ def _aspect_relevance(space: Space, rng: np.random.Generator, cap: int) -> list[
         others = [0, *(s for s in range(1, m + 1) if s not in (t, t2))]
         length = int(rng.integers(1, cap + 1))
         i = int(rng.integers(0, length))
-        before = [int(rng.choice(others)) for _ in range(i)]
-        after = [int(rng.choice(others)) for _ in range(length - i - 1)]
-        cases.append(case(m, weights, t, t2, int(rng.integers(1, G + 1)), before, after))
+        above = [int(rng.choice(others)) for _ in range(i)]
+        below = [int(rng.choice(others)) for _ in range(length - i - 1)]
+        cases.append(case(m, weights, t, t2, int(rng.integers(1, G + 1)), above, below))
     return cases
 
 
@@ -745,14 +750,14 @@ def score_cases(cases: Sequence[Case], measures: Sequence) -> dict:
         rows = np.flatnonzero(top == grade)
         qrels: list[str] = []
         intents: list[str] = []
-        for number, row in enumerate(rows, start=1):
+        for number, row in enumerate(rows.tolist(), start=1):
             qrels.extend(case_qrels_lines(cases[row], str(number)))
             intents.extend(case_intent_lines(cases[row], str(number)))
         runs = [
             _run_text(
                 [
                     (str(number), _doc(j))
-                    for number, row in enumerate(rows, start=1)
+                    for number, row in enumerate(rows.tolist(), start=1)
                     for j in getattr(cases[row], side)
                 ],
                 side,
@@ -986,7 +991,7 @@ class AxiomReport:
 
         rows = []
         for r in self.results:
-            example = r.counterexample.as_dict() if r.counterexample else None
+            example: dict | str | None = r.counterexample.as_dict() if r.counterexample else None
             if flat:
                 example = "" if example is None else json.dumps(example, ensure_ascii=False)
             rows.append(
