@@ -324,7 +324,7 @@ def sensitivity_command(
 )
 @click.option(
     "--top-grade",
-    type=click.IntRange(min=4),
+    type=click.IntRange(4, 16),
     default=10,
     show_default=True,
     help="the aspects' top grade: ranked grades 1-3 are low against it (r << 1)",

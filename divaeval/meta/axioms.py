@@ -71,13 +71,17 @@ CONSTRAINTS: tuple[str, ...] = (
 )
 #: Intent weights are integers out of this total (divisible by 1..6, so balanced weights exist).
 WEIGHT_TOTAL = 120
-#: Relative tolerance of the comparisons: Q(a) > Q(b) means Q(a) − Q(b) > TOL·max(1, |Q|).
-TOLERANCE = 1e-12
+#: Two scores differ when |Q(a) − Q(b)| exceeds TOLERANCE·max(|Q(a)|, |Q(b)|) and
+#: ABSOLUTE_TOLERANCE: far above the rounding of a sum of 20 terms (~1e-16 relative), far
+#: below the smallest effect of the cases (second order in r = 2^−top_grade, e.g. MRed).
+TOLERANCE = 1e-13
+ABSOLUTE_TOLERANCE = 1e-15
 LOW_GRADES = (1, 2, 3)
 DEFAULT_SEED = 42
 DEFAULT_RANDOM_CASES = 400
 DEFAULT_MAX_LENGTH = 20
 DEFAULT_TOP_GRADE = 10
+MAX_TOP_GRADE = 16
 MAX_ASPECTS = 4
 
 
@@ -121,10 +125,11 @@ class Space:
             raise UsageError(f"axioms: max_length must be >= 2, not {self.max_length}")
         if self.random_cases < 0:
             raise UsageError(f"axioms: random_cases must be >= 0, not {self.random_cases}")
-        if self.top_grade <= max(LOW_GRADES):
+        if not max(LOW_GRADES) < self.top_grade <= MAX_TOP_GRADE:
             raise UsageError(
-                f"axioms: top_grade must exceed the low grades (> {max(LOW_GRADES)}), "
-                f"not {self.top_grade}"
+                f"axioms: top_grade must be in {max(LOW_GRADES) + 1}…{MAX_TOP_GRADE} (above the "
+                f"low grades; r = 2^−top_grade must stay above the comparison tolerance), not "
+                f"{self.top_grade}"
             )
 
 
@@ -428,7 +433,7 @@ def _saturation(space: Space, rng: np.random.Generator, cap: int) -> list[Case]:
         yield 1, (WEIGHT_TOTAL,), [], 1, 1
         yield 1, (WEIGHT_TOTAL,), [], 1, G
         yield 2, _balanced(2), [(0, 1)], 1, 1
-        for _ in range(max(space.random_cases // 4, 1)):
+        for _ in range(max(space.random_cases // 4, 1) if cap >= 2 else 0):
             m = int(rng.integers(1, MAX_ASPECTS + 1))
             n = int(rng.integers(1, cap))
             prefix = []
@@ -778,10 +783,14 @@ def score_cases(cases: Sequence[Case], measures: Sequence) -> dict:
     return out
 
 
+def tolerance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The difference below which two scores count as equal (see :data:`TOLERANCE`)."""
+    return np.maximum(TOLERANCE * np.maximum(np.abs(a), np.abs(b)), ABSOLUTE_TOLERANCE)
+
+
 def _holds(a: np.ndarray, b: np.ndarray, strict: bool) -> np.ndarray:
-    """Q(a) > Q(b) (strict) or Q(a) >= Q(b), with :data:`TOLERANCE`; False on NaN."""
-    scale = TOLERANCE * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
-    return (a - b > scale) if strict else (b - a <= scale)
+    """Q(a) > Q(b) (strict) or Q(a) >= Q(b), within :func:`tolerance`; False on NaN."""
+    return (a - b > tolerance(a, b)) if strict else (b - a <= tolerance(a, b))
 
 
 # --- results -------------------------------------------------------------------------------------
@@ -874,7 +883,9 @@ def _counterexample(case: Case, a: float, b: float, strict: bool, note: str) -> 
 
 
 def _margin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.nan_to_num((a - b) / np.maximum(1.0, np.maximum(np.abs(a), np.abs(b))), nan=-np.inf)
+    """Q(a) − Q(b) relative to the larger score (to pick the closest failed candidate)."""
+    scale = np.maximum(np.maximum(np.abs(a), np.abs(b)), ABSOLUTE_TOLERANCE)
+    return np.nan_to_num((a - b) / scale, nan=-np.inf)
 
 
 def judge_constraint(
@@ -1080,7 +1091,7 @@ class AxiomReport:
         s = self.space
         return (
             f"axioms|seed={s.seed}|random={s.random_cases}|length<={s.max_length}"
-            f"|top_grade={s.top_grade}|tol={TOLERANCE:g}"
+            f"|top_grade={s.top_grade}|tol={TOLERANCE:g}+{ABSOLUTE_TOLERANCE:g}"
         )
 
 

@@ -28,8 +28,6 @@ import numpy as np
 
 from divaeval.errors import UsageError
 
-#: Relative tolerance of a tie between two measured values (as in the axioms checker).
-TIE_TOLERANCE = 1e-12
 #: Judged-ranking cells (documents × rankings) scored at once.
 CELL_BUDGET = 1 << 22
 DEFAULT_SEED = 42
@@ -170,7 +168,10 @@ def score_positions(measures, positions: Sequence[np.ndarray], n: int) -> dict:
 
 
 def _equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.abs(a - b) <= TIE_TOLERANCE * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+    """Tied scores: equal within the axioms checker's tolerance."""
+    from divaeval.meta.axioms import tolerance
+
+    return np.abs(a - b) <= tolerance(a, b)
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ def monte_carlo_ties(
     seed: int = DEFAULT_SEED,
 ) -> list[TieEstimate]:
     """Fraction of ``samples`` random pairs of complete rankings (n items, m relevant) that
-    each measure ties (|Q(π) − Q(π′)| <= TIE_TOLERANCE·max(1, |Q|))."""
+    each measure ties (equal within :func:`divaeval.meta.axioms.tolerance`)."""
     _check(n, m)
     if samples < 1:
         raise UsageError(f"ties: samples must be >= 1, not {samples}")
