@@ -446,3 +446,21 @@ def test_cli_errors(capsys):
     assert code == 2 and "unknown constraint" in err
     code, _, err = run_cli(capsys, "meta", "axioms", "-m", "nosuchmeasure")
     assert code == 2 and "unknown measure" in err
+
+
+def test_tolerance_separates_rounding_from_small_effects():
+    from divaeval.meta.axioms import _holds
+
+    a = np.array([0.1 + 2e-17, 0.01 + 1e-14, 0.0, 1e-14])
+    b = np.array([0.1, 0.01, 0.0, 0.0])
+    # rounding of 0.1 is a tie; a 1e-14 effect on 0.01 is not; zeros tie; 1e-14 against 0 is
+    # above the absolute floor 1e-15
+    assert _holds(a, b, strict=True).tolist() == [False, True, False, True]
+    assert _holds(b, a, strict=False).tolist() == [True, False, True, False]
+
+
+def test_tiny_search_spaces_are_vacuous_not_errors():
+    report = check_axioms(["P@1", "RBU"], random_cases=5, max_length=2)
+    assert report.result("P@1", "Pri").space.endswith("(vacuous)")
+    assert report.result("RBU", "Deep").comparisons == 0
+    assert report.result("RBU", "Sat").satisfied
