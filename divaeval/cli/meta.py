@@ -420,7 +420,7 @@ def axioms_command(
     is_flag=True,
     help="Diaz et al.'s Table 2: m ~ U(5, 50) per pair; the fraction of pairs tied in the "
     "worst case and each measure's agreement with it [default measures: TSE-ap, R@1000, "
-    "Rprec, AP, ndcg_cut over the whole ranking]",
+    "Rprec, AP, nDCG over the whole ranking]",
 )
 @output_options
 def ties_command(

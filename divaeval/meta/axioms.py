@@ -1161,7 +1161,7 @@ PAPER_TABLE1: dict[str, tuple[str, str]] = {
     "P@k": ("P@10", "○○●●○○○○○○"),
     "RR": ("RR", "○○●○○○○○○○"),
     "AP": ("AP", "○○○●○○○○○○"),
-    "nDCG@k": ("ndcg_cut@10", "●●○●○○○○○○"),
+    "nDCG@k": ("nDCG@10", "●●○●○○○○○○"),
     "ERR@k": ("ERR@10", "●●●○○○○○○○"),
     "RBP": ("RBP(gain=graded)", "●●●●○○○○○○"),
     "P-IA@k": ("P-IA(weights=intents)@10", "○○●●○○○○○●"),
