@@ -341,6 +341,7 @@ def axioms_command(
     output_format,
     precision,
     output,
+    signature,
 ) -> None:
     """The ten formal constraints of Amigó et al. (SIGIR 2018, Eqs. 1-10) checked on each
     measure: a measure x constraint matrix (● satisfied, ○ not), a counterexample (qrels, both
@@ -363,10 +364,19 @@ def axioms_command(
         max_length=max_length,
         top_grade=top_grade,
     )
-    signature = report.signature()
+    sig = f"divaeval {__version__}|meta axioms|{report.signature()}"
     if fmt in ("jsonl", "json", "csv", "tsv"):
         frame = report.frame(flat=fmt in ("csv", "tsv"))
-        write_table(frame, fmt, output, key="measure", precision=precision, signature=signature)
+        write_table(
+            frame,
+            fmt,
+            output,
+            key="measure",
+            precision=precision,
+            signature=sig,
+            show_signature=signature,
+            resampled=True,
+        )
         return
     sections = [
         (
@@ -380,7 +390,15 @@ def axioms_command(
         if len(examples):
             sections.append(("counterexamples (topic q)", examples, "measure"))
         sections.append(("search spaces", report.space_frame(), "constraint"))
-    write_tables(sections, fmt, output, precision=precision, signature=signature)
+    write_tables(
+        sections,
+        fmt,
+        output,
+        precision=precision,
+        signature=sig,
+        show_signature=signature,
+        resampled=True,
+    )
 
 
 @meta_group.command("ties")
@@ -409,8 +427,9 @@ def axioms_command(
 )
 @measure_option()
 @click.option(
+    "-B",
     "--samples",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_RESAMPLES),
     default=None,
     help="Monte Carlo pairs [default: 1000; 10000 with --worst-case]",
 )
@@ -434,6 +453,7 @@ def ties_command(
     output_format,
     precision,
     output,
+    signature,
 ) -> None:
     """Tie probabilities for two random complete rankings of n items with m relevant (Diaz,
     Ekstrand & Mitra, §5.3): exact for TSE, R@k, R-precision and lexirecall, Monte Carlo
@@ -448,7 +468,7 @@ def ties_command(
             raise UsageError("meta ties: --worst-case draws m ~ U(5, 50); do not give --m")
         samples = 10_000 if samples is None else samples
         frame = worst_case_frame(sizes_n, measures=measures, samples=samples, seed=seed)
-        signature = f"ties|worst-case|m~U(5,50)|samples={samples}|seed={seed}"
+        sig = f"divaeval {__version__}|meta ties|worst-case|m~U(5,50)|samples={samples}|seed={seed}"
         title = "agreement with the worst case (Diaz et al. Table 2)"
     else:
         if not sizes_m:
@@ -457,6 +477,17 @@ def ties_command(
         frame = ties_frame(
             sizes_n, sizes_m, k=cutoff, measures=measures, samples=samples, seed=seed
         )
-        signature = f"ties|k={cutoff}" + (f"|samples={samples}|seed={seed}" if measures else "")
+        sig = f"divaeval {__version__}|meta ties|k={cutoff}"
+        sig += f"|samples={samples}|seed={seed}" if measures else ""
         title = "probability of a tie (exact; Monte Carlo for -m measures)"
-    write_table(frame, fmt, output, key="n", precision=precision, signature=signature, title=title)
+    write_table(
+        frame,
+        fmt,
+        output,
+        key="n",
+        precision=precision,
+        signature=sig,
+        title=title,
+        show_signature=signature,
+        resampled=worst_case or bool(measures),
+    )
