@@ -273,7 +273,7 @@ def brute_force_cover(qrels: pd.DataFrame, topic: str) -> int:
     return 0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     lines,
     st.sampled_from(["xi", "xi+1"]),
@@ -308,7 +308,7 @@ def test_properties(rows, dd_exponent, sampling):
         assert (np.diff(ordered.smr.to_numpy()) <= 1e-12).all()
 
 
-@settings(max_examples=75, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(lines, st.randoms(use_true_random=False))
 def test_invariant_to_line_order_duplicates_and_irrelevant_lines(rows, rnd):
     qrels = as_qrels(rows)

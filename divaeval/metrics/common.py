@@ -38,7 +38,7 @@ def repeated_powers(base: float, length: int) -> np.ndarray:
 
 #: Arrays never get more ranks than max(the rankings' fill, this), however large a cutoff: a
 #: cutoff beyond both only repeats the last values (see :func:`depth_for`).
-RANK_CAP = 100_000
+RANK_CAP = 10_000
 
 
 def depth_for(cutoffs: tuple[int | None, ...], jr: Any) -> int:
@@ -50,7 +50,8 @@ def depth_for(cutoffs: tuple[int | None, ...], jr: Any) -> int:
     which changes nothing for measures whose running sums stop at the rankings' end and whose
     denominators take the cutoff itself (P, P-IA, EfP divide by k). Only series normalisers
     that keep growing with k (ndeval's ERR-IA and alpha-DCG ideal series) are then cut at the
-    cap, which is below double precision for alpha >= 0.001.
+    cap (exact while their terms beyond it are below double precision, e.g. alpha >= 0.004;
+    otherwise a warning says so).
     """
     depth = jr.depth
     finite = [k for k in cutoffs if k is not None]

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from divaeval.errors import warn
 from divaeval.metrics.common import (
     at_cutoffs,
     depth_for,
@@ -171,6 +172,18 @@ def _normalised(jr, params, cutoffs, kind: str) -> tuple[np.ndarray, np.ndarray]
     run_k = at_cutoffs(run_sum, cutoffs)
     ideal_k = at_cutoffs(ideal_sum, cutoffs)
     norm_k = at_cutoffs(ideal_ideal, cutoffs)
+    if length and any(k is not None and k > length for k in cutoffs):
+        # arrays stop where the rankings do (depth_for); the ideal-ideal series would go on
+        next_factor = factors[:, -1] * (1.0 - params["alpha"])
+        next_term = next_factor / (length + 1.0)
+        if kind == "dcg":
+            next_term = next_factor / np.log2(length + 2.0)
+        if np.any(ideal_ideal[:, -1] + next_term != ideal_ideal[:, -1]):
+            warn(
+                f"{kind.upper()}-based ndeval measure with alpha={params['alpha']:g} at a "
+                f"cutoff above {length} ranks: the ideal-ideal normaliser is summed over the "
+                f"first {length} ranks only"
+            )
     raw_at_one = np.array([k == 1 for k in cutoffs]) & (jr.settings.compat == "ndeval")
     run_n = np.where(raw_at_one, run_k, safe_divide(run_k, norm_k))
     ideal_n = np.where(raw_at_one, ideal_k, safe_divide(ideal_k, norm_k))
