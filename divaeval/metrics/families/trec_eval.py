@@ -656,36 +656,28 @@ register_form("iprec_at_recall", "IPrec", params={"rounding": "v10"}, trec="leve
 
 #: trec_eval's default set (what it prints without -m; runid and num_q are printed by the
 #: trec_eval format itself) and its all_trec set (trec_eval 10), in trec_eval's order
+OFFICIAL = (
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+)
 register_preset(
     "official",
-    [
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "gm_map",
-        "Rprec",
-        "bpref",
-        "recip_rank",
-        "iprec_at_recall",
-        "P",
-    ],
+    OFFICIAL,
     "trec_eval's default output (no -m): counts, map, gm_map, Rprec, bpref, recip_rank, "
     "iprec_at_recall, P",
 )
 register_preset(
     "all_trec",
     [
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "gm_map",
-        "Rprec",
-        "bpref",
-        "recip_rank",
-        "iprec_at_recall",
-        "P",
+        *OFFICIAL,
         "recall",
         "infAP",
         "gm_bpref",
