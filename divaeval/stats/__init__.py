@@ -56,7 +56,6 @@ from divaeval.stats.significance import (
     run_pair_indices,
     sign_test,
     sign_test_preferences,
-    student_t_two_sided_p,
 )
 
 __all__ = [
@@ -104,6 +103,5 @@ __all__ = [
     "run_pair_indices",
     "sign_test",
     "sign_test_preferences",
-    "student_t_two_sided_p",
     "t_mean_difference_ci",
 ]

@@ -5,7 +5,8 @@
   B = 10,000), the α/2 and 1 − α/2 type-7 quantiles (numpy's default "linear") of the resampled
   means. Its random stream is separate from the tests': ``default_rng([seed, CI_STREAM])``.
   As for the tests, the same B index vectors serve every run pair.
-- Student t CI z̄ ± t_{1−α/2, N−1}·s/√N (offered alongside; not part of the reference spec).
+- Student t CI z̄ ± t_{1−α/2, N−1}·s/√N, the quantile from ``scipy.stats.t`` (offered
+  alongside; not part of the reference spec).
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from divaeval.stats.significance import (
     all_index_vectors,
     check_score_table,
     run_pair_indices,
-    student_t_quantile,
 )
 
 DEFAULT_CI_B = 10_000
@@ -146,11 +146,13 @@ def exact_bootstrap_mean_difference_ci(
 
 
 def _t_intervals(z: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    from scipy.stats import t as student_t
+
     n_topics = z.shape[1]
     if n_topics < 2:
         raise UsageError("a t confidence interval needs at least 2 topics")
     mean = z.mean(axis=1)
-    half_width = student_t_quantile(1.0 - alpha / 2.0, n_topics - 1) * (
+    half_width = student_t.ppf(1.0 - alpha / 2.0, n_topics - 1) * (
         z.std(axis=1, ddof=1) / math.sqrt(n_topics)
     )
     return mean - half_width, mean + half_width

@@ -16,8 +16,17 @@ Resampling conventions (conventions.md §1):
   :func:`tolerance` (τ = 1e-9·max(1, |v_obs|), §1): "v ≥ v_obs" means ``v >= v_obs - τ`` and
   "v > v_obs" means ``v > v_obs + τ``.
 
-The Student t p-value is computed without scipy (regularised incomplete beta function by a
-continued fraction, :func:`student_t_two_sided_p`).
+p-value conventions (every test is two-sided):
+
+- paired t-test: p = 2·P(T_{N−1} ≥ |t|), Student's t distribution from ``scipy.stats.t``;
+- Sakai's bootstrap (Fig. 2): ASL = count/B, count = #{b : |t(w*ᵇ)| ≥ |t(z)|}; it can be 0;
+- randomisation: exact (N ≤ 20 by default) count/2ᴺ over all sign vectors, the observed one
+  included; sampled (count + 1)/(B + 1), never 0;
+- randomised Tukey HSD (Fig. 4): ASL = count/B, count = #{b : range_b > |x̄_a − x̄_b|} (≥ with
+  ``comparison=">="``); it can be 0; the p-values are family-wise;
+- sign test: exact binomial, p = min(1, 2·P(Bin(n', ½) ≤ min(W, L))).
+
+scipy is imported inside the functions that use it, so importing divaeval stays fast.
 """
 
 from __future__ import annotations
@@ -155,91 +164,6 @@ def _all_equal(values: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# Student t distribution without scipy
-# ---------------------------------------------------------------------------------------------
-
-
-def _beta_continued_fraction(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz; DLMF 8.17.22)."""
-    tiny = 1e-300
-    c = 1.0
-    d = 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 100_000):
-        m2 = 2 * m
-        # even step d_{2m}
-        numerator = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2))
-        d = 1.0 + numerator * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + numerator / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        # odd step d_{2m+1}
-        numerator = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0))
-        d = 1.0 + numerator * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + numerator / c
-        c = c if abs(c) > tiny else tiny
-        step = d * c
-        h *= step
-        if abs(step - 1.0) < 1e-16:
-            return h
-    raise ArithmeticError("incomplete beta continued fraction did not converge")  # pragma: no cover
-
-
-def regularized_incomplete_beta(a: float, b: float, x: float, y: float | None = None) -> float:
-    """I_x(a, b); ``y`` = 1 − x may be given exactly to keep precision near x = 1."""
-    if y is None:
-        y = 1.0 - x
-    if x <= 0.0:
-        return 0.0
-    if y <= 0.0:
-        return 1.0
-    log_front = (
-        a * math.log(x) + b * math.log(y) + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-    )
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _beta_continued_fraction(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _beta_continued_fraction(b, a, y) / b
-
-
-def student_t_two_sided_p(t: float, df: float) -> float:
-    """Two-sided p = 2·P(T_df ≥ |t|) = I_{df/(df+t²)}(df/2, 1/2)."""
-    if df <= 0:
-        raise UsageError(f"degrees of freedom must be positive, got {df}")
-    if math.isnan(t):
-        return math.nan
-    if math.isinf(t):
-        return 0.0
-    t2 = t * t
-    denominator = df + t2
-    return min(1.0, regularized_incomplete_beta(df / 2.0, 0.5, df / denominator, t2 / denominator))
-
-
-def student_t_quantile(probability: float, df: float) -> float:
-    """q with P(T_df ≤ q) = probability (bisection on :func:`student_t_two_sided_p`)."""
-    if not 0.0 < probability < 1.0:
-        raise UsageError(f"probability must be in (0, 1), got {probability}")
-    if probability == 0.5:
-        return 0.0
-    two_sided = 2.0 * min(probability, 1.0 - probability)
-    low, high = 0.0, 1.0
-    while student_t_two_sided_p(high, df) > two_sided:
-        high *= 2.0
-    for _ in range(200):
-        middle = 0.5 * (low + high)
-        if middle in (low, high):
-            break
-        if student_t_two_sided_p(middle, df) > two_sided:
-            low = middle
-        else:
-            high = middle
-    quantile = 0.5 * (low + high)
-    return quantile if probability > 0.5 else -quantile
-
-
-# ---------------------------------------------------------------------------------------------
 # Result types
 # ---------------------------------------------------------------------------------------------
 
@@ -343,19 +267,20 @@ def _t_statistics(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def pairwise_t_tests(scores: np.ndarray, alpha: float = 0.05) -> PairwiseTests:
-    """Paired two-sided t-test for every run pair (§5.1; equals scipy's ``ttest_rel``)."""
+    """Paired two-sided t-test for every run pair (§5.1): p = 2·P(T_{N−1} ≥ |t|).
+
+    Equals scipy's ``ttest_rel`` except when all differences of a pair are equal (s = 0), where
+    §5.1 gives t = ±inf, p = 0 (or t = 0, p = 1 when z̄ = 0) instead of scipy's NaN.
+    """
+    from scipy.stats import t as student_t
+
     table = check_score_table(scores, min_runs=2, min_topics=2)
     alpha = _check_alpha(alpha)
     pairs = run_pair_indices(table.shape[0])
     z = _pair_differences(table, pairs)
     t, _, degenerate = _t_statistics(z)
-    df = table.shape[1] - 1
-    p_values = np.array(
-        [
-            (1.0 if t_value == 0 else 0.0) if is_degenerate else student_t_two_sided_p(t_value, df)
-            for t_value, is_degenerate in zip(t.tolist(), degenerate.tolist(), strict=True)
-        ]
-    )
+    two_sided = 2.0 * student_t.sf(np.abs(t), table.shape[1] - 1)
+    p_values = np.where(degenerate, np.where(t == 0, 1.0, 0.0), np.minimum(1.0, two_sided))
     return PairwiseTests("ttest", pairs, t, p_values, None, None, alpha)
 
 
