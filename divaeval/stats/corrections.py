@@ -5,6 +5,9 @@ p-values are sorted ascending with ties kept in input order (stable sort). A hyp
 rejected iff its **adjusted** p-value is < α (strict, as ASL < α in Sakai 2012).
 
 Randomised Tukey HSD p-values are already family-wise and must not be corrected again.
+
+Benjamini–Hochberg is scipy's ``false_discovery_control``; scipy has no Holm or Bonferroni
+adjustment, so those two stay the short numpy functions below.
 """
 
 from __future__ import annotations
@@ -65,16 +68,14 @@ def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
 
 
 def benjamini_hochberg(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Benjamini–Hochberg step-up: p̃_(j) = min_{i ≥ j} min(1, m·p_(i)/i)."""
+    """Benjamini–Hochberg step-up: p̃_(j) = min_{i ≥ j} min(1, m·p_(i)/i)
+    (``scipy.stats.false_discovery_control`` with ``method="bh"``)."""
     values = _check_p_values(p_values)
-    m = values.size
-    order = np.argsort(values, kind="stable")
-    ranks = np.arange(1, m + 1)
-    scaled = np.minimum(1.0, m * values[order] / ranks)
-    stepped = np.minimum.accumulate(scaled[::-1])[::-1]
-    adjusted = np.empty(m)
-    adjusted[order] = stepped
-    return adjusted
+    if values.size == 0:
+        return values.copy()
+    from scipy.stats import false_discovery_control
+
+    return np.asarray(false_discovery_control(values, method="bh"), dtype=np.float64)
 
 
 def adjust_p_values(p_values: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
