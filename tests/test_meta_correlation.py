@@ -71,6 +71,46 @@ def test_tau_b_matches_scipy(values):
         assert result == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
+def brute_force_tau(x: list[float], y: list[float]) -> tuple[float, float]:
+    """(τ-a, τ-b) by the definitions, with an explicit loop over the pairs."""
+    n = len(x)
+    score = tied_x = tied_y = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx = (x[i] > x[j]) - (x[i] < x[j])
+            dy = (y[i] > y[j]) - (y[i] < y[j])
+            score += dx * dy
+            tied_x += dx == 0
+            tied_y += dy == 0
+    pairs = n * (n - 1) // 2
+    denominator = math.sqrt((pairs - tied_x) * (pairs - tied_y))
+    return score / pairs, score / denominator if denominator else math.nan
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0.0, 0.1, 0.2, 0.3, 0.5]), st.sampled_from([0.0, 0.4, 0.7])),
+        min_size=2,
+        max_size=40,
+    )
+)
+def test_tau_a_and_b_equal_the_definitions_exactly(values):
+    # n_c − n_d is recovered exactly from scipy's τ-b: both variants are bit-identical to the
+    # definitions (many ties here, including rankings of all ties)
+    x = [v[0] for v in values]
+    y = [v[1] for v in values]
+    tau_a, tau_b = brute_force_tau(x, y)
+    assert kendall_tau(x, y, "a") == tau_a
+    result = kendall_tau(x, y)
+    assert (math.isnan(result) and math.isnan(tau_b)) or result == tau_b
+
+
+@given(st.lists(st.floats(0, 1), min_size=2, max_size=30, unique=True), st.data())
+def test_tau_a_equals_tau_b_without_ties(x, data):
+    y = data.draw(st.permutations(x))
+    assert kendall_tau(x, y, "a") == kendall_tau(x, y, "b")
+
+
 def test_matrices_from_score_tables():
     x_table = np.array(X)[:, None] + np.zeros((5, 3))  # per-topic tables with those means
     y_table = np.array(Y)[:, None] + np.array([[-0.01, 0.0, 0.01]])
