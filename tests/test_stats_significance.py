@@ -162,6 +162,92 @@ def test_bootstrap_degenerate_rules():
     assert same.p_value == 1.0
 
 
+def brute_force_bootstrap(z: np.ndarray, indices: np.ndarray, alpha: float):
+    """Fig. 2 and 3 resample by resample (two-pass mean and s): (count, Δ) of one pair."""
+    n = len(z)
+    t_observed = sig._t_statistics(z[None, :])[0][0]
+    w = np.zeros(n) if z.max() == z.min() else z - z.mean()
+    abs_t, means = [], []
+    for draw in indices:
+        values = w[draw]
+        if values.max() == values.min():
+            means.append(values[0])
+            abs_t.append(0.0 if values[0] == 0 else math.inf)
+        else:
+            means.append(values.mean())
+            abs_t.append(abs(values.mean()) / (values.std(ddof=1) / math.sqrt(n)))
+    if z.max() == z.min():  # degenerate: ASL 1 when z̄ = 0, else 0
+        count = len(indices) if z[0] == 0 else 0
+    else:
+        threshold = abs(t_observed) - 1e-9 * max(1.0, abs(t_observed))
+        count = sum(t >= threshold for t in abs_t)
+    rank = sig._delta_rank(alpha, len(indices))
+    chosen = sorted(range(len(indices)), key=lambda b: (-abs_t[b], b))[rank - 1]
+    return count, abs(means[chosen])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from([0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0]), min_size=6, max_size=36),
+    st.integers(1, 150),
+    st.integers(0, 2**32 - 1),
+)
+def test_bootstrap_counts_equal_the_resample_by_resample_definition(grid, n_samples, seed):
+    # grid scores make tied, zero, near-equal (0.3 − 0.2 ≠ 0.4 − 0.3 in binary) and constant
+    # differences, and resamples whose drawn values are all equal: the count-matrix
+    # implementation must count exactly the resamples the definition counts
+    n_topics = len(grid) // 3
+    table = np.array(grid[: 3 * n_topics]).reshape(3, n_topics)
+    result = pairwise_bootstrap_tests(table, B=n_samples, seed=seed)
+    indices = sig.bootstrap_indices(n_topics, n_samples, seed)
+    for pair, (a, b) in enumerate(result.pairs):
+        count, _ = brute_force_bootstrap(table[a] - table[b], indices, 0.05)
+        assert result.counts[pair] == count
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 30), st.integers(20, 300), st.integers(0, 2**32 - 1))
+def test_bootstrap_delta_equals_the_resample_by_resample_definition(n_topics, n_samples, seed):
+    # continuous scores: distinct resampled multisets have distinct |t*|, so the Δ sample is
+    # the same up to the order of the floating-point sums
+    table = np.random.default_rng(seed).random((3, n_topics))
+    result = pairwise_bootstrap_tests(table, B=n_samples, seed=seed, alpha=0.1)
+    indices = sig.bootstrap_indices(n_topics, n_samples, seed)
+    for pair, (a, b) in enumerate(result.pairs):
+        count, delta = brute_force_bootstrap(table[a] - table[b], indices, 0.1)
+        assert result.counts[pair] == count
+        assert result.pair_deltas[pair] == pytest.approx(delta, rel=1e-12, abs=1e-15)
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, math.inf]), min_size=8, max_size=8),
+        min_size=1,
+        max_size=4,
+    ),
+    st.integers(1, 8),
+)
+def test_delta_sample_is_the_stable_descending_order(rows, rank):
+    # Fig. 3's tie rule (sample index ascending) by partition equals a stable argsort
+    values = np.array(rows)
+    expected = np.argsort(-values, axis=1, kind="stable")[:, rank - 1]
+    np.testing.assert_array_equal(sig._select_in_order(values, rank), expected)
+
+
+def test_bootstrap_with_near_equal_differences():
+    # z = 0.1 in decimal for every topic but not in binary (0.3 − 0.2 vs 0.4 − 0.3): not
+    # degenerate, t(z) ≈ 7e15, w = z − z̄ of order 1e-17 with two distinct values; the
+    # resamples that draw one of them only (|t*| = inf) reach |t(z)|: count 29 of 300
+    x = np.array([0.3, 0.4, 0.7, 0.9, 0.4])
+    y = np.array([0.2, 0.3, 0.6, 0.8, 0.3])
+    assert len(set((x - y).tolist())) > 1
+    result = paired_bootstrap_test(x, y, B=300, seed=4)
+    assert not result.degenerate
+    count, delta = brute_force_bootstrap(x - y, sig.bootstrap_indices(5, 300, 4), 0.05)
+    assert result.count == count == 29
+    assert result.required_delta == pytest.approx(delta, abs=1e-30)
+
+
 def test_bootstrap_is_deterministic_for_a_seed():
     first = pairwise_bootstrap_tests(WORKED, B=300, seed=11)
     second = pairwise_bootstrap_tests(WORKED, B=300, seed=11)

@@ -27,6 +27,7 @@ from divaeval.stats.significance import (
     _pair_differences,
     all_index_vectors,
     check_score_table,
+    resample_counts,
     run_pair_indices,
 )
 
@@ -75,13 +76,6 @@ def paired_effect_size(x: Sequence[float], y: Sequence[float]) -> float:
     return float(_effect_sizes(table[:1] - table[1:])[0])
 
 
-def _bootstrap_counts(indices: np.ndarray) -> np.ndarray:
-    """How often each topic occurs in each resample: ``[B, N]`` counts."""
-    n_samples, n_topics = indices.shape
-    flat = (np.arange(n_samples)[:, None] * n_topics + indices).ravel()
-    return np.bincount(flat, minlength=n_samples * n_topics).reshape(n_samples, n_topics)
-
-
 def ci_bootstrap_indices(n_topics: int, B: int, seed: int) -> np.ndarray:
     """The CI's B index vectors, from the stream ``default_rng([seed, CI_STREAM])``."""
     rng = np.random.default_rng([seed, CI_STREAM])
@@ -92,7 +86,7 @@ def _percentile_intervals(
     z: np.ndarray, indices: np.ndarray, alpha: float
 ) -> tuple[np.ndarray, np.ndarray]:
     n_pairs, n_topics = z.shape
-    counts = _bootstrap_counts(indices).astype(np.float64)
+    counts = resample_counts(indices)
     low = np.empty(n_pairs)
     high = np.empty(n_pairs)
     chunk = max(1, _CHUNK_ELEMENTS // indices.shape[0])
