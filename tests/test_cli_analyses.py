@@ -23,6 +23,9 @@ CASES = {
         "compare", *RUNS, QRELS, "-m", "alpha-nDCG@20", "--test", "tukey-hsd", "-B", "500",
         "--table", "runs",
     ],
+    "compare_tukey_pairs": [
+        "compare", *RUNS, QRELS, "-m", "alpha-nDCG@20", "--test", "tukey-hsd", "-B", "500",
+    ],
     "compare_ttest_trec_eval": ["compare", *RUNS, QRELS, "-m", "ERR-IA@20", "-f", "trec_eval"],
     "prefer": ["prefer", *RUNS, QRELS, "--table", "pairs"],
     "discriminative_power": [

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from divaeval.errors import UsageError
 from divaeval.stats.compare import PAIR_COLUMNS, compare_runs, comparison_to_latex
+from divaeval.stats.effects import pairwise_bootstrap_cis, pairwise_t_cis
 
 WORKED = np.array(
     [
@@ -77,6 +79,21 @@ def test_tukey_hsd_is_not_corrected_again(collected_warnings):
     assert result.runs["beats"].tolist() == [["C"], [], []]
 
 
+def test_confidence_intervals_are_per_pair_and_unadjusted():
+    # the CI columns are the same per-pair intervals whatever the test and correction: beside
+    # Tukey HSD's family-wise p-values they are not simultaneous intervals (hence the names)
+    columns = ["ci_low_unadjusted", "ci_high_unadjusted"]
+    assert set(columns) <= set(PAIR_COLUMNS)
+    hsd = compare_runs(WORKED, RUNS, test="tukey-hsd", seed=42).pairs[columns]
+    bonferroni = compare_runs(WORKED, RUNS, correction="bonferroni", seed=42).pairs[columns]
+    pd.testing.assert_frame_equal(hsd, bonferroni)
+    low, high = pairwise_bootstrap_cis(WORKED, seed=42)
+    np.testing.assert_array_equal(hsd.to_numpy(), np.column_stack([low, high]))
+    t_low, t_high = pairwise_t_cis(WORKED, alpha=0.05)
+    t_pairs = compare_runs(WORKED, RUNS, test="tukey-hsd", ci="t").pairs
+    np.testing.assert_array_equal(t_pairs[columns].to_numpy(), np.column_stack([t_low, t_high]))
+
+
 def test_latex_rendering():
     result = compare_runs(WORKED, ["A", "B_1", "C&D"], test="tukey-hsd", seed=42)
     runs_latex = comparison_to_latex(result, metric="alpha-nDCG@10")
@@ -85,6 +102,9 @@ def test_latex_rendering():
     assert runs_latex.rstrip().endswith(result.signature)
     pairs_latex = comparison_to_latex(result, table="pairs", precision=3)
     assert r"\textbf{0.006}" in pairs_latex or r"\textbf{0.007}" in pairs_latex
+    assert "CI low (unadj.) & CI high (unadj.)" in pairs_latex
+    assert "% CI: per pair at 95%, unadjusted for multiple comparisons\n" in pairs_latex
+    assert "unadj" not in runs_latex
     with pytest.raises(UsageError):
         comparison_to_latex(result, table="matrix")
 

@@ -408,6 +408,29 @@ def test_sign_test_without_decisions():
     assert sign_test(0, 0, 5).p_value == 1.0
 
 
+# ----------------------------------------------------------------------------- p-value conventions
+
+
+def test_p_value_conventions_stated_in_the_docs():
+    # bootstrap and Tukey HSD: count/B (Sakai's Fig. 2 and 4; 0 is possible); sampled
+    # randomisation: (count + 1)/(B + 1); exact randomisation: count/2ᴺ
+    rng = np.random.default_rng(8)
+    table = np.clip(rng.random((4, 22)) * 0.4 + np.array([[0.0], [0.05], [0.3], [0.6]]), 0, 1)
+    boot = pairwise_bootstrap_tests(table, B=400, seed=2)
+    np.testing.assert_array_equal(boot.p_values, boot.counts / 400)
+    assert boot.p_values.min() == 0.0  # run 0 vs run 3: no resample reaches |t(z)|
+    hsd = randomized_tukey_hsd(table, B=300, seed=2)
+    np.testing.assert_array_equal(hsd.p_values, hsd.counts / 300)
+    assert hsd.p_values.min() == 0.0
+    sampled = pairwise_randomization_tests(table, B=500, seed=2)
+    assert not sampled.exact
+    np.testing.assert_array_equal(sampled.p_values, (sampled.counts + 1) / 501)
+    assert sampled.p_values.min() == 1 / 501
+    exact = pairwise_randomization_tests(table[:, :12], seed=2)
+    assert exact.exact
+    np.testing.assert_array_equal(exact.p_values, exact.counts / 2**12)
+
+
 # ------------------------------------------------------------------------------- dispatcher, errors
 
 

@@ -54,7 +54,21 @@ def compare_command(
     """Compare every pair of RUNs on each measure: mean difference, effect size (d_z),
     confidence interval, p-value and significance after correction; and a per-run table of
     the runs each one significantly beats. Sakai's paired bootstrap (Fig. 2) and randomised
-    Tukey HSD (Fig. 4) are available."""
+    Tukey HSD (Fig. 4) are available.
+
+    \b
+    p-values, all two-sided:
+      ttest          2*P(T(N-1) >= |t|), Student's t with N-1 degrees of freedom
+      bootstrap      count/B, count = #{b: |t*_b| >= |t|} (Sakai's Fig. 2);
+                     can be 0
+      randomization  count/2^N when exact (N <= 20 topics; the observed signs
+                     counted), (count+1)/(B+1) when sampled: never 0
+      tukey-hsd      count/B, count = #{b: range_b > |mean_a - mean_b|} (Fig. 4);
+                     family-wise, never corrected again; can be 0
+
+    The confidence interval (ci_low_unadjusted, ci_high_unadjusted) is per pair at
+    1 - alpha and never adjusted for multiple comparisons: beside tukey-hsd's family-wise
+    p-values it is not a simultaneous interval."""
     from divaeval import __version__
     from divaeval.errors import UsageError
     from divaeval.stats import compare_runs

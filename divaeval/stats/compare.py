@@ -8,6 +8,15 @@ Corrections (Holm by default) apply to the pairwise tests (t-test, bootstrap, ra
 randomised Tukey HSD is already family-wise, so its p-values are never corrected again: with
 ``test="tukey-hsd"`` the correction is always ``none`` (an explicitly requested other correction
 is ignored with a warning).
+
+p-values (all two-sided; see :mod:`divaeval.stats.significance`): t-test 2·P(T_{N−1} ≥ |t|);
+bootstrap ASL = count/B (Sakai's Fig. 2, can be 0); randomisation count/2ᴺ when exact (N ≤ 20,
+the observed sign vector counted), (count + 1)/(B + 1) when sampled; Tukey HSD count/B,
+family-wise.
+
+The confidence interval of each pair (``ci_low_unadjusted``, ``ci_high_unadjusted``) is a
+per-pair (1 − α) interval, never adjusted for multiple comparisons, whatever the correction or
+test: beside Tukey HSD's family-wise p-values it is not a simultaneous interval.
 """
 
 from __future__ import annotations
@@ -43,8 +52,8 @@ PAIR_COLUMNS = (
     "mean_b",
     "diff",
     "effect_size",
-    "ci_low",
-    "ci_high",
+    "ci_low_unadjusted",
+    "ci_high_unadjusted",
     "statistic",
     "p_value",
     "p_adjusted",
@@ -163,8 +172,8 @@ def compare_runs(
             "mean_b": means[second],
             "diff": diffs,
             "effect_size": pairwise_effect_sizes(table),
-            "ci_low": ci_low,
-            "ci_high": ci_high,
+            "ci_low_unadjusted": ci_low,
+            "ci_high_unadjusted": ci_high,
             "statistic": result.statistics,
             "p_value": result.p_values,
             "p_adjusted": adjusted,
@@ -271,7 +280,8 @@ def comparison_to_latex(
         lines += [
             r"\begin{tabular}{llrrrrrr}",
             r"\toprule",
-            r"Run A & Run B & $\Delta$ & $d_z$ & CI low & CI high & $p$ & $p_{adj}$ \\",
+            r"Run A & Run B & $\Delta$ & $d_z$ & CI low (unadj.) & CI high (unadj.) & $p$ & "
+            r"$p_{adj}$ \\",
             r"\midrule",
         ]
         for row in comparison.pairs.itertuples(index=False):
@@ -280,11 +290,21 @@ def comparison_to_latex(
                 latex_escape(row.run_b),
                 *(
                     _number(v, precision)
-                    for v in (row.diff, row.effect_size, row.ci_low, row.ci_high, row.p_value)
+                    for v in (
+                        row.diff,
+                        row.effect_size,
+                        row.ci_low_unadjusted,
+                        row.ci_high_unadjusted,
+                        row.p_value,
+                    )
                 ),
             ]
             adjusted = _number(row.p_adjusted, precision)
             cells.append(rf"\textbf{{{adjusted}}}" if row.significant else adjusted)
             lines.append(" & ".join(cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", f"% {comparison.signature}"]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if table == "pairs":
+        level = f"{100 * (1 - comparison.alpha):g}%"
+        lines.append(f"% CI: per pair at {level}, unadjusted for multiple comparisons")
+    lines.append(f"% {comparison.signature}")
     return "\n".join(lines) + "\n"

@@ -7,6 +7,10 @@
   As for the tests, the same B index vectors serve every run pair.
 - Student t CI z̄ ± t_{1−α/2, N−1}·s/√N, the quantile from ``scipy.stats.t`` (offered
   alongside; not part of the reference spec).
+
+Every interval is a per-pair (1 − α) interval, **unadjusted** for multiple comparisons: beside
+Holm/BH/Bonferroni-adjusted p-values or Tukey HSD's family-wise ones they are not simultaneous
+intervals (``compare`` names them ``ci_low_unadjusted`` / ``ci_high_unadjusted``).
 """
 
 from __future__ import annotations

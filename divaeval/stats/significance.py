@@ -409,9 +409,10 @@ def pairwise_bootstrap_tests(
 ) -> PairwiseTests:
     """Sakai's studentised, shifted paired bootstrap test (Fig. 2) for every run pair.
 
-    ASL = #{b : |t(w*ᵇ)| ≥ |t(z)|} / B. ``required_delta`` is Fig. 3's Δ_α: for every pair the
-    |w̄*| of the sample with the ⌈αB⌉-th largest |t(w*)| (ties broken by sample index
-    ascending), maximised over pairs. The same B index vectors serve every pair.
+    ASL = #{b : |t(w*ᵇ)| ≥ |t(z)|} / B (Sakai's count/B, not (count + 1)/(B + 1): an ASL of 0
+    is possible). ``required_delta`` is Fig. 3's Δ_α: for every pair the |w̄*| of the sample
+    with the ⌈αB⌉-th largest |t(w*)| (ties broken by sample index ascending), maximised over
+    pairs. The same B index vectors serve every pair.
     """
     table = check_score_table(scores, min_runs=2, min_topics=2)
     B = _check_B(B)
