@@ -103,6 +103,23 @@ def failed_activity() -> str:
     return f" while {_failed_activity.pop()}"
 
 
+#: longest piece of input text echoed in a message (tokens can be megabytes long)
+SHOWN_CHARS = 40
+
+
+def shown(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` as quoted in a message: ``repr``, cut to ``limit`` characters with an ellipsis
+    and the full length when longer (a 10 MB token must not become a 10 MB message)."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit] + '…'!r} ({len(text)} characters)"
+
+
+def clip(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` unquoted (an id inside a message), cut like :func:`shown`."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 WarningSink = Callable[[str], None]
 
 

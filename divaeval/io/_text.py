@@ -1,8 +1,10 @@
 """Reading input files into whitespace-separated tables.
 
 :func:`read_source` loads the bytes of any input file (a path, ``-`` for stdin, gzip detected by
-its magic bytes) and blanks out comment lines (first non-blank character ``#``); a ``#`` inside a
-field is data (MS MARCO docids contain it). Every file is then split by the one numpy tokenizer
+its magic bytes), drops a leading UTF-8 byte-order mark, makes ``\\n`` of every line end (``\\r\\n``
+and a lone ``\\r`` end a line as ``\\n`` does, so line numbers count all three) and blanks out
+comment lines (first non-blank character ``#``); a ``#`` inside a field is data (MS MARCO docids
+contain it). Every file is then split by the one numpy tokenizer
 of :mod:`divaeval.io._tokens`, which also records the line number of every row.
 
 Row ``i`` of the table is the ``i``-th non-blank, non-comment line; :meth:`Source.line_of` maps it
@@ -20,9 +22,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.errors import DataError
+from divaeval.io._tokens import normalize_line_ends
 
-_COMMENT_LINE = re.compile(rb"(?m)^[ \t\r\f\v]*#[^\n]*")
-_FIRST_CONTENT = re.compile(rb"[^ \t\r\n\f\v][^\n]*")
+_COMMENT_LINE = re.compile(rb"(?m)^[ \t\f\v]*#[^\n]*")
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass
@@ -54,8 +57,11 @@ def _content_line_numbers(data: bytes) -> np.ndarray:
     return np.unique(line_ids) + 1
 
 
-def read_source(path: str, *, what: str, text: str | bytes | None = None) -> Source:
-    """Read ``path`` (``-`` = stdin; gzip by magic bytes) with comment lines blanked.
+def read_source(
+    path: str, *, what: str, text: str | bytes | None = None, comments: bool = True
+) -> Source:
+    """Read ``path`` (``-`` = stdin; gzip by magic bytes): without a leading byte-order mark,
+    ``\\n`` line ends, and comment lines blanked (unless ``comments`` is False: XML).
 
     ``text``: the file's content, given in memory instead of read (``path`` then only names it
     in messages); it goes through the same checks."""
@@ -79,8 +85,11 @@ def read_source(path: str, *, what: str, text: str | bytes | None = None) -> Sou
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
             raise DataError(f"corrupt gzip data in {what} file: {exc}", file=name) from None
+    if data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM) :]
     if b"\x00" in data:
         raise DataError(f"{what} file looks binary (NUL byte), not text", file=name)
-    if b"#" in data:
+    data = normalize_line_ends(data)
+    if comments and b"#" in data:
         data = _COMMENT_LINE.sub(b"", data)
     return Source(name=name, data=data)
