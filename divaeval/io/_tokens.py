@@ -16,6 +16,12 @@ module splits such a file without a Python loop per line and without pandas:
    token's words identify it exactly, and the matrix viewed as bytes is a fixed-width ``S``
    array (:func:`as_bytes`, no copy). Numeric order of words is not byte order; the
    byte-swapped words are (:func:`byte_ranks`).
+   A token longer than :data:`LONG_TOKEN_BYTES` is *long*: its row holds one *marker* word
+   instead of its bytes, a process-wide id of the token (:func:`long_token`), whose first
+   byte is NUL, so it cannot be the start of text. A matrix is thus at most
+   ``LONG_TOKEN_BYTES / 8`` words wide however long a token is (memory follows the input, not
+   rows × the longest token), equal tokens still have equal rows in every file, and the few
+   long tokens take a Python path wherever their bytes matter (order, numbers, text).
 3. :func:`factorize` turns a word matrix into integer codes: exact keys for tokens of up to 8
    bytes, otherwise a 64-bit hash that is then verified (a collision falls back to an exact
    lexicographic sort), so codes are never wrong. :class:`TokenTable` finds tokens of one
@@ -27,6 +33,7 @@ module splits such a file without a Python loop per line and without pandas:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,6 +51,41 @@ _MULTIPLIERS = np.array(
 
 
 CHUNK_BYTES = 1 << 17  # text is split in ~128 KiB pieces of whole lines (fastest here)
+
+#: Tokens longer than this are *long* (see the module docstring). Docnos, topic ids, grades and
+#: scores are far shorter; long tokens are read one by one, in Python.
+LONG_TOKEN_BYTES = 128
+
+#: The long tokens met so far: bytes -> id (>= 1), and id - 1 -> bytes. Ids are never reused,
+#: so a marker names one token for the life of the process (in every file read).
+_LONG_IDS: dict[bytes, int] = {}
+_LONG_TOKENS: list[bytes] = []
+
+
+def long_token(raw: bytes) -> np.uint64:
+    """The marker word of the long token ``raw``: its id shifted past a NUL first byte."""
+    number = _LONG_IDS.get(raw)
+    if number is None:
+        _LONG_TOKENS.append(raw)
+        number = _LONG_IDS[raw] = len(_LONG_TOKENS)
+    return np.uint64(number << 8)
+
+
+def long_rows(words: np.ndarray) -> np.ndarray:
+    """[N] bool: the row holds a long token's marker (first byte NUL, word not zero)."""
+    first = words[:, 0]
+    nul_first = (first & np.uint64(0xFF)) == 0
+    if not nul_first.any():  # the common case: no long token, no missing field
+        return nul_first
+    return nul_first & (first != 0)
+
+
+def token_bytes(words: np.ndarray, row: int) -> bytes:
+    """The bytes of the token in ``row`` of a word matrix (long or not)."""
+    first = int(words[row, 0])
+    if first and not first & 0xFF:
+        return _LONG_TOKENS[(first >> 8) - 1]
+    return words[row].astype("<u8").tobytes().rstrip(b"\0")
 
 
 @dataclass
@@ -64,6 +106,15 @@ class Fields:
         return decode(self.columns[column][row : row + 1])[0]
 
 
+def normalize_line_ends(data: bytes) -> bytes:
+    """``data`` with every ``\\r\\n`` and lone ``\\r`` made ``\\n`` (a copy only if needed)."""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+        if b"\r" in data:
+            data = data.replace(b"\r", b"\n")
+    return data
+
+
 def split_fields(data: bytes, columns: Sequence[int], first_row: Sequence[int] = ()) -> Fields:
     """Split ``data`` (no NUL bytes) into rows and gather the fields ``columns`` (0-based) of
     every row as word matrices (see the module docstring), and the fields ``first_row`` of the
@@ -72,10 +123,7 @@ def split_fields(data: bytes, columns: Sequence[int], first_row: Sequence[int] =
     The text is processed in pieces of about :data:`CHUNK_BYTES` ending at a newline, so the
     temporary arrays stay small and are reused (a whole-file pass would allocate several
     times the file size)."""
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n")
-        if b"\r" in data:
-            data = data.replace(b"\r", b"\n")
+    data = normalize_line_ends(data)
     n = len(data)
     counts: list[np.ndarray] = []
     lines: list[np.ndarray] = []
@@ -109,9 +157,7 @@ def split_fields(data: bytes, columns: Sequence[int], first_row: Sequence[int] =
                 gathered[j].append(np.zeros((piece.n_rows, 1), dtype=np.uint64))
                 continue
             tokens = np.minimum(piece.row_first + j, n_tokens - 1)
-            words = piece.words(tokens)
-            words[~has] = 0
-            gathered[j].append(words)
+            gathered[j].append(piece.words(tokens, has))
         begin = stop
     fields = {}
     for j, parts in gathered.items():
@@ -150,11 +196,16 @@ class _Piece:
         raw = self.buffer[self.starts[token] : self.ends[token]].tobytes()
         return raw.decode("utf-8", "surrogateescape")
 
-    def words(self, tokens: np.ndarray) -> np.ndarray:
+    def words(self, tokens: np.ndarray, present: np.ndarray) -> np.ndarray:
         """[len(tokens), W] uint64: the bytes of each token, little-endian, 8 per word,
-        zero-padded (W = words of the longest token, at least 1)."""
+        zero-padded (W = words of the longest token that is not long, at least 1); a long
+        token's row is its marker; rows where ``present`` is False are zero."""
         starts = self.starts[tokens]
-        lengths = self.ends[tokens] - starts
+        lengths = np.where(present, self.ends[tokens] - starts, 0)
+        long = lengths > LONG_TOKEN_BYTES
+        long_at = np.flatnonzero(long)
+        long_lengths = lengths[long_at]
+        lengths[long_at] = 0
         n_words = max(1, -(-int(lengths.max(initial=0)) // 8))
         # 8-byte words starting at every byte offset (an overlapping strided view).
         at = np.ndarray(
@@ -170,6 +221,9 @@ class _Piece:
             np.maximum(remaining, 0, out=remaining)
             np.minimum(remaining, 8, out=remaining)
             np.bitwise_and(at[offset], _KEEP[remaining], out=out[:, j])
+        for row, length in zip(long_at.tolist(), long_lengths.tolist(), strict=True):
+            start = int(starts[row])
+            out[row, 0] = long_token(self.buffer[start : start + length].tobytes())
         return out
 
 
@@ -212,6 +266,8 @@ def decode(words: np.ndarray) -> np.ndarray:
     pandas frames on request, not for the evaluation's per-line path."""
     out = np.empty(len(words), dtype=object)
     out[:] = [b.decode("utf-8", "surrogateescape") for b in as_bytes(words).tolist()]
+    for row in np.flatnonzero(long_rows(words)).tolist():
+        out[row] = token_bytes(words, row).decode("utf-8", "surrogateescape")
     return out
 
 
@@ -288,7 +344,24 @@ def _factorize_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 def byte_ranks(words: np.ndarray) -> np.ndarray:
     """[N] int64 dense ranks of the rows of a word matrix in byte (``strcmp``) order."""
-    return _exact_codes(words)[0]
+    rows = np.flatnonzero(long_rows(words))
+    if not len(rows):
+        return _exact_codes(words)[0]
+    # A long token is longer than a row: it sorts as its first 8·W bytes, after a token equal
+    # to them (a proper prefix sorts first), and among long tokens with that prefix by its
+    # bytes. An extra last column carries that tie-break (pre-swapped: _exact_codes sorts
+    # byte-swapped words).
+    width = words.shape[1]
+    texts = [token_bytes(words, row) for row in rows.tolist()]
+    keys = np.empty((len(words), width + 1), dtype=np.uint64)
+    keys[:, :width] = words
+    keys[:, width] = 0
+    keys[rows, :width] = np.frombuffer(
+        b"".join(text[: 8 * width].ljust(8 * width, b"\0") for text in texts), dtype="<u8"
+    ).reshape(len(rows), width)
+    position = {text: i + 1 for i, text in enumerate(sorted(set(texts)))}
+    keys[rows, width] = np.array([position[text] for text in texts], dtype=np.uint64).byteswap()
+    return _exact_codes(keys)[0]
 
 
 class TokenTable:
@@ -336,29 +409,52 @@ def parse_floats(words: np.ndarray) -> tuple[np.ndarray, int | None]:
     """(values, index of the first token that is not a number, or None).
 
     Accepts what C's ``strtod`` and Python's ``float`` accept (``1e5``, ``.5``, ``inf``,
-    ``nan``), correctly rounded, except digit-group underscores (``1_0``), which are refused."""
+    ``nan``), correctly rounded, except digit-group underscores (``1_0``), which are refused.
+    Out-of-range values become ``±inf`` (``1e999``) or 0, as for ``strtod``."""
+    long = np.flatnonzero(long_rows(words))
+    long_values = [_long_float(token_bytes(words, row)) for row in long.tolist()]
+    if len(long):  # cast a placeholder "0" in their place
+        words = words.copy()
+        words[long] = 0
+        words[long, 0] = ord("0")
     text = as_bytes(words)
     bad = np.any(text.view(np.uint8).reshape(len(text), -1) == ord("_"), axis=1)
+    bad[long[[value is None for value in long_values]]] = True
     try:
         with np.errstate(over="ignore"):  # 1e999 is inf, as for strtod; not a warning
             values = text.astype(np.float64)
-    except ValueError:
-        values = None
-    if values is not None:
         first_bad = int(np.argmax(bad)) if bad.any() else None
-        return values, first_bad
-    # Locate the first token the cast refuses: bisection, O(log N) casts of shrinking slices.
-    lo, hi = 0, len(text)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        try:
-            with np.errstate(over="ignore"):
-                text[lo:mid].astype(np.float64)
-            lo = mid
-        except ValueError:
-            hi = mid
-    first_bad = lo if not bad[:lo].any() else int(np.argmax(bad))
-    return np.full(len(text), np.nan), first_bad
+    except ValueError:
+        # The first token the cast refuses: bisection, O(log N) casts of shrinking slices.
+        lo, hi = 0, len(text)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            try:
+                with np.errstate(over="ignore"):
+                    text[lo:mid].astype(np.float64)
+                lo = mid
+            except ValueError:
+                hi = mid
+        first_bad = lo if not bad[:lo].any() else int(np.argmax(bad))
+        values = np.full(len(text), np.nan)
+    for row, value in zip(long.tolist(), long_values, strict=True):
+        values[row] = np.nan if value is None else value
+    return values, first_bad
+
+
+def _long_float(raw: bytes) -> float | None:
+    """A long token as a number (as the cast reads it), or None."""
+    if b"_" in raw:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        return None
+
+
+_INTEGER = re.compile(rb"[+-]?[0-9]+")
+#: every integer of up to this many digits fits in int64 (9.2e18)
+_SAFE_DIGITS = 18
 
 
 def integer_tokens(words: np.ndarray) -> np.ndarray:
@@ -370,4 +466,78 @@ def integer_tokens(words: np.ndarray) -> np.ndarray:
     signed = (chars[:, 0] == ord("+")) | (chars[:, 0] == ord("-"))
     digit[:, 0] |= signed
     padding = chars == 0
-    return np.all(digit | padding, axis=1) & (lengths > signed)
+    integral = np.all(digit | padding, axis=1) & (lengths > signed)
+    for row in np.flatnonzero(long_rows(words)).tolist():
+        integral[row] = _INTEGER.fullmatch(token_bytes(words, row)) is not None
+    return integral
+
+
+def parse_integers(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(values [N] int64, fine [N] bool): exact values (no detour through floats) of the
+    tokens that are ``[+-]?[0-9]+`` within int64; ``fine`` is False for the others (value 0)."""
+    if words.shape[1] == 1 and not long_rows(words).any():
+        return _parse_short_integers(words[:, 0])
+    fine = integer_tokens(words)
+    long = long_rows(words)
+    raw = as_bytes(words)
+    chars = raw.view(np.uint8).reshape(len(raw), -1)
+    signed = (chars[:, 0] == ord("+")) | (chars[:, 0] == ord("-"))
+    n_digits = np.count_nonzero(chars, axis=1) - signed
+    values = np.zeros(len(words), dtype=np.int64)
+    for c in range(min(chars.shape[1], _SAFE_DIGITS + 1)):  # longer tokens are read below
+        digit = chars[:, c].astype(np.int64) - ord("0")
+        is_digit = (digit >= 0) & (digit <= 9)
+        values = np.where(is_digit, values * 10 + digit, values)
+    np.negative(values, out=values, where=chars[:, 0] == ord("-"))
+    values[~fine] = 0
+    for row in np.flatnonzero(fine & ((n_digits > _SAFE_DIGITS) | long)).tolist():
+        text = token_bytes(words, row)
+        magnitude = text.lstrip(b"+-").lstrip(b"0")
+        # (int() refuses thousands of digits: anything past 20 is out of range anyway)
+        value = int(text) if len(magnitude) <= _SAFE_DIGITS + 2 else None
+        if value is None or not -(2**63) <= value < 2**63:
+            fine[row] = False
+            values[row] = 0
+        else:
+            values[row] = value
+    return values, fine
+
+
+_U64 = np.uint64
+_ZEROS = 0x3030303030303030  # eight ASCII "0"
+#: _FILL[n]: ASCII "0" in the low 8 - n bytes (left padding of an n-digit number)
+_FILL = np.array([_ZEROS >> (8 * n) if n < 8 else 0 for n in range(9)], dtype=np.uint64)
+#: _SHIFT[n]: bits that move n digits to the top bytes of a word (n = 0: none)
+_SHIFT = np.array([8 * (8 - n) if n else 0 for n in range(9)], dtype=np.uint64)
+
+
+def _parse_short_integers(word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`parse_integers` of tokens of at most 8 bytes (one word each), with a few word
+    operations per token (SWAR): a sign is dropped, the digits are moved to the top bytes and
+    padded with ASCII zeros, checked all-digit byte-wise and combined pairwise (the
+    eight-digit parse of simdjson, Lemire & Langdale)."""
+    # length: 8 - the number of zero bytes (all of them padding at the top; the classic
+    # zero-byte test is exact below the first zero byte, and all bytes above it are zero)
+    zero_bytes = (word - _U64(0x0101010101010101)) & ~word & _U64(0x8080808080808080)
+    n = 8 - np.bitwise_count(zero_bytes).astype(np.int64)
+    first = word & _U64(0xFF)
+    negative = first == ord("-")
+    signed = negative | (first == ord("+"))
+    digits = np.where(signed, word >> _U64(8), word)
+    n = n - signed
+    digits = (digits << _SHIFT[n]) | _FILL[n]
+    # every byte in 0x30..0x39: high nibble 3, and adding 6 keeps it 3 (no carry reaches a
+    # byte that is a digit unless some byte is not)
+    nibbles = _U64(0xF0F0F0F0F0F0F0F0)
+    fine = ((digits & nibbles) | (((digits + _U64(0x0606060606060606)) & nibbles) >> _U64(4))) == (
+        _U64(0x3333333333333333)
+    )
+    fine &= n > 0
+    value = digits & _U64(0x0F0F0F0F0F0F0F0F)
+    value = (value * _U64(2561)) >> _U64(8)
+    value = ((value & _U64(0x00FF00FF00FF00FF)) * _U64(6553601)) >> _U64(16)
+    value = ((value & _U64(0x0000FFFF0000FFFF)) * _U64(42949672960001)) >> _U64(32)
+    values = value.astype(np.int64)
+    np.negative(values, out=values, where=negative)
+    values[~fine] = 0
+    return values, fine
