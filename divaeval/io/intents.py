@@ -3,8 +3,10 @@
 - ``--intents FILE``: ``topic subtopic probability [inf|nav]`` per line, NTCIREVAL's Iprob /
   DINprob shape (so ``x.DINprob`` and ``x.Iprob`` files are read directly).
 - ``--topics FILE``: TREC Web Track XML topics; subtopic types come from
-  ``<subtopic number=".." type="inf|nav">``. The official 2011 file has the typos ``inv`` and
-  ``inav``; they are reported and read as ``inf``.
+  ``<subtopic number=".." type="inf|nav">`` (no ``type``: untyped). The official 2011 file has
+  the typos ``inv`` and ``inav``; they are reported and read as ``inf``. A subtopic listed twice
+  for one topic is an error naming both lines; so is XML that is not well-formed or declares an
+  encoding Python cannot decode.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from divaeval.errors import DataError, warn
+from divaeval.errors import DataError, clip, shown, warn
 from divaeval.io._text import Source, read_source
 from divaeval.io._tokens import decode, parse_floats, split_fields
 from divaeval.io.qrels import INTENT_TYPES
@@ -54,12 +56,12 @@ def read_intents(path: str, *, text: str | bytes | None = None) -> Intents:
     bad = ~np.isfinite(probability) | (probability < 0) | (probability > 1)
     if not_number is not None or bad.any():
         row = not_number if not_number is not None else int(np.argmax(bad))
-        raise fail(row, f"probability {fields.text(2, row)!r} is not a number in [0, 1]")
+        raise fail(row, f"probability {shown(fields.text(2, row))} is not a number in [0, 1]")
     types = decode(fields.columns[3])
     bad_type = (types != "") & ~np.isin(types, INTENT_TYPES)
     if bad_type.any():
         row = int(np.flatnonzero(bad_type)[0])
-        raise fail(row, f"intent type {types[row]!r} is not 'inf' or 'nav'")
+        raise fail(row, f"intent type {shown(types[row])} is not 'inf' or 'nav'")
     frame = pd.DataFrame(
         {
             "topic": decode(fields.columns[0]),
@@ -74,8 +76,8 @@ def read_intents(path: str, *, text: str | bytes | None = None) -> Intents:
         row = int(np.flatnonzero(dup)[0])
         raise fail(
             row,
-            f"intent {frame['subtopic'].iat[row]} of topic "
-            f"{frame['topic'].iat[row]} is listed twice",
+            f"intent {clip(frame['subtopic'].iat[row])} of topic "
+            f"{clip(frame['topic'].iat[row])} is listed twice",
         )
     return Intents(source=source, frame=frame)
 
@@ -86,41 +88,82 @@ _TYPE_TYPOS = {"inv": "inf", "inav": "inf"}
 def read_topic_types(path: str):
     """Subtopic intent types from a TREC Web Track topics XML file.
 
-    Returns a DataFrame with columns topic, subtopic, type. Unknown types are reported and read
-    as ``inf`` (the official 2011 file's ``inv`` and ``inav`` typos).
+    Returns a DataFrame with columns topic, subtopic, type (``inf``, ``nav``, or ``""`` when
+    the element has no ``type``) and line (of the ``<subtopic>`` element); ``attrs["source"]``
+    names the file. Unknown types are
+    reported and read as ``inf`` (the official 2011 file's ``inv`` and ``inav`` typos). A
+    ``<subtopic>`` belongs to the innermost enclosing ``<topic>``; one outside every topic is
+    reported and ignored.
     """
-    import xml.etree.ElementTree as ET
+    import xml.parsers.expat
 
     import pandas as pd
 
-    source = read_source(path, what="topics")
-    try:
-        root = ET.fromstring(source.data)
-    except ET.ParseError as exc:
-        line = exc.position[0] if exc.position else None
-        raise DataError(
-            f"not well-formed topic XML: {exc.msg}", file=source.name, line=line
-        ) from None
-    records = []
-    for topic in root.iter("topic"):
-        number = topic.get("number")
-        if number is None:
-            raise DataError("<topic> without a number attribute", file=source.name)
-        for sub in topic.iter("subtopic"):
-            sub_number = sub.get("number")
-            if sub_number is None:
-                raise DataError(
-                    f"<subtopic> of topic {number} without a number attribute", file=source.name
-                )
-            kind = (sub.get("type") or "inf").strip()
-            if kind not in INTENT_TYPES:
+    source = read_source(path, what="topics", comments=False)
+    parser = xml.parsers.expat.ParserCreate()
+    records: list[tuple[str, str, str, int]] = []
+    seen: dict[tuple[str, str], int] = {}  # (topic, subtopic) -> index in records
+    open_topics: list[str] = []
+
+    def fail(message: str) -> DataError:
+        return DataError(message, file=source.name, line=parser.CurrentLineNumber)
+
+    def start(name: str, attributes: dict[str, str]) -> None:
+        if name == "topic":
+            number = (attributes.get("number") or "").strip()
+            if not number:
+                raise fail("<topic> without a number attribute")
+            open_topics.append(number)
+        elif name == "subtopic":
+            line = parser.CurrentLineNumber
+            number = (attributes.get("number") or "").strip()
+            if not open_topics:
+                warn("<subtopic> outside a <topic> ignored", file=source.name, line=line)
+                return
+            topic = open_topics[-1]
+            if not number:
+                raise fail(f"<subtopic> of topic {clip(topic)} without a number attribute")
+            kind = (attributes.get("type") or "").strip()
+            if kind and kind not in INTENT_TYPES:
                 warn(
-                    f"topic {number} subtopic {sub_number}: unknown subtopic type {kind!r}, "
-                    "read as 'inf'",
+                    f"topic {clip(topic)} subtopic {clip(number)}: unknown subtopic type "
+                    f"{shown(kind)}, read as 'inf'",
                     file=source.name,
+                    line=line,
                 )
-                kind = _TYPE_TYPOS.get(kind, "inf")
-            records.append((number.strip(), sub_number.strip(), kind))
+                kind = "inf"
+            earlier = seen.get((topic, number))
+            if earlier is not None:
+                _, _, earlier_kind, earlier_line = records[earlier]
+                what = f"topic {clip(topic)} subtopic {clip(number)}"
+                if kind != earlier_kind:
+                    raise fail(
+                        f"conflicting types for {what}: {kind or 'none'} here, "
+                        f"{earlier_kind or 'none'} at line {earlier_line}"
+                    )
+                raise fail(f"{what} is listed twice (also at line {earlier_line})")
+            seen[(topic, number)] = len(records)
+            records.append((topic, number, kind, line))
+
+    def end(name: str) -> None:
+        if name == "topic":
+            open_topics.pop()
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    try:
+        parser.Parse(source.data, True)
+    except xml.parsers.expat.ExpatError as exc:
+        message = xml.parsers.expat.ErrorString(exc.code)
+        raise DataError(
+            f"not well-formed topic XML: {message}", file=source.name, line=exc.lineno
+        ) from None
+    except (LookupError, ValueError) as exc:  # an encoding Python lacks or cannot use here
+        raise DataError(
+            f"cannot decode the topic XML: {clip(str(exc), 200)}", file=source.name, line=1
+        ) from None
     if not records:
         raise DataError("no <topic>/<subtopic> elements found", file=source.name)
-    return pd.DataFrame(records, columns=["topic", "subtopic", "type"])
+    table = pd.DataFrame(records, columns=["topic", "subtopic", "type", "line"])
+    table.attrs["source"] = source.name  # named in messages about these types
+    return table

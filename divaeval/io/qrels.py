@@ -3,7 +3,9 @@
 - Grades are integers; negative grades (the Web Track's ``-2`` spam label) mean judged and not
   relevant. NTCIREVAL's Dqrels labels ``L0`` … ``L9`` are read as grades 0 … 9, so a Dqrels file
   is a valid qrels file. An integral decimal (``2.0``) is read as that integer.
-- An optional 5th column gives the subtopic's intent type (``inf`` or ``nav``).
+- An optional 5th column gives the subtopic's intent type (``inf`` or ``nav``). Lines of one
+  subtopic may leave it out, but two lines giving different types for one subtopic are an
+  error naming both lines (as for conflicting grades).
 - Ad hoc qrels (``topic 0 docno grade``) are single-aspect topics.
 - A repeated ``(topic, subtopic, docno)`` is an error naming both lines (ndeval silently
   double-counts such lines in MAP-IA; NTCIREVAL in the global gain).
@@ -18,15 +20,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from divaeval.errors import DataError
+from divaeval.errors import DataError, clip, shown
 from divaeval.io._text import Source, read_source
 from divaeval.io._tokens import (
-    as_bytes,
     decode,
     factorize,
     integer_tokens,
+    long_rows,
+    long_token,
     parse_floats,
+    parse_integers,
     split_fields,
+    token_bytes,
 )
 
 QRELS_COLUMNS = "topic subtopic docno grade [inf|nav]"
@@ -103,9 +108,8 @@ def _intent_types(source: Source, fields) -> np.ndarray:
     bad = (fields.row_count == 5) & (code == 0)
     if bad.any():
         row = int(np.argmax(bad))
-        raise _fail(
-            source, row, f"intent type {fields.text(4, row)!r} in column 5 is not 'inf' or 'nav'"
-        )
+        text = shown(fields.text(4, row))
+        raise _fail(source, row, f"intent type {text} in column 5 is not 'inf' or 'nav'")
     return code
 
 
@@ -113,58 +117,54 @@ def _parse_grades(source: Source, fields) -> np.ndarray:
     """Grades as int64: integers, NTCIR ``L<k>`` labels (all or none), or integral decimals
     (``2.0``, as the C parser took them); |grade| <= GRADE_LIMIT."""
     words = fields.columns[3]
-    chars = as_bytes(words).view(np.uint8).reshape(len(words), -1)
-    ntcir = chars[:, 0] == ord("L")
+    long = np.flatnonzero(long_rows(words))
+    ntcir = (words[:, 0] & np.uint64(0xFF)) == ord("L")
+    ntcir[long] = [token_bytes(words, row)[:1] == b"L" for row in long.tolist()]
     if ntcir.any():
-        ntcir &= _digits_after_first(chars)
         if not ntcir.all():
             row = int(np.argmax(~ntcir))
             raise _fail(
-                source, row, f"grade {fields.text(3, row)!r} mixes with NTCIR-style L<k> grades"
+                source,
+                row,
+                f"grade {shown(fields.text(3, row))} mixes with NTCIR-style L<k> grades",
             )
-        digits = np.ascontiguousarray(np.pad(chars[:, 1:], ((0, 0), (0, 1))))
-        grades = digits.view(f"S{chars.shape[1]}").reshape(-1).astype(np.float64)
+        # L<k> is read as the integer +<k> (so L+1, L-1 and L stay errors)
+        plus = words.copy()
+        plus[:, 0] = (plus[:, 0] & ~np.uint64(0xFF)) | np.uint64(ord("+"))
+        for row in long.tolist():
+            plus[row, 0] = long_token(b"+" + token_bytes(words, row)[1:])
+        grades, fine = parse_integers(plus)
+        if not fine.all():
+            row = int(np.argmax(~fine))
+            raise _fail(source, row, f"grade {shown(fields.text(3, row))} is not an integer")
     else:
-        integral = integer_tokens(words)
-        if integral.all() and words.shape[1] == 1:  # at most 8 characters: exact in int64
-            grades = _small_integers(chars)
-        else:
-            grades, unparsable = parse_floats(words)
-        if not integral.all():
-            # Integral decimals pass when every grade is a number, integral and in range.
-            whole = np.isfinite(grades) & (grades == np.round(grades))
-            fine = unparsable is None and whole.all() and (np.abs(grades) <= GRADE_LIMIT).all()
-            if not fine:
-                row = int(np.argmax(~integral))
-                raise _fail(source, row, f"grade {fields.text(3, row)!r} is not an integer")
+        grades, fine = parse_integers(words)
+        if not fine.all():
+            # Integral decimals (2.0) pass when every grade is a number.
+            decimals, unparsable = parse_floats(words)
+            whole = np.isfinite(decimals) & (decimals == np.round(decimals))
+            accepted = fine | (whole & (np.abs(decimals) <= GRADE_LIMIT))
+            if unparsable is not None or not accepted.all():
+                row = unparsable if unparsable is not None else int(np.argmax(~accepted))
+                integral = unparsable is None and (
+                    whole[row] or integer_tokens(words[row : row + 1])[0]
+                )
+                why = (
+                    f"is out of range (|grade| <= {GRADE_LIMIT})"
+                    if integral
+                    else "is not an integer"
+                )
+                raise _fail(source, row, f"grade {shown(fields.text(3, row))} {why}")
+            grades = np.where(fine, grades, decimals.astype(np.int64))
     too_big = np.abs(grades) > GRADE_LIMIT
     if too_big.any():
         row = int(np.argmax(too_big))
         raise _fail(
             source,
             row,
-            f"grade {fields.text(3, row)!r} is out of range (|grade| <= {GRADE_LIMIT})",
+            f"grade {shown(fields.text(3, row))} is out of range (|grade| <= {GRADE_LIMIT})",
         )
-    return grades.astype(np.int64)
-
-
-def _small_integers(chars: np.ndarray) -> np.ndarray:
-    """Values of ``[+-]?[0-9]+`` tokens of at most 8 bytes (``chars``: [N, 8] uint8, zero
-    padded), as float64 (exact), without a text-to-number cast."""
-    negative = chars[:, 0] == ord("-")
-    value = np.zeros(len(chars), dtype=np.int64)
-    for c in range(chars.shape[1]):
-        digit = chars[:, c].astype(np.int64) - ord("0")
-        is_digit = (digit >= 0) & (digit <= 9)
-        value = np.where(is_digit, value * 10 + digit, value)
-    return np.where(negative, -value, value).astype(np.float64)
-
-
-def _digits_after_first(chars: np.ndarray) -> np.ndarray:
-    """[N] bool: bytes 2.. of each token are one or more ASCII digits."""
-    rest = chars[:, 1:]
-    digit = (rest >= ord("0")) & (rest <= ord("9"))
-    return np.all(digit | (rest == 0), axis=1) & digit[:, 0] if rest.shape[1] else digit[:, 0]
+    return grades
 
 
 def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
@@ -202,16 +202,56 @@ def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
         type_code=type_code,
     )
     _check_duplicates(qrels)
+    _check_types(qrels)
     return qrels
+
+
+def _pair_codes(qrels: Qrels) -> np.ndarray:
+    """[N] int64: a code of each row's (topic, subtopic), small enough to combine with a
+    docno code (renumbered densely when the plain product could overflow)."""
+    pair = qrels.topic_codes * len(qrels.subtopic_names) + qrels.subtopic_codes
+    n_pairs = len(qrels.topic_names) * len(qrels.subtopic_names)
+    if n_pairs * max(len(qrels.doc_words), 1) >= 2**62:
+        pair = np.unique(pair, return_inverse=True)[1].reshape(-1)
+    return pair
+
+
+def _describe(qrels: Qrels, row: int, docno: bool = False) -> str:
+    """``topic T subtopic S [docno D]`` of ``row``, each id cut for a message."""
+    what = (
+        f"topic {clip(qrels.topic_names[qrels.topic_codes[row]])} "
+        f"subtopic {clip(qrels.subtopic_names[qrels.subtopic_codes[row]])}"
+    )
+    if docno:
+        code = qrels.doc_codes[row]
+        what += f" docno {clip(decode(qrels.doc_words[code : code + 1])[0])}"
+    return what
+
+
+def _check_types(qrels: Qrels) -> None:
+    """Lines typing one subtopic differently (inf and nav) are an error at the first line that
+    disagrees with the subtopic's first typed line, naming that line."""
+    typed = np.flatnonzero(qrels.type_code)
+    if not len(typed):
+        return
+    _, first, which = np.unique(_pair_codes(qrels)[typed], return_index=True, return_inverse=True)
+    which = which.reshape(-1)
+    differs = qrels.type_code[typed] != qrels.type_code[typed[first]][which]
+    if differs.any():
+        at = int(np.argmax(differs))
+        row, earlier = int(typed[at]), int(typed[first[which[at]]])
+        raise _fail(
+            qrels.source,
+            row,
+            f"conflicting intent types for {_describe(qrels, row)}: "
+            f"{TYPE_NAMES[qrels.type_code[row]]} here, {TYPE_NAMES[qrels.type_code[earlier]]} "
+            f"at line {qrels.line_of(earlier)}",
+        )
 
 
 def _check_duplicates(qrels: Qrels) -> None:
     """A repeated (topic, subtopic, docno) is an error at its second line, naming the first."""
-    pair = qrels.topic_codes * len(qrels.subtopic_names) + qrels.subtopic_codes
-    n_pairs = len(qrels.topic_names) * len(qrels.subtopic_names)
-    if n_pairs * len(qrels.doc_words) >= 2**62:  # renumber the pairs densely first
-        _, pair = np.unique(pair, return_inverse=True)
-        pair = pair.reshape(-1)
+    pair = _pair_codes(qrels)
     key = pair * len(qrels.doc_words) + qrels.doc_codes
     ordered = np.sort(key)
     if not (ordered[1:] == ordered[:-1]).any():
@@ -224,11 +264,7 @@ def _check_duplicates(qrels: Qrels) -> None:
     a = int(np.argmax(repeated))  # the first line of a repeated key, and its next copy
     b = int(np.flatnonzero(key == key[a])[1])
     line_a = qrels.line_of(a)
-    what = (
-        f"topic {qrels.topic_names[qrels.topic_codes[a]]} "
-        f"subtopic {qrels.subtopic_names[qrels.subtopic_codes[a]]} "
-        f"docno {decode(qrels.doc_words[qrels.doc_codes[a] : qrels.doc_codes[a] + 1])[0]}"
-    )
+    what = _describe(qrels, a, docno=True)
     if qrels.grade[a] != qrels.grade[b]:
         message = (
             f"conflicting judgments for {what}: grade {qrels.grade[b]} here, "

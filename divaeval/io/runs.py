@@ -3,8 +3,10 @@
 Whitespace-separated, at least 6 fields (later fields are ignored), CRLF accepted, blank and
 ``#`` comment lines skipped, gzip and stdin supported. Topic ids and docnos are strings, kept
 exactly as written (``0101`` keeps its leading zero). The score is read as an IEEE double,
-correctly rounded (never narrowed to float32, unlike trec_eval 9). The rank column is kept as
-text and only checked when ``--order rank`` uses it.
+correctly rounded (never narrowed to float32, unlike trec_eval 9), and must be finite: ``inf``,
+``nan`` and values beyond a double (``1e999``) are errors, as they have no place in a ranking.
+The rank column is kept as text and only checked when ``--order rank`` uses it: an integer in
+the 64-bit range (a larger one is an error, never wrapped around).
 
 A :class:`Run` holds numpy arrays (topic and docno codes, scores), read by the vectorised
 tokenizer of :mod:`divaeval.io._tokens`; :attr:`Run.frame` builds a pandas view on request.
@@ -16,15 +18,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from divaeval.errors import DataError
+from divaeval.errors import DataError, shown
 from divaeval.io._text import Source, read_source
 from divaeval.io._tokens import (
-    as_bytes,
     decode,
     factorize,
     factorize_with_keys,
     integer_tokens,
     parse_floats,
+    parse_integers,
     split_fields,
 )
 
@@ -116,11 +118,14 @@ def read_run(path: str, *, text: str | bytes | None = None) -> Run:
 
     scores, bad = parse_floats(fields.columns[4])
     if bad is not None:
-        raise _fail_row(source, bad, f"score {fields.text(4, bad)!r} is not a number")
+        raise _fail_row(source, bad, f"score {shown(fields.text(4, bad))} is not a number")
     not_finite = ~np.isfinite(scores)
     if not_finite.any():
         row = int(np.argmax(not_finite))
-        raise _fail_row(source, row, f"score {fields.text(4, row)!r} is not a finite number")
+        text = fields.text(4, row)
+        spelled = text.lstrip("+-").lower() in ("inf", "infinity", "nan")
+        why = "" if spelled else " (beyond the range of a double)"
+        raise _fail_row(source, row, f"score {shown(text)} is not a finite number{why}")
 
     topic_codes, topic_words = factorize(fields.columns[0])
     doc_codes, doc_words, doc_hashes = factorize_with_keys(fields.columns[2])
@@ -140,13 +145,15 @@ def read_run(path: str, *, text: str | bytes | None = None) -> Run:
 
 
 def parse_ranks(run: Run, rows: np.ndarray | None = None) -> np.ndarray:
-    """The rank column of ``run`` (of ``rows``, default all) as int64; a non-integer rank is
-    a located error."""
+    """The rank column of ``run`` (of ``rows``, default all) as int64, exactly; a rank that is
+    not an integer or lies beyond 64 bits is a located error."""
     rows = np.arange(len(run)) if rows is None else rows
     words = run.rank_words[rows]
-    bad = ~integer_tokens(words)
-    if bad.any():
-        index = int(np.argmax(bad))
-        text = decode(words[index : index + 1])[0]
-        raise _fail_row(run.source, int(rows[index]), f"rank {text!r} is not an integer")
-    return as_bytes(words).astype(np.float64).astype(np.int64)
+    ranks, fine = parse_integers(words)
+    if not fine.all():
+        bad = int(np.argmax(~fine))
+        text = shown(decode(words[bad : bad + 1])[0])
+        integral = integer_tokens(words[bad : bad + 1])[0]
+        why = "is beyond the 64-bit integer range" if integral else "is not an integer"
+        raise _fail_row(run.source, int(rows[bad]), f"rank {text} {why}")
+    return ranks
