@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from divaeval.errors import DataError, UsageError, check_rel_level, warn
+from divaeval.errors import DataError, UsageError, check_rel_level, clip, warn
 from divaeval.io._tokens import TokenTable, byte_ranks
 from divaeval.topics import sort_topics
 
@@ -441,12 +441,12 @@ class QrelsIndex:
 
         Weights: the intent file's probabilities, else uniform over the subtopics with a
         relevant document. Types, by precedence: intent file column 4, qrels column 5, topic
-        XML, default ``inf``.
+        XML, default ``inf``; a type that loses to a different one is reported (see
+        :func:`_resolve_types`).
         """
         n_topics, width = subtopics.shape
         n_rel = relevant.sum(axis=1, keepdims=True)
         uniform = np.where(relevant, 1.0 / np.maximum(n_rel, 1), 0.0)
-        nav = np.zeros((n_topics, width), dtype=bool)
 
         def locate(frame):
             """Flat [T * S] cell of each (topic, subtopic) row of ``frame`` (NaN: unknown)."""
@@ -460,17 +460,40 @@ class QrelsIndex:
             keys = pd.MultiIndex.from_arrays([frame["topic"], frame["subtopic"]])
             return cell.reindex(keys).to_numpy()
 
+        def typed_rows(frame):
+            """(rows of ``frame`` that type a subtopic of the qrels, their cells, type codes)."""
+            where = locate(frame)
+            kinds = frame["type"].to_numpy()
+            rows = np.flatnonzero(~np.isnan(where) & (kinds != ""))
+            return rows, where[rows].astype(np.int64), np.where(kinds[rows] == "nav", 2, 1)
+
+        sources = []  # by precedence: (file name, cells, type codes, line of the k-th entry)
+        if intents is not None:
+            rows, cells, kinds = typed_rows(intents.frame)
+            sources.append(
+                (intents.source.name, cells, kinds, lambda k, r=rows: intents.line_of(int(r[k])))
+            )
+        rows = np.flatnonzero(qrels.type_code)
+        sources.append(
+            (
+                qrels.path,
+                topic_code[rows] * width + column[rows],
+                qrels.type_code[rows],
+                lambda k, r=rows: qrels.line_of(int(r[k])),
+            )
+        )
         if topic_types is not None:
-            where = locate(topic_types)
-            hit = ~np.isnan(where)
-            nav.ravel()[where[hit].astype(np.int64)] = (topic_types["type"].to_numpy() == "nav")[
-                hit
-            ]
-        qtypes = qrels.type_code
-        typed = qtypes != 0
-        if typed.any():
-            flat = topic_code[typed] * width + column[typed]
-            nav.ravel()[flat] = qtypes[typed] == 2  # nav
+            rows, cells, kinds = typed_rows(topic_types)
+            lines = topic_types["line"].to_numpy() if "line" in topic_types else None
+            sources.append(
+                (
+                    topic_types.attrs.get("source", "the topic types"),
+                    cells,
+                    kinds,
+                    lambda k, r=rows: None if lines is None else int(lines[r[k]]),
+                )
+            )
+        nav = _resolve_types(sources, self.topics, subtopics) == 2
 
         if intents is None:
             return uniform, nav
@@ -492,9 +515,6 @@ class QrelsIndex:
         weight = np.zeros(n_topics * width)
         flat = where[known].astype(np.int64)
         weight[flat] = frame["probability"].to_numpy()[known]
-        ftypes = frame["type"].to_numpy()[known]
-        has_type = ftypes != ""
-        nav.ravel()[flat[has_type]] = ftypes[has_type] == "nav"
         weight = weight.reshape(n_topics, width)
         listed = np.zeros(n_topics * width, dtype=bool)
         listed[flat] = True
@@ -563,6 +583,40 @@ class QrelsIndex:
         if key not in self._materials:
             self._materials[key] = self.material_all.take(codes)
         return self._materials[key]
+
+
+_TYPE_NAMES = ("none", "inf", "nav")
+
+
+def _resolve_types(sources, topics: np.ndarray, subtopics: np.ndarray) -> np.ndarray:
+    """[T, S] subtopic types (0 none, 1 inf, 2 nav) from ``sources``, highest precedence
+    first: ``(file name, flat cells, type codes, k -> line of entry k)``. The first source that
+    types a subtopic wins; each other source that types it differently gets one warning (per
+    winning source), with a count, an example and the winner. Each file is consistent within
+    itself (the readers reject a subtopic typed twice differently)."""
+    n_topics, width = subtopics.shape
+    kind = np.zeros(n_topics * width, dtype=np.int8)
+    winner = np.full(n_topics * width, -1, dtype=np.int64)
+    for i, (name, cells, kinds, line_of) in enumerate(sources):
+        differs = (winner[cells] >= 0) & (kind[cells] != kinds)
+        for j in np.unique(winner[cells[differs]]).tolist():
+            lost = np.flatnonzero(differs & (winner[cells] == j))
+            k = int(lost[0])
+            topic, column = divmod(int(cells[k]), width)
+            count = len(np.unique(cells[lost]))
+            won = sources[j][0]
+            warn(
+                f"{count} subtopic type{'s differ' if count > 1 else ' differs'} from {won} "
+                f"(e.g. topic {clip(topics[topic])} subtopic {clip(subtopics[topic, column])}: "
+                f"{_TYPE_NAMES[kinds[k]]} here, {_TYPE_NAMES[kind[cells[k]]]} in {won}); "
+                f"{won} wins (precedence: intent file, qrels, topics file)",
+                file=name,
+                line=line_of(k),
+            )
+        free = winner[cells] < 0
+        kind[cells[free]] = kinds[free]
+        winner[cells[free]] = i
+    return kind.reshape(n_topics, width)
 
 
 def _order_rows(run, rows: np.ndarray, topic_code: np.ndarray, order: Order) -> np.ndarray:

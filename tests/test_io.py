@@ -539,16 +539,18 @@ TOPICS_XML = """<webtrack2011>
 
 def test_topics_xml_and_2011_typos(warnings):
     table = divaeval.read_topic_types(write("topics.xml", TOPICS_XML))
+    # no type attribute: untyped (""), the default inf applies unless another file types it
     assert table.values.tolist() == [
-        ["101", "1", "nav"],
-        ["101", "2", "inf"],
-        ["101", "3", "inf"],
-        ["101", "4", "inf"],
-        ["101", "5", "inf"],
+        ["101", "1", "nav", 4],
+        ["101", "2", "inf", 5],
+        ["101", "3", "inf", 6],
+        ["101", "4", "inf", 7],
+        ["101", "5", "", 8],
     ]
+    assert table.attrs["source"] == "topics.xml"
     assert warnings == [
-        "topics.xml: topic 101 subtopic 3: unknown subtopic type 'inv', read as 'inf'",
-        "topics.xml: topic 101 subtopic 4: unknown subtopic type 'inav', read as 'inf'",
+        "topics.xml:6: topic 101 subtopic 3: unknown subtopic type 'inv', read as 'inf'",
+        "topics.xml:7: topic 101 subtopic 4: unknown subtopic type 'inav', read as 'inf'",
     ]
 
 
@@ -559,7 +561,7 @@ def test_topics_xml_warning_on_stderr(capsys):
     code, out, err = cli(capsys, "r.txt", "q.txt", "--topics", "topics.xml", "-m", "strec@1")
     assert code == 0
     assert (
-        "divaeval: warning: topics.xml: topic 101 subtopic 3: unknown subtopic type 'inv', "
+        "divaeval: warning: topics.xml:6: topic 101 subtopic 3: unknown subtopic type 'inv', "
         "read as 'inf'\n" in err
     )
     assert "warning" not in out
@@ -580,11 +582,11 @@ def test_topics_real_2012_file():
         ("<a></a>", "t.xml: no <topic>/<subtopic> elements found"),
         (
             '<a><topic><subtopic number="1"/></topic></a>',
-            "t.xml: <topic> without a number attribute",
+            "t.xml:1: <topic> without a number attribute",
         ),
         (
             '<a><topic number="7"><subtopic/></topic></a>',
-            "t.xml: <subtopic> of topic 7 without a number attribute",
+            "t.xml:1: <subtopic> of topic 7 without a number attribute",
         ),
     ],
 )
