@@ -604,3 +604,329 @@ def test_debug_shows_traceback(capsys):
     write("q.txt", QRELS)
     with pytest.raises(DataError):
         main(["nope.txt", "q.txt", "--debug"])
+
+
+# ---------------------------------------------------------------------------------------------
+# line ends, byte-order marks, numbers at the edges, long tokens, subtopic types (issue 9)
+
+CR_QRELS = "1 1 a 1\n1 1 b 1\n1 1 c 1\n"  # three relevant documents of one subtopic
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_comment_ended_by_any_line_end(capsys, warnings, end):
+    # A '#' comment ended by a lone CR used to swallow the CR-ended lines after it (P@3 =
+    # 0.667). Every line end ends the comment: a, b, c all ranked -> P-IA@3 = 3/3 = 1.
+    write("q.txt", CR_QRELS.replace("\n", end))
+    run = f"# a comment{end}1 Q0 a 1 3 t{end}1 Q0 b 2 2 t{end}  # indented{end}1 Q0 c 3 1 t{end}"
+    write("r.txt", run)
+    assert per_topic(capsys, "r.txt", "q.txt", "-m", "P-IA@3") == {("1", "P-IA@3"): 1.0}
+    assert [divaeval.read_run("r.txt").line_of(i) for i in range(3)] == [2, 3, 5]
+    write("i.txt", f"# c{end}1 1 1.0{end}")
+    assert divaeval.read_intents("i.txt").frame["probability"].tolist() == [1.0]
+
+
+def test_comment_lines_in_qrels_and_intents_end_at_cr():
+    qrels = divaeval.read_qrels(write("q.txt", "# c\r1 1 a 1\r# d\r1 1 b 2\r"))
+    assert qrels.frame["docno"].tolist() == ["a", "b"]
+    assert [qrels.line_of(i) for i in range(2)] == [2, 4]
+    intents = divaeval.read_intents(write("i.txt", "# c\r1 1 0.5\r1 2 0.5\r"))
+    assert intents.frame["subtopic"].tolist() == ["1", "2"]
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def test_byte_order_mark_is_stripped_in_every_reader(capsys, warnings):
+    # The BOM used to become part of the first topic id ('\ufeff1'), so topic 1 of the run
+    # and of the qrels differed. With it stripped: a, b relevant and ranked -> P-IA@2 = 1.
+    write("q.txt", BOM + b"1 1 a 1\n1 1 b 1\n")
+    write("r.txt", BOM + b"1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    write("i.txt", BOM + b"1 1 1.0\n")
+    write(
+        "t.xml",
+        BOM + b'<?xml version="1.0"?><t><topic number="1"><subtopic number="1"/></topic></t>',
+    )
+    assert divaeval.read_run("r.txt").topics.tolist() == ["1"]
+    assert divaeval.read_qrels("q.txt").topic_names.tolist() == ["1"]
+    assert divaeval.read_intents("i.txt").frame["topic"].tolist() == ["1"]
+    assert divaeval.read_topic_types("t.xml")["topic"].tolist() == ["1"]
+    values = per_topic(
+        capsys, "r.txt", "q.txt", "--intents", "i.txt", "--topics", "t.xml", "-m", "P-IA@2"
+    )
+    assert values == {("1", "P-IA@2"): 1.0}
+    # gzip around a BOM
+    write("r.gz", gzip.compress(BOM + b"1 Q0 a 1 2 t\n"))
+    assert divaeval.read_run("r.gz").topics.tolist() == ["1"]
+
+
+def test_bom_only_at_the_start():
+    # a BOM inside the file is data (part of a token), not removed
+    run = divaeval.read_run(write("r.txt", b"1 Q0 a 1 2 t\n1 Q0 " + BOM + b"b 2 1 t\n"))
+    assert run.frame["docno"].tolist() == ["a", "\ufeffb"]
+
+
+def test_rank_beyond_int64_is_an_error(capsys):
+    # It used to wrap around and rank the document first.
+    write("q.txt", QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n1 Q0 d2 99999999999999999999 2.0 t\n")
+    assert_error(
+        capsys,
+        ["r.txt", "q.txt", "--order", "rank"],
+        "r.txt:2: rank '99999999999999999999' is beyond the 64-bit integer range",
+    )
+    write("r.txt", "1 Q0 d1 1 3.0 t\n1 Q0 d2 -9223372036854775809 2.0 t\n")
+    assert_error(
+        capsys,
+        ["r.txt", "q.txt", "--order", "rank"],
+        "r.txt:2: rank '-9223372036854775809' is beyond the 64-bit integer range",
+    )
+
+
+def test_ranks_are_exact_beyond_float_precision(capsys, warnings):
+    # 2^53 + 1 and 2^53 are distinct ranks (a detour through float64 made them equal).
+    # Rank order: d2 (2^53) then d1 (2^53 + 1): only d2 is relevant to subtopic 2 -> strec@1 = 1/2
+    # for d2, and P-IA@1 = (0 + 1)/2 = 1/2; the score order would rank d1 first.
+    write("q.txt", "1 1 d1 1\n1 2 d2 1\n")
+    write("r.txt", "1 Q0 d1 9007199254740993 3.0 t\n1 Q0 d2 9007199254740992 2.0 t\n")
+    run = divaeval.read_run("r.txt")
+    assert divaeval.io.parse_ranks(run).tolist() == [2**53 + 1, 2**53]
+    values = per_topic(capsys, "r.txt", "q.txt", "--order", "rank", "-m", "strec@1")
+    assert values == {("1", "strec@1"): 0.5}
+    write("r.txt", "1 Q0 d1 9223372036854775807 3.0 t\n1 Q0 d2 -9223372036854775808 2.0 t\n")
+    assert divaeval.io.parse_ranks(divaeval.read_run("r.txt")).tolist() == [2**63 - 1, -(2**63)]
+
+
+@pytest.mark.parametrize(
+    ("score", "message"),
+    [
+        ("1e999", "score '1e999' is not a finite number (beyond the range of a double)"),
+        ("-1e400", "score '-1e400' is not a finite number (beyond the range of a double)"),
+        ("inf", "score 'inf' is not a finite number"),
+        ("-Infinity", "score '-Infinity' is not a finite number"),
+        ("nan", "score 'nan' is not a finite number"),
+    ],
+)
+def test_scores_must_be_finite(capsys, score, message):
+    write("q.txt", QRELS)
+    write("r.txt", f"1 Q0 d1 1 3.0 t\n1 Q0 d2 2 {score} t\n")
+    assert_error(capsys, ["r.txt", "q.txt"], f"r.txt:2: {message}")
+
+
+def test_tiny_scores_underflow_to_zero(capsys, warnings):
+    # 1e-999 is 0.0 (as strtod reads it): a tie with 0, broken by docno descending: d2, d1
+    write("q.txt", "1 1 d1 1\n1 2 d2 1\n")
+    write("r.txt", "1 Q0 d1 1 1e-999 t\n1 Q0 d2 2 0 t\n")
+    assert divaeval.read_run("r.txt").score.tolist() == [0.0, 0.0]
+    assert per_topic(capsys, "r.txt", "q.txt", "-m", "P-IA@1") == {("1", "P-IA@1"): 0.5}
+
+
+def test_bad_tokens_are_cut_in_messages(capsys):
+    write("q.txt", QRELS)
+    long = "x" * 1_000_000
+    write("r.txt", f"1 Q0 d1 1 3.0 t\n1 Q0 d2 2 {long} t\n")
+    shown = f"'{'x' * 40}…' (1000000 characters)"
+    assert_error(capsys, ["r.txt", "q.txt"], f"r.txt:2: score {shown} is not a number")
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    write("q2.txt", f"1 1 d1 1\n1 1 d2 {long}\n")
+    assert_error(capsys, ["r.txt", "q2.txt"], f"q2.txt:2: grade {shown} is not an integer")
+    write("q3.txt", f"1 1 d1 1 {long}\n")
+    assert_error(
+        capsys,
+        ["r.txt", "q3.txt"],
+        f"q3.txt:1: intent type {shown} in column 5 is not 'inf' or 'nav'",
+    )
+    write("q4.txt", f"{long} 1 d1 1\n{long} 1 d1 1\n")
+    assert_error(
+        capsys,
+        ["r.txt", "q4.txt"],
+        f"q4.txt:2: duplicate judgment for topic {'x' * 40}… subtopic 1 docno d1 (also at line 1)",
+    )
+
+
+def test_long_docnos_and_topics_are_exact(capsys, warnings):
+    # Docnos and topic ids of any length are legal. Two 200-byte docnos sharing their first
+    # 150 bytes are distinct; a score tie between them breaks by docno descending (bytes):
+    # ...b before ...a. Relevant: ...a for subtopic 1, ...b for subtopic 2, and "short".
+    prefix = "d" * 150
+    a, b = prefix + "a" * 50, prefix + "b" * 50
+    topic = "t" * 300
+    write("q.txt", f"{topic} 1 {a} 1\n{topic} 2 {b} 1\n{topic} 2 short 1\n")
+    write("r.txt", f"{topic} Q0 {a} 1 1.0 r\n{topic} Q0 {b} 2 1.0 r\n{topic} Q0 x 3 0.5 r\n")
+    values = per_topic(capsys, "r.txt", "q.txt", "-m", "P-IA@1", "-m", "strec@1,2")
+    # rank 1 = b (subtopic 2): P-IA@1 = (0 + 1)/2, strec@1 = 1/2, strec@2 = 2/2
+    assert values == {
+        (topic, "P-IA@1"): 0.5,
+        (topic, "strec@1"): 0.5,
+        (topic, "strec@2"): 1.0,
+    }
+    qrels = divaeval.read_qrels("q.txt")
+    assert sorted(qrels.frame["docno"]) == sorted([a, b, "short"])
+
+
+def test_qrels_typing_a_subtopic_inf_and_nav_is_an_error(capsys):
+    write("r.txt", "1 Q0 a 1 3.0 t\n")
+    write("q.txt", "1 1 a 1 inf\n1 2 a 1 nav\n1 1 b 1\n# c\n1 1 c 1 nav\n")
+    assert_error(
+        capsys,
+        ["r.txt", "q.txt"],
+        "q.txt:5: conflicting intent types for topic 1 subtopic 1: nav here, inf at line 1",
+    )
+    # the same type on several lines, or left out on some, is fine
+    qrels = divaeval.read_qrels(write("q.txt", "1 1 a 1 nav\n1 1 b 1\n1 1 c 0 nav\n"))
+    assert qrels.frame["type"].tolist() == ["nav", "", "nav"]
+
+
+@pytest.mark.parametrize(
+    ("xml", "message"),
+    [
+        (
+            '<t><topic number="1">\n<subtopic number="1" type="inf"/>\n'
+            '<subtopic number="1" type="nav"/></topic></t>',
+            "t.xml:3: conflicting types for topic 1 subtopic 1: nav here, inf at line 2",
+        ),
+        (
+            '<t><topic number="1">\n<subtopic number="1" type="inf"/></topic>\n'
+            '<topic number="1"><subtopic number="1" type="inf"/></topic></t>',
+            "t.xml:3: topic 1 subtopic 1 is listed twice (also at line 2)",
+        ),
+    ],
+)
+def test_topics_xml_repeated_subtopic_is_an_error(capsys, xml, message):
+    write("q.txt", QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    write("t.xml", xml)
+    assert_error(capsys, ["r.txt", "q.txt", "--topics", "t.xml"], message)
+
+
+EFP_RUN = "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n"  # a and b: both relevant to subtopic s1
+
+
+@pytest.mark.parametrize(
+    ("qrels_type", "intent_type", "xml_type", "value", "warning"),
+    [
+        # EfP@2 counts a navigational intent's first relevant document only:
+        # s1 inf -> a, b effective -> 2/2 = 1; s1 nav -> a only -> 1/2.
+        ("", "", "", 1.0, None),
+        ("", "", "nav", 0.5, None),
+        ("nav", "", "", 0.5, None),
+        ("inf", "", "inf", 1.0, None),
+        (
+            "inf",
+            "",
+            "nav",
+            1.0,
+            "t.xml:1: 1 subtopic type differs from q.txt (e.g. topic 1 subtopic s1: nav here, "
+            "inf in q.txt); q.txt wins (precedence: intent file, qrels, topics file)",
+        ),
+        (
+            "nav",
+            "inf",
+            "",
+            1.0,
+            "q.txt:1: 1 subtopic type differs from i.txt (e.g. topic 1 subtopic s1: nav here, "
+            "inf in i.txt); i.txt wins (precedence: intent file, qrels, topics file)",
+        ),
+        (
+            "",
+            "nav",
+            "inf",
+            0.5,
+            "t.xml:1: 1 subtopic type differs from i.txt (e.g. topic 1 subtopic s1: inf here, "
+            "nav in i.txt); i.txt wins (precedence: intent file, qrels, topics file)",
+        ),
+    ],
+)
+def test_subtopic_type_sources_and_conflicts(
+    capsys, qrels_type, intent_type, xml_type, value, warning
+):
+    write("r.txt", EFP_RUN)
+    write("q.txt", f"1 s1 a 1 {qrels_type}\n1 s1 b 1\n")
+    write("i.txt", f"1 s1 1.0 {intent_type}\n")
+    kind = f' type="{xml_type}"' if xml_type else ""
+    write("t.xml", f'<t><topic number="1"><subtopic number="s1"{kind}/></topic></t>')
+    code, out, err = cli(
+        capsys,
+        "r.txt",
+        "q.txt",
+        "--intents",
+        "i.txt",
+        "--topics",
+        "t.xml",
+        "-m",
+        "EfP@2",
+        "-f",
+        "tsv",
+    )
+    assert code == 0, err
+    assert out.splitlines()[-1] == f"t\tall\tEfP@2\t{value}"
+    warnings = [line for line in err.splitlines() if "subtopic type" in line]
+    assert warnings == ([f"divaeval: warning: {warning}"] if warning else [])
+
+
+def test_type_conflicts_counted_with_one_example(warnings):
+    from divaeval.judged import QrelsIndex
+
+    qrels = divaeval.read_qrels(
+        write("q.txt", "1 1 a 1 nav\n1 2 b 1 nav\n1 2 c 1 nav\n2 1 a 1 inf\n2 3 a 1\n")
+    )
+    xml = (
+        '<t><topic number="1"><subtopic number="1" type="inf"/><subtopic number="2" '
+        'type="inf"/></topic>\n<topic number="2"><subtopic number="1" type="inf"/>'
+        '<subtopic number="3" type="nav"/></topic></t>'
+    )
+    types = divaeval.read_topic_types(write("t.xml", xml))
+    index = QrelsIndex(qrels, topic_types=types)
+    # topic 1: both subtopics nav (qrels wins over the XML's inf); topic 2: 1 inf, 3 nav (XML)
+    assert index.material_all.intent_nav.tolist() == [[True, True], [False, True]]
+    assert warnings == [
+        "t.xml:1: 2 subtopic types differ from q.txt (e.g. topic 1 subtopic 1: inf here, "
+        "nav in q.txt); q.txt wins (precedence: intent file, qrels, topics file)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'<?xml version="1.0" encoding="foo-bar"?><t/>', "t.xml:1: cannot decode the topic XML"),
+        (b'<?xml version="1.0" encoding="rot13"?><t/>', "t.xml:1: cannot decode the topic XML"),
+        (b'<?xml version="1.0" encoding="shift_jis"?><t/>', "t.xml:1: cannot decode the topic XML"),
+        (b'<?xml version="1.0" encoding="idna"?><t/>', "t.xml:1: cannot decode the topic XML"),
+        (b'<?xml version="1.0" encoding="UTF-16"?><t/>', "t.xml:1: not well-formed topic XML"),
+        (b'<?xml version="1.0" encoding="ascii"?>\n<t a="\xe9"/>', "t.xml:2: not well-formed"),
+        (b'<t a="\xff"/>', "t.xml:1: not well-formed topic XML"),
+        (b"", "t.xml:1: not well-formed topic XML: no element found"),
+        (  # an external entity is never fetched
+            b'<!DOCTYPE t [<!ENTITY x SYSTEM "file:///etc/passwd">]><t>&x;</t>',
+            "t.xml: no <topic>/<subtopic> elements found",
+        ),
+        (
+            b'<!DOCTYPE t [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+            b'<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;'
+            b'&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;"><!ENTITY f "&e;&e;&e;&e;&e;&e;&e;'
+            b'&e;&e;&e;"><!ENTITY g "&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;"><!ENTITY h "&g;&g;&g;&g;&g;'
+            b'&g;&g;&g;&g;&g;">]><t>&h;</t>',
+            "t.xml:1: not well-formed topic XML",  # expat's amplification limit
+        ),
+        (b'<t><topic number="  "><subtopic number="1"/></topic></t>', "t.xml:1: <topic> without"),
+        (b"\x00<t/>", "t.xml: topics file looks binary"),
+    ],
+)
+def test_malformed_topics_xml_exits_1(capsys, data, message):
+    write("q.txt", QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    write("t.xml", data)
+    code, out, err = cli(capsys, "r.txt", "q.txt", "--topics", "t.xml", "-m", "strec@1")
+    assert (code, out) == (1, "")
+    assert err.startswith(f"divaeval: {message}"), err
+    assert err.count("\n") == 1
+
+
+def test_topics_xml_other_encodings_and_nesting(warnings):
+    # latin-1 declared and used; a subtopic outside any topic is reported and ignored
+    data = (
+        '<?xml version="1.0" encoding="latin-1"?>\n<t><subtopic number="9"/>'
+        '<topic number="1"><q>caf\xe9</q><subtopic number="1" type="nav"/></topic></t>'
+    ).encode("latin-1")
+    table = divaeval.read_topic_types(write("t.xml", data))
+    assert table[["topic", "subtopic", "type"]].values.tolist() == [["1", "1", "nav"]]
+    assert warnings == ["t.xml:2: <subtopic> outside a <topic> ignored"]

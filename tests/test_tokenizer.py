@@ -1,12 +1,14 @@
 """The numpy tokenizer (divaeval.io._tokens) against a plain Python reference split.
 
 The reference: a line is a record, its fields are ``bytes.split()`` (ASCII whitespace), blank
-lines are skipped, and ``\\r\\n`` and a lone ``\\r`` end lines as ``\\n`` does.
+lines are skipped, and ``\\r\\n`` and a lone ``\\r`` end lines as ``\\n`` does. Properties run
+with the long-token threshold lowered too, so that most tokens take the long-token path.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import struct
 
 import numpy as np
@@ -16,15 +18,18 @@ from hypothesis import strategies as st
 
 from divaeval.io import _tokens
 from divaeval.io._tokens import (
+    LONG_TOKEN_BYTES,
     TokenTable,
-    as_bytes,
     byte_ranks,
     decode,
     factorize,
     factorize_with_keys,
     integer_tokens,
+    long_rows,
     parse_floats,
+    parse_integers,
     split_fields,
+    token_bytes,
 )
 
 
@@ -39,7 +44,24 @@ def reference_rows(data: bytes) -> list[tuple[int, list[bytes]]]:
 
 
 def tokens_of(words: np.ndarray) -> list[bytes]:
-    return as_bytes(words).tolist()
+    return [token_bytes(words, row) for row in range(len(words))]
+
+
+class long_from:
+    """Context: tokens longer than ``limit`` bytes are long (restored on exit)."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+
+    def __enter__(self):
+        self.saved = _tokens.LONG_TOKEN_BYTES
+        _tokens.LONG_TOKEN_BYTES = self.limit
+
+    def __exit__(self, *exc):
+        _tokens.LONG_TOKEN_BYTES = self.saved
+
+
+_LONG_LIMITS = st.sampled_from([LONG_TOKEN_BYTES, 1, 3, 8, 9, 16])
 
 
 _TOKEN = st.binary(min_size=1, max_size=30).map(
@@ -65,12 +87,13 @@ def texts(draw) -> bytes:
 
 
 @settings(max_examples=300, deadline=None)
-@given(texts(), st.integers(1, 64))
-def test_split_matches_reference(data, chunk):
+@given(texts(), st.integers(1, 64), _LONG_LIMITS)
+def test_split_matches_reference(data, chunk, long_limit):
     original = _tokens.CHUNK_BYTES
     _tokens.CHUNK_BYTES = chunk  # tiny pieces: every piece boundary case
     try:
-        fields = split_fields(data, (0, 1, 2, 6), first_row=(0, 3))
+        with long_from(long_limit):
+            fields = split_fields(data, (0, 1, 2, 6), first_row=(0, 3))
     finally:
         _tokens.CHUNK_BYTES = original
     expected = reference_rows(data)
@@ -80,6 +103,9 @@ def test_split_matches_reference(data, chunk):
         assert tokens_of(fields.columns[j]) == [
             row[j] if len(row) > j else b"" for _, row in expected
         ]
+        assert fields.columns[j].shape[1] <= max(1, -(-long_limit // 8))
+        long = [len(row) > j and len(row[j]) > long_limit for _, row in expected]
+        assert long_rows(fields.columns[j]).tolist() == long
     first = expected[0][1] if expected else []
     for j in (0, 3):
         want = first[j].decode("utf-8", "surrogateescape") if len(first) > j else None
@@ -155,8 +181,13 @@ def test_integer_tokens():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(_TOKEN, min_size=1, max_size=40), st.lists(_TOKEN, max_size=20))
-def test_factorize_table_and_ranks(tokens, probes):
+@given(st.lists(_TOKEN, min_size=1, max_size=40), st.lists(_TOKEN, max_size=20), _LONG_LIMITS)
+def test_factorize_table_and_ranks(tokens, probes, long_limit):
+    with long_from(long_limit):
+        check_factorize_table_and_ranks(tokens, probes)
+
+
+def check_factorize_table_and_ranks(tokens, probes):
     words = split_fields(b"\n".join(tokens), (0,)).columns[0]
     codes, uniques = factorize(words)
     assert [tokens_of(uniques)[c] for c in codes] == tokens
@@ -194,3 +225,88 @@ def test_hash_collisions_fall_back_to_exact(monkeypatch):
 def test_decode():
     words = split_fields("é\nab\n".encode(), (0,)).columns[0]
     assert decode(words).tolist() == ["é", "ab"]
+
+
+def _reference_integer(token: bytes) -> int | None:
+    """The value of ``[+-]?[0-9]+`` within int64, else None."""
+    if re.fullmatch(rb"[+-]?[0-9]+", token) is None:
+        return None
+    value = int(token)
+    return value if -(2**63) <= value < 2**63 else None
+
+
+_INTEGER_TEXT = st.one_of(
+    st.integers(-(2**70), 2**70).map(lambda v: str(v).encode()),
+    st.integers(0, 10**9).map(lambda v: b"+" + str(v).encode()),
+    st.integers(-(10**6), 10**6).map(lambda v: f"{v:+030d}".encode()),  # leading zeros
+    st.sampled_from(
+        [
+            b"9223372036854775807",
+            b"9223372036854775808",
+            b"-9223372036854775808",
+            b"-9223372036854775809",
+            b"+",
+            b"-",
+            b"1.0",
+            b"1e3",
+            b"0x10",
+            b"1_0",
+            b"--1",
+            b"0" * 200,
+        ]
+    ),
+    _TOKEN,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_INTEGER_TEXT, min_size=1, max_size=30), _LONG_LIMITS)
+def test_parse_integers_exact_and_bounded(tokens, long_limit):
+    with long_from(long_limit):
+        words = split_fields(b"\n".join(tokens), (0,)).columns[0]
+        values, fine = parse_integers(words)
+        # every width: one word (the SWAR path), several words, long tokens
+        wide_values, wide_fine = parse_integers(np.pad(words, ((0, 0), (0, 2))))
+    expected = [_reference_integer(token) for token in tokens]
+    assert fine.tolist() == [value is not None for value in expected]
+    assert values.tolist() == [value or 0 for value in expected]
+    assert wide_fine.tolist() == fine.tolist() and wide_values.tolist() == values.tolist()
+
+
+def test_parse_integers_int64_edges():
+    words = split_fields(
+        b"9223372036854775807\n-9223372036854775808\n9223372036854775808\n99999999999999999999\n"
+        b"00000000000000000000000000042\n-0\n12345678\n",
+        (0,),
+    ).columns[0]
+    values, fine = parse_integers(words)
+    assert fine.tolist() == [True, True, False, False, True, True, True]
+    assert values.tolist() == [2**63 - 1, -(2**63), 0, 0, 42, 0, 12345678]
+
+
+def test_long_numbers_read_like_short_ones():
+    # a number longer than LONG_TOKEN_BYTES (leading zeros) reads as its short spelling
+    zeros = b"0" * (LONG_TOKEN_BYTES + 5)
+    words = split_fields(b"\n".join([zeros + b"1.5", b"1.5", zeros + b"1_0", b"-" + zeros]), (0,))
+    column = words.columns[0]
+    assert long_rows(column).tolist() == [True, False, True, True]
+    values, bad = parse_floats(column)
+    assert bad == 2  # the underscore, as for short tokens
+    assert values[0] == values[1] == 1.5 and values[3] == 0.0
+    assert parse_floats(column[[0, 1, 3]])[1] is None
+    assert integer_tokens(column).tolist() == [False, False, False, True]
+
+
+def test_ten_megabyte_token_is_one_word():
+    # Memory follows the input: a 10 MB docno takes one marker word, not 1.25M words per row.
+    huge = b"d" + b"x" * 10_000_000
+    text = b"".join(b"1 Q0 d%d 1 1 t\n" % i for i in range(1000)) + b"1 Q0 " + huge + b" 1 1 t\n"
+    fields = split_fields(text, (2,))
+    column = fields.columns[2]
+    assert column.shape == (1001, 1)
+    assert token_bytes(column, 1000) == huge
+    assert decode(column[[999, 1000]]).tolist() == ["d999", huge.decode()]
+    codes, uniques = factorize(column)
+    assert len(uniques) == 1001
+    # byte order: d999 < dxxx... (b"9" < b"x")
+    assert byte_ranks(column[[999, 1000]]).tolist() == [0, 1]
