@@ -57,6 +57,23 @@ def generate(outdir: str, topics: int, depth: int, subtopics: int, judged: int, 
     return qrels_path, run_path
 
 
+def generate_long_token(outdir: str, size: int, lines: int = 1000) -> tuple[str, str]:
+    """A ``lines``-line run and qrels (10 topics) in which line ``lines // 2`` has a docno of
+    ``size`` bytes, judged relevant: memory must follow the file, not rows × longest token."""
+    os.makedirs(outdir, exist_ok=True)
+    long = "d" + "x" * (size - 1)
+    docs = [long if i == lines // 2 else f"d{i}" for i in range(lines)]
+    run_path = os.path.join(outdir, f"long{size}.run")
+    qrels_path = os.path.join(outdir, f"long{size}.qrels")
+    with open(run_path, "w") as run:
+        for i, doc in enumerate(docs):
+            run.write(f"{1 + i * 10 // lines} Q0 {doc} {i % 100 + 1} {lines - i} long\n")
+    with open(qrels_path, "w") as qrels:
+        for i, doc in enumerate(docs):
+            qrels.write(f"{1 + i * 10 // lines} {i % 3} {doc} {i % 3}\n")
+    return qrels_path, run_path
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("outdir")

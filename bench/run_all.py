@@ -216,6 +216,14 @@ def main() -> None:
         record(
             "1M lines: parse only (divaeval -m strec@1)", divaeval_cmd(run, qrels, "-m", "strec@1")
         )
+    from generate import generate_long_token
+
+    for size in (100_000, 1_000_000, 10_000_000):  # one long docno in a 1,000-line run + qrels
+        qrels, run = generate_long_token(OUT, size)
+        record(
+            f"1,000 lines, one {size // 1000:,} KB docno (run + qrels)",
+            divaeval_cmd(run, qrels, "-m", "strec@5", "--order", "rank"),
+        )
     record("startup: divaeval --help", divaeval_cmd("--help"), repeat=5)
 
     stats = os.path.join(HERE, "bench_stats.py")

@@ -11,6 +11,7 @@ stdout) unless a caller installed a different sink (the Python API collects them
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -39,7 +40,7 @@ class DivaevalError(Exception):
         return f"{self.file}:{self.line}: "
 
     def __str__(self) -> str:
-        return f"{self.location()}{self.message}"
+        return printable(f"{self.location()}{self.message}")
 
 
 class DataError(DivaevalError):
@@ -109,15 +110,28 @@ SHOWN_CHARS = 40
 
 def shown(text: str, limit: int = SHOWN_CHARS) -> str:
     """``text`` as quoted in a message: ``repr``, cut to ``limit`` characters with an ellipsis
-    and the full length when longer (a 10 MB token must not become a 10 MB message)."""
+    and the full length when longer (a 10 MB token must not become a 10 MB message); bytes
+    that are not UTF-8 (read as surrogates) show as ``\\xNN``."""
     if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit] + '…'!r} ({len(text)} characters)"
+        return _bytes_shown(repr(text))
+    return f"{_bytes_shown(repr(text[:limit] + '…'))} ({len(text)} characters)"
 
 
 def clip(text: str, limit: int = SHOWN_CHARS) -> str:
-    """``text`` unquoted (an id inside a message), cut like :func:`shown`."""
-    return text if len(text) <= limit else text[:limit] + "…"
+    """``text`` unquoted (an id inside a message), cut like :func:`shown`; bytes that are not
+    UTF-8 show as ``\\xNN`` (a message must be printable)."""
+    return printable(text if len(text) <= limit else text[:limit] + "…")
+
+
+def printable(message: str) -> str:
+    """``message`` with bytes that are not UTF-8 (read as surrogates) as ``\\xNN``: a
+    message that names such a token must still print."""
+    return message.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _bytes_shown(quoted: str) -> str:
+    """In a ``repr``: the surrogate escape of an undecodable byte (``\\udcNN``) as ``\\xNN``."""
+    return re.sub(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])", r"\1\\x\2", quoted)
 
 
 WarningSink = Callable[[str], None]
@@ -135,7 +149,7 @@ def warn(message: str, *, file: str | None = None, line: int | None = None) -> N
     where = ""
     if file is not None:
         where = f"{file}:{line}: " if line is not None else f"{file}: "
-    _sink(f"{where}{message}")
+    _sink(printable(f"{where}{message}"))
 
 
 def set_warning_sink(sink: WarningSink | None) -> WarningSink:

@@ -517,9 +517,10 @@ def _parse_short_integers(word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     padded with ASCII zeros, checked all-digit byte-wise and combined pairwise (the
     eight-digit parse of simdjson, Lemire & Langdale)."""
     # length: 8 - the number of zero bytes (all of them padding at the top; the classic
-    # zero-byte test is exact below the first zero byte, and all bytes above it are zero)
-    zero_bytes = (word - _U64(0x0101010101010101)) & ~word & _U64(0x8080808080808080)
-    n = 8 - np.bitwise_count(zero_bytes).astype(np.int64)
+    # zero-byte test is exact below the first zero byte, and all bytes above it are zero),
+    # counted by summing one bit per byte with a multiply
+    zero_bytes = ((word - _U64(0x0101010101010101)) & ~word & _U64(0x8080808080808080)) >> _U64(7)
+    n = 8 - ((zero_bytes * _U64(0x0101010101010101)) >> _U64(56)).astype(np.int64)
     first = word & _U64(0xFF)
     negative = first == ord("-")
     signed = negative | (first == ord("+"))
