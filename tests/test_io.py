@@ -930,3 +930,16 @@ def test_topics_xml_other_encodings_and_nesting(warnings):
     table = divaeval.read_topic_types(write("t.xml", data))
     assert table[["topic", "subtopic", "type"]].values.tolist() == [["1", "1", "nav"]]
     assert warnings == ["t.xml:2: <subtopic> outside a <topic> ignored"]
+
+
+def test_undecodable_bytes_in_messages_print_as_escapes(capsys):
+    # Ids are bytes; one that is not UTF-8 must still print in a message (stderr is UTF-8).
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    write("q.txt", b"1 1 d\xa9 1\n1 1 d\xa9 1\n")
+    assert_error(
+        capsys,
+        ["r.txt", "q.txt"],
+        "q.txt:2: duplicate judgment for topic 1 subtopic 1 docno d\\xa9 (also at line 1)",
+    )
+    write("q.txt", b"1 1 d1 \xa9\n")
+    assert_error(capsys, ["r.txt", "q.txt"], "q.txt:1: grade '\\xa9' is not an integer")
