@@ -64,11 +64,16 @@ _LONG_TOKENS: list[bytes] = []
 
 def long_token(raw: bytes) -> np.uint64:
     """The marker word of the long token ``raw``: its id shifted past a NUL first byte."""
+    return np.uint64(_long_number(raw) << 8)
+
+
+def _long_number(raw: bytes) -> int:
+    """The id of the long token ``raw`` (a new one if it is new)."""
     number = _LONG_IDS.get(raw)
     if number is None:
         _LONG_TOKENS.append(raw)
         number = _LONG_IDS[raw] = len(_LONG_TOKENS)
-    return np.uint64(number << 8)
+    return number
 
 
 def long_rows(words: np.ndarray) -> np.ndarray:
@@ -221,9 +226,11 @@ class _Piece:
             np.maximum(remaining, 0, out=remaining)
             np.minimum(remaining, 8, out=remaining)
             np.bitwise_and(at[offset], _KEEP[remaining], out=out[:, j])
-        for row, length in zip(long_at.tolist(), long_lengths.tolist(), strict=True):
-            start = int(starts[row])
-            out[row, 0] = long_token(self.buffer[start : start + length].tobytes())
+        if len(long_at):  # one Python step per long token (at most the text's size / 128)
+            text = self.buffer.tobytes()
+            spans = zip(starts[long_at].tolist(), long_lengths.tolist(), strict=True)
+            numbers = [_long_number(text[start : start + length]) for start, length in spans]
+            out[long_at, 0] = np.array(numbers, dtype=np.uint64) << np.uint64(8)
         return out
 
 
