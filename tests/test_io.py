@@ -943,3 +943,10 @@ def test_undecodable_bytes_in_messages_print_as_escapes(capsys):
     )
     write("q.txt", b"1 1 d1 \xa9\n")
     assert_error(capsys, ["r.txt", "q.txt"], "q.txt:1: grade '\\xa9' is not an integer")
+
+
+def test_topic_types_from_text():
+    xml = '<t><topic number="1">\n<subtopic number="2" type="nav"/></topic></t>'
+    table = divaeval.read_topic_types("given.xml", text=xml)
+    assert table.values.tolist() == [["1", "2", "nav", 2]]
+    assert table.attrs["source"] == "given.xml"

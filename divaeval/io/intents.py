@@ -85,21 +85,21 @@ def read_intents(path: str, *, text: str | bytes | None = None) -> Intents:
 _TYPE_TYPOS = {"inv": "inf", "inav": "inf"}
 
 
-def read_topic_types(path: str):
+def read_topic_types(path: str, *, text: str | bytes | None = None):
     """Subtopic intent types from a TREC Web Track topics XML file.
 
     Returns a DataFrame with columns topic, subtopic, type (``inf``, ``nav``, or ``""`` when
     the element has no ``type``) and line (of the ``<subtopic>`` element); ``attrs["source"]``
-    names the file. Unknown types are
-    reported and read as ``inf`` (the official 2011 file's ``inv`` and ``inav`` typos). A
-    ``<subtopic>`` belongs to the innermost enclosing ``<topic>``; one outside every topic is
-    reported and ignored.
+    names the file. Unknown types are reported and read as ``inf`` (the official 2011 file's
+    ``inv`` and ``inav`` typos). A ``<subtopic>`` belongs to the innermost enclosing
+    ``<topic>``; one outside every topic is reported and ignored. ``text``: the file's content,
+    given in memory (``path`` then only names it).
     """
     import xml.parsers.expat
 
     import pandas as pd
 
-    source = read_source(path, what="topics", comments=False)
+    source = read_source(path, what="topics", text=text, comments=False)
     parser = xml.parsers.expat.ParserCreate()
     records: list[tuple[str, str, str, int]] = []
     seen: dict[tuple[str, str], int] = {}  # (topic, subtopic) -> index in records
