@@ -123,9 +123,19 @@ def clip(text: str, limit: int = SHOWN_CHARS) -> str:
     return printable(text if len(text) <= limit else text[:limit] + "…")
 
 
+#: a word (no whitespace) longer than this in a message is an echoed token: it is cut
+LONG_WORD = 200
+_LONG_WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
+
+
 def printable(message: str) -> str:
-    """``message`` with bytes that are not UTF-8 (read as surrogates) as ``\\xNN``: a
-    message that names such a token must still print."""
+    """``message`` as it can be printed: bytes that are not UTF-8 (read as surrogates) as
+    ``\\xNN``, and any word longer than :data:`LONG_WORD` characters cut as :func:`clip` does
+    (a safety net under every message: ids are whitespace-free, so a 10 MB docno named by
+    any message stays a short line)."""
+    message = _LONG_WORD.sub(
+        lambda m: f"{m.group()[:SHOWN_CHARS]}… ({len(m.group())} characters)", message
+    )
     return message.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 

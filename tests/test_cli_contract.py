@@ -363,3 +363,30 @@ def test_version_and_shell_completion():
         [sys.executable, "-m", "divaeval"], capture_output=True, text=True, env=completion
     )
     assert done.returncode == 0 and done.stdout.split() == ["plain,meta", "plain,metrics"]
+
+
+def test_every_message_cuts_an_echoed_token(capsys, tmp_path):
+    # a duplicate 300-character docno: the message names it, cut to 40 characters
+    docno = "d" * 300
+    run = tmp_path / "r.txt"
+    run.write_text(f"151 Q0 {docno} 1 2 r\n151 Q0 {docno} 2 1 r\n")
+    code, out, err = run_cli(capsys, run, QRELS)
+    assert code == 1 and out == ""
+    assert f"duplicate docno {'d' * 40}… (300 characters) for topic 151" in err
+    assert len(err) < 300
+
+
+def test_undecodable_ids_are_written_back_as_the_same_bytes(tmp_path):
+    run, qrels = tmp_path / "r.txt", tmp_path / "q.txt"
+    run.write_bytes(b"1 Q0 d\xff 1 1.0 t\xfeg\n")
+    qrels.write_bytes(b"1 0 d\xff 1\n")
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}  # strict UTF-8 stdout
+    done = subprocess.run(
+        [sys.executable, "-m", "divaeval", str(run), str(qrels), "-m", "P@1"],
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == b"runid                 \tall\tt\xfeg"
+    assert done.stdout.splitlines()[2] == b"P@1                   \tall\t1.0000"

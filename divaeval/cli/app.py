@@ -79,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in args
     if debug:
         args.remove("--debug")
+    # ids are bytes: one that is not UTF-8 (read as a surrogate escape) is written back as the
+    # same bytes, whatever stdout's encoding rules
+    with contextlib.suppress(AttributeError, ValueError):
+        sys.stdout.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     try:
         # make_context + invoke rather than cli.main: click's main turns a broken pipe into
         # exit 1 before divaeval could see it.
