@@ -104,10 +104,18 @@ def per_aspect_scores(jr, kind, alpha, beta, cutoffs) -> tuple[np.ndarray, np.nd
 
 def smr_weights(material) -> np.ndarray:
     """[T, S] subtopic miss rates smr_t = smr_t^ξ (Golbus Eq. 3–4, exact minimum cover ξ),
-    from the topic's relevant documents; cached on the material."""
+    from the topic's relevant documents; computed once on the root material (they depend on
+    the qrels alone) and cached there."""
+    root, rows = material.root()
     key = ("golbus-smr", material.rel_level)
-    if key in material.cache:
-        return material.cache[key]
+    if key not in root.cache:
+        root.cache[key] = _smr_table(root)
+    table = root.cache[key]
+    return table if rows is None else table[rows]
+
+
+def _smr_table(material) -> np.ndarray:
+    """[T, S] smr_t of every topic of ``material`` (see :func:`smr_weights`)."""
     import pandas as pd
 
     from divaeval.collection.difficulty import subtopic_table
@@ -136,7 +144,6 @@ def smr_weights(material) -> np.ndarray:
             [np.repeat(topics, out.shape[1]), material.subtopics.ravel().astype(str)]
         )
         out = np.nan_to_num(lookup.reindex(cells).to_numpy(dtype=np.float64)).reshape(out.shape)
-    material.cache[key] = out
     return out
 
 

@@ -230,21 +230,44 @@ class Ideal:
     intent_count: np.ndarray  # [T, S] R_i
     has_relevant: np.ndarray  # [T, S] the intent has a relevant document
 
+    def take(self, rows: np.ndarray) -> Ideal:
+        """The ideal material of the topics ``rows``."""
+        return Ideal(
+            table=self.table,
+            global_gains=self.global_gains[rows],
+            count=self.count[rows],
+            intent_gains=self.intent_gains[rows],
+            intent_count=self.intent_count[rows],
+            has_relevant=self.has_relevant[rows],
+        )
+
 
 def ideal_material(material, key: tuple, compat: bool) -> Ideal:
     """The D ideal list (spec §4: every document with GG > 0, by GG descending) and the
-    per-intent ideal lists (Irelv_i), from the topic's positively judged documents."""
+    per-intent ideal lists (Irelv_i), from the topic's positively judged documents; built
+    once on the root material (it depends on the qrels alone) and cached."""
     cache_key = ("ntcir-ideal", key, compat)
     cached = material.cache.get(cache_key)
     if cached is not None:
         return cached
+    root, rows = material.root()
+    if rows is None:
+        ideal = _build_ideal(material, key, compat)
+    else:
+        ideal = ideal_material(root, key, compat).take(rows)
+    material.cache[cache_key] = ideal
+    return ideal
+
+
+def _build_ideal(material, key: tuple, compat: bool) -> Ideal:
+    """:func:`ideal_material` of a root material."""
     table = _gain_table(material, key)
     pool = _lookup(table, material.pool_grades)  # [T, P, S]
     pool = np.where(material.subtopic_valid[:, None, :], pool, 0.0)
     global_pool = _sum_intents(_weighted_intents(pool, material.intent_weight, compat))
     if compat:
         global_pool = round_significant(global_pool, 6)
-    ideal = Ideal(
+    return Ideal(
         table=table,
         global_gains=_descending(global_pool),
         count=(global_pool > 0).sum(axis=1),
@@ -252,8 +275,6 @@ def ideal_material(material, key: tuple, compat: bool) -> Ideal:
         intent_count=(pool > 0).sum(axis=1),
         has_relevant=np.asarray((pool > 0).any(axis=1)),
     )
-    material.cache[cache_key] = ideal
-    return ideal
 
 
 def _pad(values: np.ndarray, length: int) -> np.ndarray:
