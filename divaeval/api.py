@@ -63,6 +63,8 @@ class Evaluation:
     settings: EvalSettings
     index: QrelsIndex
     risk: RiskSettings | None = None
+    #: exponent of Golbus's Eq. 1 in the ``dd`` topic weights: ``xi`` or ``xi+1``
+    dd_exponent: str = "xi"
     _dd_weights: dict[str, float] | None = field(default=None, repr=False)
 
     def check_mean(self, mean: str) -> None:
@@ -80,7 +82,7 @@ class Evaluation:
         if mean != "dd":
             return None
         if self._dd_weights is None:
-            self._dd_weights = difficulty_weights(self.index)
+            self._dd_weights = difficulty_weights(self.index, self.dd_exponent)
         return self._dd_weights
 
     def means(self, run: RunScores, mean: str = "arith") -> dict:
@@ -98,12 +100,14 @@ class Evaluation:
         )
 
 
-def difficulty_weights(index: QrelsIndex) -> dict[str, float]:
-    """Topic -> 1 − diversity difficulty (Golbus et al. 2013, Eq. 2), for ``--mean dd``."""
-    from divaeval.collection.difficulty import collection_table
+def difficulty_weights(index: QrelsIndex, dd_exponent: str = "xi") -> dict[str, float]:
+    """Topic -> 1 − diversity difficulty (Golbus et al. 2013, Eq. 2), for ``--mean dd``;
+    ``dd_exponent`` is Eq. 1's exponent, ``xi`` or ``xi+1`` (Golbus's Tables 1, 2 and 10)."""
+    from divaeval.collection.difficulty import check_dd_exponent, collection_table
     from divaeval.collection.difficulty import difficulty_weights as weights_of
 
-    table = collection_table(index.qrels.frame, rel_level=index.rel_level)
+    exponent = check_dd_exponent(dd_exponent)
+    table = collection_table(index.qrels.frame, rel_level=index.rel_level, dd_exponent=exponent)
     weights = weights_of(table)
     undefined = [str(topic) for topic, value in weights.items() if value != value]
     if undefined:
@@ -285,16 +289,20 @@ def run_evaluation(
     settings: EvalSettings | None = None,
     baseline: str | None = None,
     risk_alpha: float | str | None = None,
+    dd_exponent: str = "xi",
 ) -> Evaluation:
     """Read, judge and score: the structured result behind :func:`evaluate` and the CLI.
 
     With ``baseline`` (a run file), every value becomes the run's risk value against it, exactly
     as ``ndeval -baseline BASE -riskAlpha A`` computes it (:func:`~divaeval.aggregate.
     relative_to_baseline`); ``risk_alpha`` is A (default 0), a number or its text.
+    ``dd_exponent`` (``xi`` or ``xi+1``) is the exponent of the ``dd`` topic weights.
     """
     settings = settings or EvalSettings()
+    from divaeval.collection.difficulty import check_dd_exponent
     from divaeval.metrics import parse_measures
 
+    check_dd_exponent(dd_exponent)
     if baseline is None and risk_alpha is not None:
         raise UsageError("--risk-alpha needs --baseline (the run to compare against)")
     alpha, alpha_text = check_risk_alpha(0.0 if risk_alpha is None else risk_alpha)
@@ -328,7 +336,14 @@ def run_evaluation(
             )
             for run in scored
         ]
-    return Evaluation(runs=scored, measures=parsed, settings=settings, index=index, risk=risk)
+    return Evaluation(
+        runs=scored,
+        measures=parsed,
+        settings=settings,
+        index=index,
+        risk=risk,
+        dd_exponent=dd_exponent,
+    )
 
 
 def evaluate(
@@ -343,6 +358,7 @@ def evaluate(
     topics: str | None = None,
     baseline: str | None = None,
     risk_alpha: float | str | None = None,
+    dd_exponent: str = "xi",
     **settings,
 ):
     """Evaluate run files against a qrels file; returns the long-form score table.
@@ -352,7 +368,8 @@ def evaluate(
     ``rel_level``, ``complete``, ``dedupe``, ``compat``, ``normalize_intents``). With
     ``baseline`` (a run file) the values are risk values against it (ndeval's ``-baseline``,
     with ``risk_alpha`` as ``-riskAlpha``), and each run is named by ndeval's label
-    ``RUN (rel to. BASE; rs=1+a; a=A)``.
+    ``RUN (rel to. BASE; rs=1+a; a=A)``. ``dd_exponent`` (``xi`` or ``xi+1``) is the exponent
+    of Golbus's Eq. 1 in the ``mean="dd"`` topic weights.
     """
     if isinstance(runs, str):
         runs = [runs]
@@ -365,5 +382,6 @@ def evaluate(
         settings=EvalSettings(**settings),
         baseline=baseline,
         risk_alpha=risk_alpha,
+        dd_exponent=dd_exponent,
     )
     return result.table(per_topic=per_topic, summary=summary, mean=mean)

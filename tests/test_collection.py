@@ -483,3 +483,64 @@ def test_exact_cover_limit():
     with pytest.raises(UsageError, match="greedy"):
         min_cover_size(qrels)
     assert min_cover_size(qrels, cover="greedy")["1"] == 63
+
+
+# ---------------------------------------------------------------------------------------------
+# --dd-exponent wherever dd weights are used (--mean dd of evaluate and meta sensitivity)
+
+REF_EX = Path(__file__).parent / "fixtures" / "small" / "ref_ex"
+
+
+def test_mean_dd_uses_the_dd_exponent():
+    """runA's strec@1 over the two topics of the small example, weighted by 1 − dd.
+
+    Topic 1 (§11.6): dd = 0.765714 (exponent xi = 2), 0.864154 (xi + 1). Topic 2: R = (2, 1),
+    R_T = 3, xi = 2: d_mean(xi) = 1 − ((1/3)² + (2/3)²)/2 = 13/18, dd = 2·(13/18)/(31/18) =
+    26/31; d_mean(xi + 1) = 1 − ((1/3)³ + (2/3)³)/2 = 5/6, dd = 10/11.
+    strec@1: topic 1 = 1/3 (d1 covers aspect 1 of 3), topic 2 = 1/2 (e1 covers subtopic 1).
+    xi + 1: (0.135846·1/3 + (1/11)·1/2) / (0.135846 + 1/11) = 0.400152;
+    xi: (0.234286·1/3 + (5/31)·1/2) / (0.234286 + 5/31) = 0.401289."""
+    import divaeval
+
+    files = [str(REF_EX / "runA"), str(REF_EX / "div.qrels")]
+    d_mean = 1 - ((1 / 2) ** 3 + 2 * (2 / 3) ** 3) / 3  # topic 1, xi + 1 = 3 (§11.6)
+    dd1 = 2 * d_mean / (1 + d_mean)
+    w1, w2 = 1 - dd1, 1 / 11
+    expected = {"xi+1": (w1 / 3 + w2 / 2) / (w1 + w2)}
+    d_mean = 1 - ((1 / 2) ** 2 + 2 * (2 / 3) ** 2) / 3
+    w1, w2 = 1 - 2 * d_mean / (1 + d_mean), 1 - 26 / 31
+    expected["xi"] = (w1 / 3 + w2 / 2) / (w1 + w2)
+    assert expected["xi+1"] == pytest.approx(0.400152, abs=1e-6)
+    assert expected["xi"] == pytest.approx(0.401289, abs=1e-6)
+    for exponent, value in expected.items():
+        table = divaeval.evaluate(
+            files[0], files[1], ["strec@1"], per_topic=False, mean="dd", dd_exponent=exponent
+        )
+        assert table["value"].tolist() == [pytest.approx(value, abs=1e-12)]
+    default = divaeval.evaluate(files[0], files[1], ["strec@1"], per_topic=False, mean="dd")
+    assert default["value"].tolist() == [pytest.approx(expected["xi"], abs=1e-12)]
+
+
+def test_cli_dd_exponent_in_evaluate_and_sensitivity(capsys):
+    from support import run_cli
+
+    files = [REF_EX / "runA", REF_EX / "div.qrels"]
+    code, out, err = run_cli(
+        capsys, *files, "-m", "strec@1", "--mean", "dd", "--dd-exponent", "xi+1", "--signature"
+    )
+    assert code == 0, err
+    assert "mean=dd|dd_exponent=xi+1|" in err
+    assert out.split()[-1] == "0.4002"
+    code, out, err = run_cli(capsys, *files, "-m", "strec@1", "--dd-exponent", "xi+1")
+    assert code == 2 and err == "divaeval: --dd-exponent applies to --mean dd, not --mean arith\n"
+    sampled = {}
+    for exponent in ("xi", "xi+1"):
+        code, out, err = run_cli(
+            capsys,
+            *["meta", "sensitivity", REF_EX / "div.qrels", "-m", "strec@2", "-B", "50"],
+            *["-f", "csv", "--mean", "dd", "--dd-exponent", exponent],
+        )
+        assert code == 0, err
+        assert f"mean=dd|dd_exponent={exponent}|" in err
+        sampled[exponent] = float(out.splitlines()[-1].split(",")[-1])
+    assert sampled["xi"] != sampled["xi+1"]

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import click
 
-from divaeval.cli.options import output_options, rel_level_option, resolve_format
+from divaeval.cli.options import (
+    dd_exponent_option,
+    output_options,
+    rel_level_option,
+    resolve_format,
+)
 from divaeval.cli.output import write_table
 
 
@@ -18,13 +23,7 @@ from divaeval.cli.output import write_table
     show_default=True,
     help="xi: exact minimum set cover or the greedy approximation",
 )
-@click.option(
-    "--dd-exponent",
-    type=click.Choice(["xi", "xi+1"]),
-    default="xi",
-    show_default=True,
-    help="exponent of Eq. 1 (xi+1 reproduces Golbus Tables 1-2)",
-)
+@dd_exponent_option()
 @click.option(
     "--smr-rank",
     type=click.IntRange(min=1),
@@ -41,6 +40,7 @@ def collection_command(
     from divaeval.collection import collection_table
     from divaeval.io import read_qrels
 
+    dd_exponent = dd_exponent or "xi"
     frame = read_qrels(qrels).frame
     table = collection_table(
         frame, rel_level=rel_level, cover=cover, dd_exponent=dd_exponent, smr_rank=smr_rank

@@ -8,8 +8,11 @@ import click
 
 from divaeval.cli.options import (
     baseline_option,
+    check_dd_exponent,
+    dd_exponent_option,
     evaluation_from,
     judging_options,
+    mean_option,
     measure_option,
     output_file_option,
     precision_option,
@@ -34,13 +37,10 @@ SCORE_FORMATS = ("trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", 
     help="average over all qrels topics; topics missing from a run count as 0",
 )
 @judging_options
-@click.option(
-    "--mean",
-    type=click.Choice(["arith", "geom", "dd"]),
-    default="arith",
-    show_default=True,
-    help="topic average: arithmetic, geometric (gm_map), or weighted by 1 - diversity difficulty",
+@mean_option(
+    "topic average: arithmetic, geometric (gm_map), or weighted by 1 - diversity difficulty"
 )
+@dd_exponent_option()
 @click.option(
     "-f",
     "--format",
@@ -66,6 +66,7 @@ def evaluate_command(
     no_summary,
     complete,
     mean,
+    dd_exponent,
     baseline,
     risk_alpha,
     output_format,
@@ -79,13 +80,21 @@ def evaluate_command(
     from divaeval import __version__
     from divaeval.report import ReportOptions, write_report
 
+    dd_exponent = check_dd_exponent(mean, dd_exponent)
     result = evaluation_from(
-        files, measures, judging, complete=complete, baseline=baseline, risk_alpha=risk_alpha
+        files,
+        measures,
+        judging,
+        complete=complete,
+        baseline=baseline,
+        risk_alpha=risk_alpha,
+        dd_exponent=dd_exponent,
     )
     result.check_mean(mean)
     names = ",".join(m.name for m in result.measures)
     risk = f"|{result.risk.signature()}" if result.risk else ""
-    sig = f"divaeval {__version__}|{result.settings.signature()}{risk}|mean={mean}|measures={names}"
+    averaged = f"mean={mean}" + (f"|dd_exponent={dd_exponent}" if mean == "dd" else "")
+    sig = f"divaeval {__version__}|{result.settings.signature()}{risk}|{averaged}|measures={names}"
     options = ReportOptions(
         format=output_format,
         per_topic=per_topic or output_format == "ndeval",

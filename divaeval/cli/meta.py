@@ -9,8 +9,11 @@ import click
 from divaeval import __version__
 from divaeval.cli.options import (
     MAX_RESAMPLES,
+    check_dd_exponent,
+    dd_exponent_option,
     intents_option,
     judging_options,
+    mean_option,
     measure_option,
     output_options,
     rel_level_option,
@@ -224,13 +227,8 @@ def unanimity_command(
     help="random permutations of each topic's relevant documents",
 )
 @seed_option()
-@click.option(
-    "--mean",
-    type=click.Choice(["arith", "geom", "dd"]),
-    default="arith",
-    show_default=True,
-    help="topic average: arithmetic, geometric, or weighted by 1 - diversity difficulty",
-)
+@mean_option("topic average: arithmetic, geometric, or weighted by 1 - diversity difficulty")
+@dd_exponent_option()
 @rel_level_option("relevant iff the document's largest grade >= this")
 @intents_option()
 @topics_option()
@@ -243,6 +241,7 @@ def sensitivity_command(
     samples,
     seed,
     mean,
+    dd_exponent,
     rel_level,
     intents,
     topics_file,
@@ -259,6 +258,7 @@ def sensitivity_command(
     from divaeval.collection.sensitivity import DEFAULT_CUTOFF, sensitivity
 
     fmt = resolve_format(output_format)
+    dd_exponent = check_dd_exponent(mean, dd_exponent)
     with progress_bar("sampling rankings of each topic") as progress:
         result = sensitivity(
             qrels,
@@ -267,6 +267,7 @@ def sensitivity_command(
             samples=samples,
             seed=seed,
             mean=mean,
+            dd_exponent=dd_exponent,
             rel_level=rel_level,
             intents=intents,
             topics=topics_file,

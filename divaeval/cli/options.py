@@ -70,6 +70,38 @@ def order_option(default: str | None = None, help: str = _ORDER_HELP) -> Decorat
     )
 
 
+def mean_option(help: str) -> Decorator:
+    """``--mean``: the topic average (arith, geom, dd), as in every command that averages."""
+    return click.option(
+        "--mean",
+        type=click.Choice(["arith", "geom", "dd"]),
+        default="arith",
+        show_default=True,
+        help=help,
+    )
+
+
+def dd_exponent_option() -> Decorator:
+    """``--dd-exponent``: the exponent of Golbus's Eq. 1 wherever diversity-difficulty weights
+    are used (``--mean dd``, ``collection``)."""
+    return click.option(
+        "--dd-exponent",
+        type=click.Choice(["xi", "xi+1"]),
+        default=None,
+        help="exponent of Golbus's Eq. 1 in the dd weights: xi (Eq. 1 and the text) or xi+1 "
+        "(reproduces Golbus Tables 1, 2 and 10's DD block)  [default: xi]",
+    )
+
+
+def check_dd_exponent(mean: str, dd_exponent: str | None) -> str:
+    """The dd exponent to use: ``--dd-exponent`` only means something with ``--mean dd``."""
+    from divaeval.errors import UsageError
+
+    if dd_exponent is not None and mean != "dd":
+        raise UsageError(f"--dd-exponent applies to --mean dd, not --mean {mean}")
+    return dd_exponent or "xi"
+
+
 def intents_option() -> Decorator:
     return click.option(
         "--intents",
@@ -162,9 +194,11 @@ def evaluation_from(
     complete: bool,
     baseline: str | None = None,
     risk_alpha: str | None = None,
+    dd_exponent: str = "xi",
 ):
     """Run the evaluation the judging options describe (the qrels file is the last file),
-    relative to ``baseline`` when one is given (``--baseline``, ``--risk-alpha``)."""
+    relative to ``baseline`` when one is given (``--baseline``, ``--risk-alpha``), with
+    ``dd_exponent`` for ``--mean dd``."""
     from divaeval.api import run_evaluation
     from divaeval.errors import UsageError
     from divaeval.judged import EvalSettings
@@ -190,6 +224,7 @@ def evaluation_from(
         settings=settings,
         baseline=baseline,
         risk_alpha=risk_alpha,
+        dd_exponent=dd_exponent,
     )
 
 

@@ -60,7 +60,7 @@ Reproduction of Golbus et al.'s published numbers from the TREC Web 2010 qrels
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -108,6 +108,13 @@ def _check_rel_level(rel_level: int) -> None:
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+def check_dd_exponent(value: str) -> DdExponent:
+    """The exponent of Eq. 1, ``xi`` (the paper's text and Eq. 1) or ``xi+1`` (its Tables 1, 2
+    and 10); anything else is a usage error."""
+    _check_choice("dd_exponent", value, DD_EXPONENTS)
+    return cast("DdExponent", value)
 
 
 def _check_rank(name: str, k: int | None) -> None:
@@ -388,7 +395,7 @@ def collection_table(
     every topic with relevant documents to its full subtopic list (d_max = M / L). The settings
     are recorded in ``table.attrs["settings"]``.
     """
-    _check_choice("dd_exponent", dd_exponent, DD_EXPONENTS)
+    check_dd_exponent(dd_exponent)
     _check_choice("sampling", sampling, SAMPLINGS)
     _check_rank("smr_rank", smr_rank)
     if isinstance(smr_digits, bool) or not isinstance(smr_digits, int) or smr_digits < 0:

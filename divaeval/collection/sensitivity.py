@@ -236,6 +236,7 @@ def selection_sensitivity(
     samples: int = DEFAULT_SAMPLES,
     seed: int | None = None,
     mean: str = "arith",
+    dd_exponent: str = "xi",
     rel_level: int = 1,
     progress: Callable[[int, int], None] | None = None,
 ) -> SensitivityResult:
@@ -243,6 +244,7 @@ def selection_sensitivity(
     :class:`~divaeval.judged.QrelsIndex`); see the module docstring. ``measures`` are ``-m``
     strings; one given without ``@k`` is evaluated at each of ``cutoffs``. ``progress(done,
     total)`` is called with the number of topics done after each batch of topics."""
+    from divaeval.collection.difficulty import check_dd_exponent
     from divaeval.judged import EvalSettings
     from divaeval.stats.significance import DEFAULT_SEED, GENERATOR_NAME, check_resamples
 
@@ -253,6 +255,7 @@ def selection_sensitivity(
     if mean not in TOPIC_MEANS:
         raise UsageError(f"unknown topic mean {mean!r} (choose from {', '.join(TOPIC_MEANS)})")
     check_rel_level(rel_level)
+    check_dd_exponent(dd_exponent)
     parsed = _measures_with_cutoff(list(measures), list(cutoffs))
     if not parsed:
         raise UsageError("give at least one measure with -m")
@@ -297,7 +300,7 @@ def selection_sensitivity(
     if mean == "dd":
         from divaeval.api import difficulty_weights
 
-        weights = difficulty_weights(index)
+        weights = difficulty_weights(index, dd_exponent)
     result_values, means, sds, dsss, averages, counts = {}, {}, {}, {}, {}, {}
     for name in names:
         table = np.concatenate(values[name], axis=0)
@@ -310,8 +313,9 @@ def selection_sensitivity(
             warn(f"{name}: dss undefined (mean 0) on {undefined} topics; left out of the average")
         averages[name], counts[name] = _topic_average(cv, topics, mean, weights)
     signature = (
-        f"dss|samples={samples}|seed={seed}|rng={GENERATOR_NAME}|mean={mean}|rel={rel_level}|"
-        f"measures={','.join(names)}"
+        f"dss|samples={samples}|seed={seed}|rng={GENERATOR_NAME}|mean={mean}|"
+        + (f"dd_exponent={dd_exponent}|" if mean == "dd" else "")
+        + f"rel={rel_level}|measures={','.join(names)}"
     )
     return SensitivityResult(
         measures=names,
@@ -339,6 +343,7 @@ def sensitivity(
     samples: int = DEFAULT_SAMPLES,
     seed: int | None = None,
     mean: str = "arith",
+    dd_exponent: str = "xi",
     rel_level: int = 1,
     intents: str | None = None,
     topics: str | None = None,
@@ -362,6 +367,7 @@ def sensitivity(
         samples=samples,
         seed=seed,
         mean=mean,
+        dd_exponent=dd_exponent,
         rel_level=rel_level,
         progress=progress,
     )
