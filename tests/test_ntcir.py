@@ -420,6 +420,76 @@ def test_property_one_informational_intent(topic):
         assert v[f"P+Q@{k}"] == pytest.approx(v[f"D-Q@{k}"], abs=1e-12)
 
 
+# ---------------------------------------------------------------------------------------------
+# Golbus et al. 2013's D-ERR, D-RBP and their # forms (Table 4 discounts on global gains)
+
+
+def test_golbus_d_err_and_d_rbp_hand_worked():
+    """RUNA topic 0101 (see test_example_topic_0101): top-5 global gains [1.3, .9, 0, .4, 0],
+    ideal [1.5, 1.3, .9, .6, .5]; I-rec@5 = 1.
+    D-ERR@5 (1/r): (1.3 + .9/2 + .4/4) / (1.5 + 1.3/2 + .9/3 + .6/4 + .5/5) = 1.85/2.7.
+    D-RBP@5 (β^{r−1}, β = .8): (1.3 + .9·.8 + .4·.512) / (1.5 + 1.3·.8 + .9·.64 + .6·.512 +
+    .5·.4096) = 2.2248/3.628; β = .5: (1.3 + .45 + .4·.125) / (1.5 + .65 + .225 + .075 +
+    .03125) = 1.8/2.48125."""
+    d = SMALL / "ntcir_ex"
+    index = _index(d / "example.Dqrels", intents=d / "example.DINprob")
+    measures = ["D-ERR@5", "D#-ERR@5", "D-RBP@5", "D#-RBP@5", "D-RBP(beta=0.5)@5"]
+    measures += ["D#-RBP(beta=0.5,gamma=0.2)@5"]
+    got = scores(index, d / "RUNA", measures, order="file")
+    v = {m: got[("0101", m)] for m in (p.name for p in parse_measures(measures))}
+    assert v["D-ERR@5"] == pytest.approx(1.85 / 2.7, abs=1e-12)  # 0.685185
+    assert v["D#-ERR@5"] == pytest.approx(0.5 + 0.5 * 1.85 / 2.7, abs=1e-12)
+    assert v["D-RBP@5"] == pytest.approx(2.2248 / 3.628, abs=1e-12)  # 0.613230
+    assert v["D#-RBP@5"] == pytest.approx(0.5 + 0.5 * 2.2248 / 3.628, abs=1e-12)
+    assert v["D-RBP(beta=0.5)@5"] == pytest.approx(1.8 / 2.48125, abs=1e-12)  # 0.725441
+    assert v["D#-RBP(beta=0.5,gamma=0.2)@5"] == pytest.approx(0.2 + 0.8 * 1.8 / 2.48125, abs=1e-12)
+
+
+def test_golbus_d_err_small_example():
+    """other-metrics.md §13 runA topic 1, uniform w = 1/3, gain = grade: GG d1 = d3 = d4 = d5
+    = 1/3, d2 = 1, d7 = 2/3. Top 5 d1 d2 d3 d9 d4: [1/3, 1, 1/3, 0, 1/3]; ideal d2 d7 then
+    1/3s: [1, 2/3, 1/3, 1/3, 1/3]. D-ERR@5 = (1/3 + 1/2 + 1/9 + 1/15) / (1 + 1/3 + 1/9 + 1/12
+    + 1/15) = (91/90)/(287/180) = 26/41; D#-ERR@5 = (1 + 26/41)/2 (S-recall@5 = 1)."""
+    index = _index(SMALL / "ref_ex" / "div.qrels")
+    got = scores(index, SMALL / "ref_ex" / "runA", ["D-ERR@5", "D#-ERR@5"])
+    assert got[("1", "D-ERR@5")] == pytest.approx(26 / 41, abs=1e-12)
+    assert got[("1", "D#-ERR@5")] == pytest.approx((1 + 26 / 41) / 2, abs=1e-12)
+    assert got[("2", "D-ERR@5")] == 1.0  # e1 e3 e2: GG 1/2 each, any order is ideal
+
+
+@settings(max_examples=60, deadline=None)
+@given(topics(), st.sampled_from([0.0, 0.3, 1.0]))
+def test_property_golbus_d_measures(topic, gamma):
+    """Bounds; γ = 1 gives I-rec, γ = 0 the D-measure; D-RBP with β = 1 (no discount) is the
+    cumulated global gain over the ideal's; the ideal order scores 1 on every discount."""
+    grades, nav, run = topic
+    cuts = CUTS.split(",")
+    names = [f"D-ERR@{CUTS}", f"D-RBP@{CUTS}", f"D-RBP(beta=1)@{CUTS}", f"I-rec@{CUTS}"]
+    names += [f"D#-ERR(gamma={gamma})@{CUTS}", f"D#-RBP(gamma={gamma})@{CUTS}"]
+    v = _evaluate_topic(topic, names)
+    sharp = "" if gamma == 0.5 else f"(gamma={gamma:g})"
+    for k in cuts:
+        for base in ("D-ERR", "D-RBP"):
+            d, combined = v[f"{base}@{k}"], v[f"{base.replace('-', '#-')}{sharp}@{k}"]
+            assert -1e-12 <= d <= 1 + 1e-12
+            assert combined == pytest.approx(gamma * v[f"I-rec@{k}"] + (1 - gamma) * d, abs=1e-12)
+    weights = np.ones(len(grades)) / max(sum(any(g > 0 for g in row) for row in grades), 1)
+    gain = {
+        f"d{i}": sum(w * max(row[i], 0) for w, row in zip(weights, grades, strict=True))
+        for i in range(len(grades[0]))
+    }
+    ideal = sorted((g for g in gain.values() if g > 0), reverse=True)
+    for k in map(int, cuts):
+        total = sum(gain.get(doc, 0.0) for doc in run[:k])
+        best = sum(ideal[:k])
+        expected = total / best if best > 0 else 0.0
+        assert v[f"D-RBP(beta=1)@{k}"] == pytest.approx(expected, abs=1e-12)
+    ideal_run = sorted((doc for doc in gain if gain[doc] > 0), key=lambda d: -gain[d])
+    best = _evaluate_topic((grades, nav, ideal_run), [f"D-ERR@{CUTS}", f"D-RBP@{CUTS}"])
+    if ideal_run:
+        assert all(x == pytest.approx(1.0, abs=1e-12) for x in best.values())
+
+
 def test_vectorised_over_topics_matches_one_topic_at_a_time():
     index = _index(TREC2012 / "qrels.diversity.txt.gz", topics=TREC2012 / "full-topics.xml")
     run = read_run(str(TREC2012 / "rm-catb.txt.gz"))

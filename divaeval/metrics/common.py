@@ -36,6 +36,23 @@ def repeated_powers(base: float, length: int) -> np.ndarray:
     return np.multiply.accumulate(factors)
 
 
+#: the rank discounts of Golbus et al. 2013 Table 4 (:func:`rank_discount`)
+DISCOUNTS = ("dcg", "err", "rbp")
+
+
+def rank_discount(kind: str, length: int, beta: float = 0.8) -> np.ndarray:
+    """D(1..length) of Golbus et al. 2013 Table 4: ``dcg`` 1/log2(r+1), ``err`` 1/r, ``rbp``
+    β^{r−1} (the table prints 1/β^{r−1}, which grows with r: a typo; other-metrics.md §11.1).
+    Shared by the alpha#-IA and the D/D# measures."""
+    if kind == "dcg":
+        return log2_discount(length)
+    if kind == "err":
+        return 1.0 / np.arange(1.0, length + 1.0)
+    if kind == "rbp":
+        return repeated_powers(beta, length)
+    raise AssertionError(f"unknown discount {kind!r}")
+
+
 #: Arrays never get more ranks than max(the rankings' fill, this), however large a cutoff: a
 #: cutoff beyond both only repeats the last values (see :func:`depth_for`).
 RANK_CAP = 10_000

@@ -33,12 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from divaeval.metrics.common import (
-    depth_for,
-    log2_discount,
-    repeated_powers,
-    safe_divide,
-)
+from divaeval.metrics.common import depth_for, rank_discount, repeated_powers, safe_divide
 from divaeval.metrics.novelty import GreedyIdeal, novelty_gains, shared_ideal
 from divaeval.metrics.registry import register
 from divaeval.metrics.spec import MetricSpec, Param, in_unit_interval
@@ -48,15 +43,6 @@ SOURCE = "Golbus, Aslam & Clarke, Inf. Retr. 16(4) 2013, §6 Eq. 10"
 AVERAGES = ("micro", "geom", "smr", "cascade")
 #: floor of every geometric mean (trec_eval's MIN_GEO_MEAN, as gm_map)
 GEOMETRIC_FLOOR = 1e-5
-
-
-def discount(kind: str, length: int, beta: float) -> np.ndarray:
-    """D(1..length): DCG 1/log2(i+1), ERR 1/i, RBP β^{i−1} (Golbus Table 4)."""
-    if kind == "dcg":
-        return log2_discount(length)
-    if kind == "err":
-        return 1.0 / np.arange(1.0, length + 1.0)
-    return repeated_powers(beta, length)
 
 
 def _index(k: int | None, length: int) -> int:
@@ -81,7 +67,7 @@ def per_aspect_scores(jr, kind, alpha, beta, cutoffs) -> tuple[np.ndarray, np.nd
     relevant = jr.padded_to(length) >= level  # [T, K, S]
     counts = jr.material.relevant_count  # R_t
     ideal_length = max(length, int(counts.max(initial=0)))
-    disc = discount(kind, ideal_length, beta)
+    disc = rank_discount(kind, ideal_length, beta)
     decay = repeated_powers(1.0 - alpha, ideal_length + 1)
     earlier = np.cumsum(relevant, axis=1, dtype=np.int32) - relevant
     terms = np.where(relevant, decay[earlier] * disc[None, :length, None], 0.0)
@@ -175,7 +161,7 @@ def cascade_average(jr, kind, alpha, beta, cutoffs) -> np.ndarray:
 
     key = ("golbus-cascade-ideal", alpha, level, uniform)
     ideal = shared_ideal(jr.material, key, build, length)
-    disc = discount(kind, length, beta)[None, :]
+    disc = rank_discount(kind, length, beta)[None, :]
     run_sum = np.cumsum(gains * disc, axis=1)
     ideal_sum = np.cumsum(ideal * disc, axis=1)
     out = np.zeros((jr.n_topics, len(cutoffs)))

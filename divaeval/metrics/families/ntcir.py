@@ -79,6 +79,7 @@ from divaeval.metrics.common import (
     depth_for,
     log2_discount,
     printf_round,
+    rank_discount,
     round_significant,
     safe_divide,
 )
@@ -154,6 +155,13 @@ LOGB = Param(
     2.0,
     "log base b of Järvelin–Kekäläinen nDCG",
     lambda b: None if b > 1 else "must be > 1",
+)
+RBP_BETA = Param(
+    "beta",
+    float,
+    0.8,
+    "RBP persistence β of the discount β^{r−1} (Golbus et al.)",
+    in_unit_interval,
 )
 GAIN_PARAMS = (GAIN, GAINS)
 
@@ -352,12 +360,18 @@ def _ranks(length: int) -> np.ndarray:
     return np.arange(1.0, length + 1.0)[None, :]
 
 
+def discounted_ratio(gains: np.ndarray, ideal: np.ndarray, discount, cutoffs) -> np.ndarray:
+    """Σ_{r≤l} G(r)·D(r) ÷ Σ_{r≤l} G*(r)·D(r): a D-measure with the rank discount D (Sakai et
+    al. 2010; Golbus et al. 2013 §6.1 item 4 with any discount of their Table 4)."""
+    weights = np.asarray(discount)[None, : gains.shape[1]]
+    system = at_cutoffs(np.cumsum(gains * weights, axis=1), cutoffs)
+    best = at_cutoffs(np.cumsum(ideal * weights, axis=1), cutoffs)
+    return safe_divide(system, best)
+
+
 def ms_ndcg(gains: np.ndarray, ideal: np.ndarray, cutoffs) -> np.ndarray:
     """MSnDCG@l = Σ_{r≤l} G(r)/log(r+1) ÷ Σ_{r≤l} G*(r)/log(r+1) (paper Eq. 1)."""
-    discount = log2_discount(gains.shape[1])[None, :]
-    system = at_cutoffs(np.cumsum(gains * discount, axis=1), cutoffs)
-    best = at_cutoffs(np.cumsum(ideal * discount, axis=1), cutoffs)
-    return safe_divide(system, best)
+    return discounted_ratio(gains, ideal, log2_discount(gains.shape[1]), cutoffs)
 
 
 def blended_ratio(gains: np.ndarray, ideal: np.ndarray, beta: float):
@@ -481,6 +495,23 @@ def _d_ndcg(jr, params, cutoffs) -> np.ndarray:
     """D-nDCG@l: MSnDCG on global gains (paper Eqs. 1, 6)."""
     t = tables(jr, params, cutoffs)
     return ms_ndcg(t.global_gains, t.ideal_gains, cutoffs)
+
+
+@_memo
+def _d_err(jr, params, cutoffs) -> np.ndarray:
+    """D-ERR@l: global gains discounted by 1/r (Golbus Table 4's ERR discount) ÷ the same
+    over the global ideal list."""
+    t = tables(jr, params, cutoffs)
+    return discounted_ratio(t.global_gains, t.ideal_gains, rank_discount("err", t.length), cutoffs)
+
+
+@_memo
+def _d_rbp(jr, params, cutoffs) -> np.ndarray:
+    """D-RBP@l: global gains discounted by β^{r−1} (Golbus Table 4's RBP discount) ÷ the same
+    over the global ideal list."""
+    t = tables(jr, params, cutoffs)
+    discount = rank_discount("rbp", t.length, params["beta"])
+    return discounted_ratio(t.global_gains, t.ideal_gains, discount, cutoffs)
 
 
 @_memo
@@ -726,6 +757,46 @@ for (
         (*_params, GAMMA),
         aliases=_sharp_aliases,
         notes=_sharp_notes,
+    )
+
+
+#: Golbus et al.'s D-measures with the other discounts of their Table 4 (§6.1 item 4, Table 9
+#: and 10's D#-ERR and D#-RBP): the same global gains and global ideal list as D-nDCG.
+_GOLBUS_SOURCE = "Golbus, Aslam & Clarke, Inf. Retr. 16(4) 2013, §6.1 and Table 4"
+_GOLBUS_NOTES = (
+    "Not in NTCIREVAL. The bare discount applied to global gains, as D-nDCG applies "
+    "1/log2(r + 1): not ERR's cascade of stop probabilities (nor nERR) and not RBP's "
+    "(1 − β) scaling, which the normalisation cancels."
+)
+_GOLBUS_PAIRS = (
+    ("D-ERR", _d_err, "1/r", GAIN_PARAMS, ("derr",), ("d#err", "dsharp-err", "d-sharp-err")),
+    (
+        "D-RBP",
+        _d_rbp,
+        "β^{r−1}",
+        (*GAIN_PARAMS, RBP_BETA),
+        ("drbp",),
+        ("d#rbp", "dsharp-rbp", "d-sharp-rbp"),
+    ),
+)
+for _name, _base, _discount, _params, _aliases, _sharp_aliases in _GOLBUS_PAIRS:
+    _spec(
+        _name,
+        _printed(_base),
+        f"global gains discounted by {_discount} ÷ the same over the global ideal list",
+        _params,
+        aliases=_aliases,
+        notes=_GOLBUS_NOTES + _DUPES,
+        reference=_GOLBUS_SOURCE,
+    )
+    _spec(
+        _sharp_name(_name),
+        _printed_sharp(_base),
+        f"γ·I-rec + (1 − γ)·{_name} (Golbus's λ = γ; I-rec = S-recall)",
+        (*_params, GAMMA),
+        aliases=_sharp_aliases,
+        notes=_GOLBUS_NOTES + _SHARP + _DUPES,
+        reference=_GOLBUS_SOURCE,
     )
 
 
