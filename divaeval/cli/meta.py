@@ -20,6 +20,7 @@ from divaeval.cli.options import (
     resampling_options,
     resolve_format,
     score_tables,
+    scores_option,
     seed_option,
     topics_option,
 )
@@ -34,8 +35,9 @@ def meta_group() -> None:
 
 
 @meta_group.command("discriminative-power")
-@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@click.argument("files", nargs=-1, metavar="[RUN... QRELS]")
 @measure_option()
+@scores_option()
 @resampling_options("bootstrap", ("bootstrap", "tukey-hsd"))
 @click.option(
     "--plot",
@@ -49,6 +51,7 @@ def meta_group() -> None:
 def discriminative_power_command(
     files,
     measures,
+    score_files,
     test,
     B,
     seed,
@@ -69,7 +72,7 @@ def discriminative_power_command(
     if plot:
         check_plotting()  # before any computing
     fmt = resolve_format(output_format)
-    runs, tables = score_tables(files, measures, judging)
+    runs, tables = score_tables(files, measures, judging, score_files)
     with progress_bar("resampling each metric") as bar:
         result = discriminative_power(
             tables,
@@ -96,8 +99,9 @@ def discriminative_power_command(
 
 
 @meta_group.command("correlation")
-@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@click.argument("files", nargs=-1, metavar="[RUN... QRELS]")
 @measure_option()
+@scores_option()
 @click.option(
     "--matrix",
     type=click.Choice(["tau_b", "tau_a", "tau_ap", "tau_ap_sym"]),
@@ -108,14 +112,14 @@ def discriminative_power_command(
 @judging_options
 @output_options
 def correlation_command(
-    files, measures, matrix, output_format, precision, output, signature, **judging
+    files, measures, score_files, matrix, output_format, precision, output, signature, **judging
 ) -> None:
     """Kendall's tau (tau-b, tau-a) and tau_ap (Yilmaz et al.; and its symmetric version)
     between the system rankings induced by each pair of metrics."""
     from divaeval.meta import rank_correlation_matrix, rank_correlations
 
     fmt = resolve_format(output_format)
-    runs, tables = score_tables(files, measures, judging)
+    runs, tables = score_tables(files, measures, judging, score_files)
     if matrix:
         frame = rank_correlation_matrix(tables, runs, matrix).reset_index(names="metric")
     else:
@@ -126,15 +130,17 @@ def correlation_command(
         output,
         key="metric" if matrix else "metric_a",
         precision=precision,
-        signature=f"divaeval {__version__}|meta correlation|runs={len(runs)}|topics=qrels",
+        signature=f"divaeval {__version__}|meta correlation|runs={len(runs)}|"
+        f"topics={'scores' if score_files else 'qrels'}",
         title="rank correlation",
         show_signature=signature,
     )
 
 
 @meta_group.command("intuitiveness")
-@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@click.argument("files", nargs=-1, metavar="[RUN... QRELS]")
 @measure_option()
+@scores_option()
 @click.option(
     "--gold",
     "golds",
@@ -146,7 +152,7 @@ def correlation_command(
 @judging_options
 @output_options
 def intuitiveness_command(
-    files, measures, golds, output_format, precision, output, signature, **judging
+    files, measures, score_files, golds, output_format, precision, output, signature, **judging
 ) -> None:
     """Sakai's intuitiveness test (2012, Figure 6): for each pair of metrics, of the run pairs
     on which they disagree, how often each agrees with the gold standard(s)."""
@@ -154,10 +160,20 @@ def intuitiveness_command(
     from divaeval.metrics import parse_measures
 
     fmt = resolve_format(output_format)
-    gold_names = [m.name for m in parse_measures(list(golds))]
-    runs, tables = score_tables(files, (list(measures) or ["ndeval"]) + list(golds), judging)
+    if score_files:  # names as the files write them; without -m every other measure
+        from divaeval.meta.scores import choose_measures
+
+        runs, tables = score_tables(files, (), judging, score_files)
+        gold_names = choose_measures(list(tables), golds, "--scores")
+        others = [name for name in tables if name not in gold_names]
+        compared_names = choose_measures(others, measures, "--scores") if measures else others
+    else:
+        gold_names = [m.name for m in parse_measures(list(golds))]
+        wanted = (list(measures) or ["ndeval"]) + list(golds)
+        runs, tables = score_tables(files, wanted, judging)
+        compared_names = [m.name for m in parse_measures(list(measures) or ["ndeval"])]
     gold = {name: tables[name] for name in gold_names}
-    compared = {m.name: tables[m.name] for m in parse_measures(list(measures) or ["ndeval"])}
+    compared = {name: tables[name] for name in compared_names}
     write_table(
         intuitiveness_table(compared, gold, runs),
         fmt,
@@ -172,19 +188,20 @@ def intuitiveness_command(
 
 
 @meta_group.command("unanimity")
-@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@click.argument("files", nargs=-1, metavar="[RUN... QRELS]")
 @measure_option()
+@scores_option()
 @judging_options
 @output_options
 def unanimity_command(
-    files, measures, output_format, precision, output, signature, **judging
+    files, measures, score_files, output_format, precision, output, signature, **judging
 ) -> None:
     """Metric Unanimity (Amigó et al. 2018, §6.1): PMI (base 2) between a metric's
     preferences and the unanimous preferences of the other metrics; ties count 0.5."""
     from divaeval.meta import metric_unanimity_table
 
     fmt = resolve_format(output_format)
-    runs, tables = score_tables(files, measures, judging)
+    runs, tables = score_tables(files, measures, judging, score_files)
     write_table(
         metric_unanimity_table(tables, runs),
         fmt,

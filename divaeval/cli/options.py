@@ -228,11 +228,53 @@ def evaluation_from(
     )
 
 
-def score_tables(files, measures, judging: dict) -> tuple[list[str], dict]:
-    """(run names, measure name -> scores[n_runs, n_topics]) over all qrels topics: a topic
-    missing from a run scores 0 (as with ``-c``), so paired analyses compare like with like."""
-    from divaeval.aggregate import score_matrix
+def scores_option() -> Decorator:
+    """``--scores FILE``: a score table instead of runs and qrels (the meta commands)."""
+    return click.option(
+        "--scores",
+        "score_files",
+        multiple=True,
+        metavar="FILE",
+        help="read per-topic scores instead of RUN... QRELS: lines 'run topic measure value' "
+        "(whitespace, tab or comma separated) or trec_eval -q output; repeatable",
+    )
 
+
+#: the judging options' values when not given (``--scores`` accepts no other)
+_JUDGING_DEFAULTS = {
+    "depth": ("--depth", None),
+    "rel_level": ("--rel-level", 1),
+    "order": ("--order", None),
+    "dedupe": ("--dedupe", "error"),
+    "compat": ("--compat", None),
+    "intents": ("--intents", None),
+    "topics_file": ("--topics", None),
+    "normalize_intents": ("--normalize-intents", False),
+}
+
+
+def score_tables(
+    files, measures, judging: dict, score_files: tuple[str, ...] = ()
+) -> tuple[list[str], dict]:
+    """(run names, measure name -> scores[n_runs, n_topics]) over all qrels topics: a topic
+    missing from a run scores 0 (as with ``-c``), so paired analyses compare like with like.
+    With ``score_files`` (``--scores``) the tables are read from them instead
+    (:func:`divaeval.meta.scores.read_score_table`)."""
+    from divaeval.aggregate import score_matrix
+    from divaeval.errors import UsageError
+
+    if score_files:
+        from divaeval.meta.scores import read_score_table
+
+        if files:
+            raise UsageError("give either RUN... QRELS or --scores FILE, not both")
+        given = [name for key, (name, unset) in _JUDGING_DEFAULTS.items() if judging[key] != unset]
+        if given:
+            raise UsageError(f"{given[0]} applies to RUN... QRELS, not to --scores")
+        table = read_score_table(score_files, measures)
+        return table.runs, table.tables
+    if not files:
+        raise UsageError("give RUN... QRELS (qrels last) or --scores FILE")
     result = evaluation_from(files, measures, judging, complete=True)
     table = result.table(per_topic=True, summary=False)
     tables = {}

@@ -1,0 +1,263 @@
+"""Score tables read from files (``divaeval meta ... --scores FILE``): the meta-evaluations of
+runs × topics tables on scores computed elsewhere, e.g. the official TREC per-topic scores.
+
+Two layouts are read, detected from a file's first line:
+
+- the **long form** ``run topic measure value``, whitespace- or tab-separated, or
+  comma-separated (what ``divaeval -f csv|tsv -q`` writes; a header line
+  ``run topic measure value`` is skipped);
+- **trec_eval -q output** ``measure topic value``: each run's per-topic lines are followed by
+  its summary lines (topic ``all``), among them ``runid all NAME``, which names the run. A
+  file may hold several runs' outputs one after the other.
+
+Lines whose topic is ``all`` are summaries and are not read as topics. Every value must be a
+finite number. Problems are reported as ``FILE:LINE``: a line of the wrong shape, a value that
+is not a number, one (run, topic, measure) with two different values (the same value twice is
+kept once, with a warning). A run that lacks a topic the other runs have for a measure scores
+0 there (as the runs + qrels path does with ``-c``), with a warning; a run without any value of
+a chosen measure is an error.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from divaeval.errors import DataError, UsageError, warn
+from divaeval.topics import sort_topics
+
+LONG_HEADER = ("run", "topic", "measure", "value")
+SUMMARY_TOPIC = "all"
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """Per-topic scores of runs: ``tables[measure]`` is ``[len(runs), len(topics)]``."""
+
+    runs: list[str]
+    topics: list[str]
+    tables: dict[str, np.ndarray]
+
+
+@dataclass
+class _Cells:
+    """(run, topic, measure) -> (value, file, line), in the order first read."""
+
+    values: dict[tuple[str, str, str], tuple[float, str, int]]
+    repeated: int = 0
+    first_repeat: tuple[str, int] | None = None
+
+    def add(self, run: str, topic: str, measure: str, value: float, name: str, line: int):
+        key = (run, topic, measure)
+        known = self.values.get(key)
+        if known is None:
+            self.values[key] = (value, name, line)
+            return
+        if known[0] != value:
+            raise DataError(
+                f"run {run} topic {topic} measure {measure} has two values: {known[0]!r} "
+                f"({known[1]}:{known[2]}) and {value!r}",
+                file=name,
+                line=line,
+            )
+        self.repeated += 1
+        if self.first_repeat is None:
+            self.first_repeat = (name, line)
+
+
+def _number(text: str, name: str, line: int) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise DataError(f"value {text!r} is not a number", file=name, line=line) from None
+    if not math.isfinite(value):
+        raise DataError(f"value {text!r} is not a finite number", file=name, line=line)
+    return value
+
+
+def _lines(path: str) -> tuple[str, list[tuple[int, list[str]]]]:
+    """(file name, [(line number, fields)]) of the non-blank, non-comment lines; fields split
+    at commas for a comma-separated file, else at whitespace."""
+    from divaeval.io._text import read_source
+
+    source = read_source(path, what="score")
+    try:
+        text = source.data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = source.data[: exc.start].count(b"\n") + 1
+        raise DataError("not UTF-8 text", file=source.name, line=line) from None
+    rows: list[tuple[int, list[str]]] = []
+    comma: bool | None = None
+    for number, raw in enumerate(text.split("\n"), start=1):
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if comma is None:
+            comma = "," in stripped and len(stripped.split()) == 1
+        fields = [f.strip() for f in stripped.split(",")] if comma else stripped.split()
+        rows.append((number, fields))
+    return source.name, rows
+
+
+def _read_long(name: str, rows, cells: _Cells) -> None:
+    for number, fields in rows:
+        if len(fields) != 4:
+            raise DataError(
+                f"expected 4 fields (run topic measure value), found {len(fields)}",
+                file=name,
+                line=number,
+            )
+        run, topic, measure, value = fields
+        if topic == SUMMARY_TOPIC:
+            continue
+        cells.add(run, topic, measure, _number(value, name, number), name, number)
+
+
+def _read_trec_eval(name: str, rows, cells: _Cells) -> None:
+    """trec_eval -q blocks: per-topic lines, then the summary lines with ``runid all NAME``."""
+    block: list[tuple[int, str, str, str]] = []
+    run: str | None = None
+    in_summary = False
+    blocks: list[tuple[str | None, list[tuple[int, str, str, str]]]] = []
+    for number, fields in rows:
+        if len(fields) != 3:
+            raise DataError(
+                f"expected 3 fields (trec_eval -q: measure topic value), found {len(fields)}",
+                file=name,
+                line=number,
+            )
+        measure, topic, value = fields
+        if topic == SUMMARY_TOPIC:
+            in_summary = True
+            if measure == "runid":
+                if run is not None and run != value:
+                    raise DataError(
+                        f"a second runid ({value}) in the summary of run {run}",
+                        file=name,
+                        line=number,
+                    )
+                run = value
+            continue
+        if in_summary:  # the next run's per-topic lines
+            blocks.append((run, block))
+            block, run, in_summary = [], None, False
+        block.append((number, measure, topic, value))
+    if block or run is not None:
+        blocks.append((run, block))
+    for label, lines in blocks:
+        if label is None:
+            if len(blocks) > 1:
+                first = lines[0][0] if lines else rows[0][0]
+                raise DataError(
+                    "trec_eval output without a 'runid all NAME' line for the run whose lines "
+                    f"start here (file holds {len(blocks)} runs)",
+                    file=name,
+                    line=first,
+                )
+            label = _file_label(name)
+            warn(f"no 'runid all NAME' line: the run is named {label}", file=name)
+        for number, measure, topic, value in lines:
+            cells.add(label, topic, measure, _number(value, name, number), name, number)
+
+
+def _file_label(name: str) -> str:
+    base = os.path.basename(name)
+    for suffix in (".gz",):
+        base = base.removesuffix(suffix)
+    stem, _ = os.path.splitext(base)
+    return stem or base
+
+
+def _read_file(path: str, cells: _Cells) -> None:
+    name, rows = _lines(path)
+    if not rows:
+        raise DataError("empty score file", file=name)
+    first = rows[0][1]
+    if tuple(field.lower() for field in first) == LONG_HEADER:
+        rows = rows[1:]
+        width = 4
+    else:
+        width = len(first)
+    if width == 4:
+        _read_long(name, rows, cells)
+    elif width == 3:
+        _read_trec_eval(name, rows, cells)
+    else:
+        raise DataError(
+            f"expected run topic measure value (4 fields) or trec_eval -q output measure topic "
+            f"value (3 fields), found {width} fields",
+            file=name,
+            line=rows[0][0],
+        )
+
+
+def choose_measures(available: list[str], wanted: Sequence[str], names: str) -> list[str]:
+    """The measures to analyse: every one in the files, or ``wanted`` matched exactly, else
+    case-insensitively with ``-`` and ``_`` interchangeable."""
+    if not wanted:
+        return available
+    from divaeval.metrics.spec import normalize_name
+
+    loose = {normalize_name(m): m for m in available}
+    chosen = []
+    for text in wanted:
+        match = text if text in available else loose.get(normalize_name(text))
+        if match is None:
+            shown = ", ".join(available[:12]) + (" ..." if len(available) > 12 else "")
+            raise UsageError(f"measure {text} is not in {names} (it has: {shown})")
+        if match not in chosen:
+            chosen.append(match)
+    return chosen
+
+
+def read_score_table(paths: Sequence[str], measures: Sequence[str] = ()) -> ScoreTable:
+    """Read score files (see the module docstring) into runs × topics tables of ``measures``
+    (names as the files write them; default every measure in the files). Topics are the union
+    over runs and measures, sorted as everywhere in divaeval; runs keep their first order."""
+    if not paths:
+        raise UsageError("give at least one --scores FILE")
+    cells = _Cells({})
+    for path in paths:
+        _read_file(path, cells)
+    names = ", ".join(paths)
+    if cells.repeated:
+        where = f" (first at {cells.first_repeat[0]}:{cells.first_repeat[1]})"
+        warn(
+            f"{cells.repeated} repeated lines (same run, topic, measure and value) read once"
+            + (where if cells.first_repeat else "")
+        )
+    if not cells.values:
+        raise DataError(
+            "no per-topic scores, only summary lines (topic 'all'; trec_eval writes per-topic "
+            "lines with -q)",
+            file=names,
+        )
+    runs = list(dict.fromkeys(run for run, _, _ in cells.values))
+    available = list(dict.fromkeys(measure for _, _, measure in cells.values))
+    chosen = choose_measures(available, measures, names)
+    topics = sort_topics({topic for _, topic, measure in cells.values if measure in chosen})
+    run_index = {run: i for i, run in enumerate(runs)}
+    topic_index = {topic: j for j, topic in enumerate(topics)}
+    tables = {m: np.full((len(runs), len(topics)), np.nan) for m in chosen}
+    for (run, topic, measure), (value, _, _) in cells.values.items():
+        if measure in tables:
+            tables[measure][run_index[run], topic_index[topic]] = value
+    for measure, table in tables.items():
+        for i in np.flatnonzero(np.isnan(table).all(axis=1)):
+            raise DataError(f"run {runs[i]} has no values of measure {measure}", file=names)
+    missing = np.stack([np.isnan(table) for table in tables.values()])  # [M, R, T]
+    for i in np.flatnonzero(missing.any(axis=(0, 2))):
+        m, j = (int(a[0]) for a in np.nonzero(missing[:, i, :]))
+        warn(
+            f"run {runs[i]} lacks {int(missing[:, i, :].sum())} of its {len(chosen) * len(topics)} "
+            f"(topic, measure) scores (e.g. topic {topics[j]}, {chosen[m]}); they count as 0, as "
+            "with -c",
+            file=names,
+        )
+    for table in tables.values():
+        table[np.isnan(table)] = 0.0
+    return ScoreTable(runs=runs, topics=topics, tables=tables)
