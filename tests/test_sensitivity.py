@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -146,3 +147,116 @@ def test_trec2012_runs_quickly():
     )
     assert len(result.topics) == 50
     assert 0 < result.average["strec@20"] < 1
+
+
+# ---------------------------------------------------------------------------------------------
+# --grid: every measure at every point of a parameter grid, on the same sampled lists
+
+
+def test_parse_grid_values_and_errors():
+    from divaeval.metrics.grid import MAX_GRID_POINTS, parse_grid
+
+    grid = parse_grid(["alpha=0:1:0.1,lambda=0:1:0.5", "beta=0.8"])
+    assert grid.names == ["alpha", "lambda", "beta"]
+    alpha = dict(grid.axes)["alpha"]
+    assert alpha == ("0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1")
+    assert dict(grid.axes)["lambda"] == ("0", "0.5", "1")
+    assert len(grid) == 33 and grid.points()[:2] == [("0", "0", "0.8"), ("0", "0.5", "0.8")]
+    assert dict(parse_grid(["a=0:1:0.3"]).axes)["a"] == ("0", "0.3", "0.6", "0.9")
+    assert dict(parse_grid(["k=2:10:4"]).axes)["k"] == ("2", "6", "10")
+    assert parse_grid([]) is None and parse_grid([" , "]) is None
+    for text, message in [
+        ("alpha", "give NAME=START:STOP:STEP or NAME=VALUE"),
+        ("alpha=0:1", "give NAME=START:STOP:STEP or NAME=VALUE"),
+        ("alpha=0:1:0", "the step must be > 0"),
+        ("alpha=1:0:0.1", "STOP is below START"),
+        ("alpha=x", "'x' is not a number"),
+        ("alpha=0:inf:1", "not a finite number"),
+        ("alpha=0:1:0.1,alpha=0.5", "parameter alpha is given twice"),
+        (f"a=1:{MAX_GRID_POINTS + 1}:1", f"at most {MAX_GRID_POINTS}"),
+        ("a=1:200:1,b=1:100:1", f"20000 points (at most {MAX_GRID_POINTS})"),
+    ]:
+        with pytest.raises(UsageError, match=re.escape(message)):
+            parse_grid([text])
+
+
+def test_grid_measures_bind_and_check_parameters():
+    from divaeval.metrics import parse_measure
+    from divaeval.metrics.grid import grid_measures, parse_grid
+
+    (measure,) = parse_measure("alpha#-nDCG-IA(avg=geom)@5")
+    points = grid_measures(measure, parse_grid(["alpha=0:1:0.5,lambda=0.2"]))
+    assert [m.name for _, m in points] == [
+        "alpha#-nDCG-IA(alpha=0,lambda=0.2,avg=geom)@5",
+        "alpha#-nDCG-IA(alpha=0.5,lambda=0.2,avg=geom)@5",
+        "alpha#-nDCG-IA(alpha=1,lambda=0.2,avg=geom)@5",
+    ]
+    assert points[1][0] == {"alpha": 0.5, "lambda": 0.2}
+    for text, grid, message in [
+        ("D#-ERR@5", "alpha=0:1:0.5", "D#-ERR@5 has no parameter alpha (its parameters: gain,"),
+        ("strec@5", "alpha=0.5", "strec@5 has no parameter alpha (it has no parameters)"),
+        ("alpha#-nDCG-IA@5", "avg=1", "parameter avg is not numeric; give it in -m"),
+        ("alpha#-nDCG-IA(alpha=0.5)@5", "alpha=0:1:0.5", "alpha is given both in"),
+        ("alpha#-nDCG-IA@5", "alpha=0:2:1", "alpha='2': must be in [0, 1]"),
+    ]:
+        with pytest.raises(UsageError, match=re.escape(message)):
+            grid_measures(parse_measure(text)[0], parse_grid([grid]))
+
+
+def test_grid_points_equal_single_evaluations(tmp_path):
+    """Every grid point's topic average equals the measure evaluated alone at that point (the
+    same seed draws the same lists); the maximum is the largest of them, the argmax the first
+    point in grid order reaching it; at lambda = 1 every alpha gives S-recall exactly."""
+    from divaeval.metrics.grid import parse_grid
+
+    index = QrelsIndex(read_qrels(str(FIXTURES / "small" / "ref_ex" / "div.qrels")))
+    grid = parse_grid(["alpha=0:1:0.5,lambda=0:1:0.5"])
+    result = selection_sensitivity(
+        index, ["alpha#-ERR-IA(avg=smr)"], cutoffs=[2, 3], samples=200, seed=5, grid=grid
+    )
+    assert result.values == {}  # not kept with a grid
+    strec = selection_sensitivity(index, ["strec"], cutoffs=[2, 3], samples=200, seed=5)
+    for found, k in zip(result.grid_maxima, (2, 3), strict=True):
+        assert found.measure == f"alpha#-ERR-IA(avg=smr)@{k}" and len(found.points) == 9
+        singles = []
+        for point in found.points:
+            text = f"alpha#-ERR-IA(alpha={point['alpha']},lambda={point['lambda']},avg=smr)@{k}"
+            alone = selection_sensitivity(index, [text], samples=200, seed=5)
+            singles.append(alone.average[alone.measures[0]])
+        assert found.averages.tolist() == singles
+        assert found.maximum == max(singles) and found.best == singles.index(max(singles))
+        assert found.at_max == singles.count(max(singles))
+        recall_points = [v for p, v in zip(found.points, singles, strict=True) if p["lambda"] == 1]
+        assert recall_points == [strec.average[f"strec@{k}"]] * 3
+    frame = result.grid_frame()
+    assert list(frame.columns) == ["measure", "points", "at_max", "dss_max", "alpha", "lambda"] + [
+        "samples",
+        "seed",
+    ]
+    assert frame["points"].tolist() == [9, 9] and frame["seed"].tolist() == [5, 5]
+    surface = result.grid_frame(all_points=True)
+    assert len(surface) == 18 and surface["alpha"].tolist()[:4] == ["0", "0", "0", "0.5"]
+    assert "grid=alpha=0:1:0.5,lambda=0:1:0.5" in result.signature
+
+
+def test_cli_grid(capsys):
+    from support import run_cli
+
+    qrels = FIXTURES / "small" / "ref_ex" / "div.qrels"
+    base = ["meta", "sensitivity", qrels, "-m", "alpha#-nDCG-IA", "-k", "2", "-B", "100"]
+    code, out, err = run_cli(capsys, *base, "--grid", "alpha=0:1:0.5", "--grid", "lambda=0:1:1")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "measure,points,at_max,dss_max,alpha,lambda,samples,seed"
+    assert lines[1].startswith("alpha#-nDCG-IA@2,6,") and lines[1].endswith(",100,42")
+    assert "|grid=alpha=0:1:0.5,lambda=0:1:1" in err  # sampled: the signature is on stderr
+    code, out, err = run_cli(capsys, *base, "--grid", "alpha=0:1:0.5", "--all-points", "-f", "tsv")
+    assert code == 0, err
+    assert out.splitlines()[0] == "measure\tsamples\tseed\talpha\ttopics\tdss"
+    assert len(out.splitlines()) == 4
+    code, _, err = run_cli(capsys, *base, "--all-points")
+    assert code == 2 and "--all-points needs --grid" in err
+    code, _, err = run_cli(capsys, *base, "--grid", "alpha=0:1:0.5", "-q")
+    assert code == 2 and "with --grid use --all-points" in err
+    code, _, err = run_cli(capsys, *base, "--grid", "gamma=0:1:0.5")
+    assert code == 2 and "alpha#-nDCG-IA@2 has no parameter gamma" in err

@@ -250,6 +250,20 @@ def unanimity_command(
 @intents_option()
 @topics_option()
 @click.option("-q", "--per-topic", is_flag=True, help="also print per-topic values")
+@click.option(
+    "--grid",
+    "grids",
+    multiple=True,
+    metavar="NAME=START:STOP:STEP,...",
+    help="evaluate each measure at every point of a parameter grid (e.g. "
+    "alpha=0:1:0.1,lambda=0:1:0.1) on the same sampled lists and report the largest topic "
+    "average and its argmax (Golbus Table 10); repeatable",
+)
+@click.option(
+    "--all-points",
+    is_flag=True,
+    help="with --grid: print the topic average at every grid point (Golbus Figure 7)",
+)
 @output_options
 def sensitivity_command(
     qrels,
@@ -263,6 +277,8 @@ def sensitivity_command(
     intents,
     topics_file,
     per_topic,
+    grids,
+    all_points,
     output_format,
     precision,
     output,
@@ -270,12 +286,20 @@ def sensitivity_command(
 ) -> None:
     """Document selection sensitivity of each measure on QRELS (Golbus et al. 2013, §7,
     Eq. 11): per topic, the coefficient of variation of the measure over random permutations
-    of the topic's relevant documents, averaged over topics. The seed and the number of
-    samples are reported."""
+    of the topic's relevant documents, averaged over topics. With --grid, the largest average
+    over a grid of the measures' parameters and where it is reached. The seed and the number
+    of samples are reported."""
     from divaeval.collection.sensitivity import DEFAULT_CUTOFF, sensitivity
+    from divaeval.errors import UsageError
+    from divaeval.metrics.grid import parse_grid
 
     fmt = resolve_format(output_format)
     dd_exponent = check_dd_exponent(mean, dd_exponent)
+    grid = parse_grid(grids)
+    if grid is None and all_points:
+        raise UsageError("--all-points needs --grid")
+    if grid is not None and per_topic:
+        raise UsageError("-q prints one measure's per-topic values; with --grid use --all-points")
     with progress_bar("sampling rankings of each topic") as progress:
         result = sensitivity(
             qrels,
@@ -288,10 +312,16 @@ def sensitivity_command(
             rel_level=rel_level,
             intents=intents,
             topics=topics_file,
+            grid=grid,
             progress=progress,
         )
     sig = f"divaeval {__version__}|meta sensitivity|{result.signature}"
-    if fmt == "trec_eval":
+    if grid is not None:
+        frame, key = result.grid_frame(all_points=all_points), "measure"
+        if all_points:
+            frame.insert(1, "samples", result.samples)
+            frame.insert(2, "seed", result.seed)
+    elif fmt == "trec_eval":
         frame, key = result.wide_frame(per_topic=per_topic), "topic"
     else:
         frame, key = result.frame(per_topic=per_topic), "measure"

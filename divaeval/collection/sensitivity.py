@@ -41,6 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from divaeval.errors import DataError, UsageError, check_rel_level, warn
+from divaeval.metrics.grid import Grid, grid_measures
+from divaeval.metrics.spec import Measure
 
 DEFAULT_SAMPLES = 1000
 DEFAULT_CUTOFF = 20
@@ -49,6 +51,30 @@ REFUSED_METRICS = frozenset({"RBU", "EU"})
 """Metrics that can be negative, for which a coefficient of variation is meaningless."""
 
 _BATCH_CELLS = 30_000_000  # rows × pool × subtopics of one batch (int16 grades)
+_BATCH_VALUES = 5_000_000  # rows × measures of one batch (the metric values, float64)
+
+
+@dataclass(frozen=True)
+class GridMaximum:
+    """One ``-m`` measure over a ``--grid``: the topic average of dss at every point
+    (``averages``, in grid order), the first point reaching the largest (``best``) and the
+    number of points reaching it exactly (``at_max``)."""
+
+    measure: str
+    grid: Grid
+    points: list[dict]
+    names: list[str]
+    averages: np.ndarray
+    best: int
+    at_max: int
+
+    @property
+    def maximum(self) -> float:
+        return float(self.averages[self.best])
+
+    @property
+    def argmax(self) -> dict:
+        return self.points[self.best]
 
 
 @dataclass(frozen=True)
@@ -73,6 +99,43 @@ class SensitivityResult:
     seed: int
     rel_level: int
     signature: str
+    grid_maxima: list[GridMaximum] | None = None
+
+    def grid_frame(self, *, all_points: bool = False):
+        """With a grid: per measure its largest topic average of dss (``dss_max``), the first
+        grid point reaching it (one column per grid parameter) and ``at_max``, the number of
+        points reaching it; with ``all_points``, the topic average at every point (Golbus
+        et al.'s Figure 7 surface)."""
+        import pandas as pd
+
+        if not self.grid_maxima:
+            raise UsageError("no --grid was evaluated")
+        from divaeval.metrics.spec import format_value
+
+        axes = self.grid_maxima[0].grid.names
+        rows = []
+        for found in self.grid_maxima:
+            if all_points:
+                for point, name, value in zip(
+                    found.points, found.names, found.averages, strict=True
+                ):
+                    rows.append(
+                        [found.measure]
+                        + [format_value(point[a]) for a in axes]
+                        + [self.averaged_topics[name], float(value)]
+                    )
+            else:
+                rows.append(
+                    [found.measure, len(found.points), found.at_max, found.maximum]
+                    + [format_value(found.argmax[a]) for a in axes]
+                    + [self.samples, self.seed]
+                )
+        if all_points:
+            return pd.DataFrame(rows, columns=["measure", *axes, "topics", "dss"])
+        return pd.DataFrame(
+            rows,
+            columns=["measure", "points", "at_max", "dss_max", *axes, "samples", "seed"],
+        )
 
     def frame(self, *, per_topic: bool = True, summary: bool = True):
         """Long table: measure, topic, relevant, samples, mean, sd, dss; ``topic = "all"``
@@ -238,12 +301,18 @@ def selection_sensitivity(
     mean: str = "arith",
     dd_exponent: str = "xi",
     rel_level: int = 1,
+    grid: Grid | None = None,
+    keep_values: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SensitivityResult:
     """Document selection sensitivity of every measure on the qrels of ``index`` (a
     :class:`~divaeval.judged.QrelsIndex`); see the module docstring. ``measures`` are ``-m``
-    strings; one given without ``@k`` is evaluated at each of ``cutoffs``. ``progress(done,
-    total)`` is called with the number of topics done after each batch of topics."""
+    strings; one given without ``@k`` is evaluated at each of ``cutoffs``. With ``grid``
+    (:func:`divaeval.metrics.grid.parse_grid`) every measure is evaluated at every point of
+    the grid on the same sampled lists, and ``result.grid_maxima`` holds each measure's
+    largest topic average and where it is reached. ``keep_values`` keeps the [T, L] metric
+    values (default: without a grid). ``progress(done, total)`` is called with the number of
+    topics done after each batch of topics."""
     from divaeval.collection.difficulty import check_dd_exponent
     from divaeval.judged import EvalSettings
     from divaeval.stats.significance import DEFAULT_SEED, GENERATOR_NAME, check_resamples
@@ -260,6 +329,12 @@ def selection_sensitivity(
     if not parsed:
         raise UsageError("give at least one measure with -m")
     _check_measures(parsed)
+    keep_values = grid is None if keep_values is None else keep_values
+    bases = parsed
+    expanded: list[list[tuple[dict, Measure]]] = []
+    if grid is not None:
+        expanded = [grid_measures(measure, grid) for measure in bases]
+        parsed = list({m.name: m for points in expanded for _, m in points}.values())
     names = [m.name for m in parsed]
 
     material = index.material_all
@@ -280,8 +355,10 @@ def selection_sensitivity(
     settings = EvalSettings(rel_level=rel_level, complete=True)
 
     per_row = max(1, samples * material.pool_grades.shape[1] * material.pool_grades.shape[2])
-    per_batch = max(1, _BATCH_CELLS // per_row)
+    per_batch = max(1, min(_BATCH_CELLS // per_row, _BATCH_VALUES // (samples * len(parsed))))
     values: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    stats: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {n: [] for n in names}
+    negative: set[str] = set()
     for start in range(0, len(topic_rows), per_batch):
         chunk = topic_rows[start : start + per_batch]
         row_topic, positions, lengths = _sample_rankings(material, chunk, samples, seed, depth)
@@ -289,7 +366,12 @@ def selection_sensitivity(
             material, row_topic, positions, lengths, parsed, settings, rel_level
         )
         for measure in parsed:
-            values[measure.name].append(batch[measure].reshape(len(chunk), samples))
+            block = batch.pop(measure).reshape(len(chunk), samples)
+            stats[measure.name].append(coefficient_of_variation(block))
+            if np.any(block < 0):
+                negative.add(measure.name)
+            if keep_values:
+                values[measure.name].append(block)
         if progress is not None:
             progress(start + len(chunk), len(topic_rows))
     kept = np.array([t for t, _ in topic_rows], dtype=np.int64)
@@ -303,19 +385,27 @@ def selection_sensitivity(
         weights = difficulty_weights(index, dd_exponent)
     result_values, means, sds, dsss, averages, counts = {}, {}, {}, {}, {}, {}
     for name in names:
-        table = np.concatenate(values[name], axis=0)
-        if np.any(table < 0):
-            warn(f"{name} is negative on some sampled lists; its dss is not meaningful")
-        mu, sd, cv = coefficient_of_variation(table)
-        result_values[name], means[name], sds[name], dsss[name] = table, mu, sd, cv
-        undefined = int(np.isnan(cv).sum())
-        if undefined:
-            warn(f"{name}: dss undefined (mean 0) on {undefined} topics; left out of the average")
+        if keep_values:
+            result_values[name] = np.concatenate(values.pop(name), axis=0)
+        mu, sd, cv = (np.concatenate(part) for part in zip(*stats.pop(name), strict=True))
+        means[name], sds[name], dsss[name] = mu, sd, cv
         averages[name], counts[name] = _topic_average(cv, topics, mean, weights)
+    if grid is None:
+        for name in names:
+            _warn_undefined(name, [name], negative, dsss)
+        maxima = None
+    else:
+        maxima = []
+        for base, points in zip(bases, expanded, strict=True):
+            point_names = [m.name for _, m in points]
+            _warn_undefined(f"{base.name} on --grid", point_names, negative, dsss)
+            maxima.append(_grid_maximum(base.name, grid, points, averages))
+    listed = [m.name for m in bases]
     signature = (
         f"dss|samples={samples}|seed={seed}|rng={GENERATOR_NAME}|mean={mean}|"
         + (f"dd_exponent={dd_exponent}|" if mean == "dd" else "")
-        + f"rel={rel_level}|measures={','.join(names)}"
+        + f"rel={rel_level}|measures={','.join(listed)}"
+        + ("" if grid is None else f"|grid={grid.text}")
     )
     return SensitivityResult(
         measures=names,
@@ -332,6 +422,38 @@ def selection_sensitivity(
         seed=seed,
         rel_level=rel_level,
         signature=signature,
+        grid_maxima=maxima,
+    )
+
+
+def _warn_undefined(label: str, names: list[str], negative: set[str], dsss: dict) -> None:
+    """One warning per measure (per ``-m`` measure over a grid): negative values, and topics
+    whose dss is undefined (mean 0)."""
+    if any(name in negative for name in names):
+        warn(f"{label} is negative on some sampled lists; its dss is not meaningful")
+    undefined = max(int(np.isnan(dsss[name]).sum()) for name in names)
+    if undefined:
+        where = " (at some grid points)" if len(names) > 1 else ""
+        warn(
+            f"{label}: dss undefined (mean 0) on {undefined} topics{where}; left out of the average"
+        )
+
+
+def _grid_maximum(base: str, grid: Grid, points, averages: dict[str, float]) -> GridMaximum:
+    """The largest topic average of dss over the grid points of one measure; the first point
+    in grid order that reaches it, and how many reach it exactly."""
+    values = np.array([averages[m.name] for _, m in points], dtype=np.float64)
+    defined = ~np.isnan(values)
+    best = int(np.nanargmax(values)) if defined.any() else 0  # the first of the largest
+    top = values[best]
+    return GridMaximum(
+        measure=base,
+        grid=grid,
+        points=[point for point, _ in points],
+        names=[m.name for _, m in points],
+        averages=values,
+        best=best,
+        at_max=int(np.sum(values == top)),
     )
 
 
@@ -347,6 +469,7 @@ def sensitivity(
     rel_level: int = 1,
     intents: str | None = None,
     topics: str | None = None,
+    grid: Grid | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SensitivityResult:
     """Read a qrels file (and optional intents / topics XML) and compute
@@ -369,5 +492,6 @@ def sensitivity(
         mean=mean,
         dd_exponent=dd_exponent,
         rel_level=rel_level,
+        grid=grid,
         progress=progress,
     )

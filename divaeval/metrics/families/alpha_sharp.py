@@ -171,10 +171,14 @@ def cascade_average(jr, kind, alpha, beta, cutoffs) -> np.ndarray:
     return out
 
 
-def alpha_sharp(jr, params, cutoffs, kind: str) -> np.ndarray:
-    """α#-X-IA@k = λ·S-recall@k + (1 − λ)·avg_t α-X_t@k (Golbus Eq. 10)."""
-    alpha, lam, avg = params["alpha"], params["lambda"], params["avg"]
-    beta = params.get("beta", 0.8)
+def subtopic_average(jr, kind, alpha, beta, avg, cutoffs) -> tuple[np.ndarray, np.ndarray]:
+    """(S-recall@k [T, C], the subtopic average of α-X_t@k [T, C]), cached on the judged run:
+    λ only mixes them, so the measures of every λ (a ``meta sensitivity --grid``) share one
+    computation per α."""
+    key = ("alpha-sharp", kind, alpha, beta, avg, cutoffs)
+    cached = jr.cache.get(key)
+    if cached is not None:
+        return cached
     scores, recall = per_aspect_scores(jr, kind, alpha, beta, cutoffs)
     aspects, weights = _aspects(jr)
     if avg == "cascade":
@@ -187,6 +191,15 @@ def alpha_sharp(jr, params, cutoffs, kind: str) -> np.ndarray:
         logs = np.log(np.maximum(scores, GEOMETRIC_FLOOR)) * weights[:, None, :]
         total = weights.sum(axis=1)[:, None]
         averaged = np.where(total > 0, np.exp(safe_divide(logs.sum(axis=2), total)), 0.0)
+    jr.cache[key] = (recall, averaged)
+    return recall, averaged
+
+
+def alpha_sharp(jr, params, cutoffs, kind: str) -> np.ndarray:
+    """α#-X-IA@k = λ·S-recall@k + (1 − λ)·avg_t α-X_t@k (Golbus Eq. 10)."""
+    alpha, lam, avg = params["alpha"], params["lambda"], params["avg"]
+    beta = params.get("beta", 0.8)
+    recall, averaged = subtopic_average(jr, kind, alpha, beta, avg, cutoffs)
     return lam * recall + (1.0 - lam) * averaged
 
 
