@@ -544,3 +544,64 @@ def test_cli_dd_exponent_in_evaluate_and_sensitivity(capsys):
         assert f"mean=dd|dd_exponent={exponent}|" in err
         sampled[exponent] = float(out.splitlines()[-1].split(",")[-1])
     assert sampled["xi"] != sampled["xi+1"]
+
+
+# ---------------------------------------------------------------------------------------------
+# collection --topics: the informational/navigational split (Sakai 2012, Table 1)
+
+
+def test_intent_split_hand_worked(collected_warnings):
+    """ref_ex topics.xml: topic 1 subtopics 1 inf, 2 nav, 3 inf with R_t = 3, 2, 2 → 2 inf
+    (3 + 2 = 5 relevant judgments), 1 nav (2); topic 2: 1 nav (R = 2), 2 inf (R = 1)."""
+    from divaeval.io import read_topic_types
+
+    types = read_topic_types(str(REF_EX / "topics.xml"))
+    table = collection_table(qrels_from_text(SMALL), topic_types=types).set_index("topic")
+    assert table.loc["1", ["n_inf", "n_nav", "rel_inf", "rel_nav"]].tolist() == [2, 1, 5, 2]
+    assert table.loc["2", ["n_inf", "n_nav", "rel_inf", "rel_nav"]].tolist() == [1, 1, 1, 2]
+    assert table.loc["1", "subtopic_types"] == "inf,nav,inf"
+    assert list(table.columns[:5]) == ["n_rel_docs", "n_subtopics", "n_inf", "n_nav", "subtopics"]
+    plain = collection_table(qrels_from_text(SMALL)).set_index("topic")
+    pd.testing.assert_frame_equal(table[plain.columns], plain)  # nothing else changes
+    # a subtopic the file does not list counts as informational, with a warning
+    partial = types[~((types.topic == "1") & (types.subtopic == "2"))]
+    table = collection_table(qrels_from_text(SMALL), topic_types=partial).set_index("topic")
+    assert table.loc["1", ["n_inf", "n_nav"]].tolist() == [3, 0]
+    assert collected_warnings == [
+        "1 subtopics with relevant documents are not in the topics file (e.g. topic 1 subtopic "
+        "2); counted as informational"
+    ]
+
+
+def test_intent_split_agrees_with_the_metrics_reading():
+    """TREC 2012: the per-topic split equals the navigational flags the metrics use (the
+    QrelsIndex built with the same topics XML), over the subtopics with a relevant document."""
+    from divaeval.io import read_qrels as read_qrels_file
+    from divaeval.io import read_topic_types
+    from divaeval.judged import QrelsIndex
+
+    trec2012 = Path(__file__).parent / "fixtures" / "trec2012"
+    types = read_topic_types(str(trec2012 / "full-topics.xml"))
+    qrels = read_qrels_file(str(trec2012 / "qrels.diversity.txt.gz"))
+    table = collection_table(qrels.frame, topic_types=types).set_index("topic")
+    material = QrelsIndex(qrels, topic_types=types).material_all
+    relevant = material.relevant_subtopic & material.subtopic_valid
+    nav = (relevant & material.intent_nav).sum(axis=1)
+    assert table.loc[list(material.topics), "n_nav"].tolist() == nav.tolist()
+    assert table["n_inf"].add(table["n_nav"]).tolist() == table["n_subtopics"].tolist()
+    assert table["rel_inf"].add(table["rel_nav"]).tolist() == [
+        sum(int(c) for c in counts.split(",")) for counts in table["subtopic_counts"]
+    ]
+    assert table["n_nav"].sum() > 0 and table["n_inf"].sum() > table["n_nav"].sum()
+
+
+def test_cli_collection_topics(capsys):
+    from support import run_cli
+
+    code, out, err = run_cli(
+        capsys, "collection", REF_EX / "div.qrels", "--topics", REF_EX / "topics.xml", "-f", "csv"
+    )
+    assert code == 0, err
+    header, first = out.splitlines()[:2]
+    assert header.startswith("topic,n_rel_docs,n_subtopics,n_inf,n_nav,subtopics,")
+    assert ',"inf,nav,inf",5,2,' in first

@@ -383,6 +383,7 @@ def collection_table(
     sampling: Sampling = "with_replacement",
     listed_subtopics: Mapping[str, Collection[str]] | None = None,
     smr_digits: int = 4,
+    topic_types: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Per-topic collection analysis (Golbus et al. 2013, Eq. 1-4), one row per topic.
 
@@ -394,6 +395,13 @@ def collection_table(
     numerically when every topic id is an integer, else as strings. ``listed_subtopics`` maps
     every topic with relevant documents to its full subtopic list (d_max = M / L). The settings
     are recorded in ``table.attrs["settings"]``.
+
+    With ``topic_types`` (columns topic, subtopic, type ``inf``/``nav``: a TREC Web Track
+    topics XML, :func:`divaeval.io.read_topic_types`) the subtopics with a relevant document
+    are split by intent type, as Sakai (WWW 2012) Table 1 counts them: n_inf and n_nav after
+    n_subtopics, subtopic_types (in the order of subtopics), rel_inf and rel_nav (their R_t
+    summed). A subtopic the file does not list is counted as informational, with a warning
+    (as the metrics read it).
     """
     check_dd_exponent(dd_exponent)
     _check_choice("sampling", sampling, SAMPLINGS)
@@ -442,6 +450,8 @@ def collection_table(
     for col in ("subtopics", "subtopic_counts", "smr"):
         table[col] = joined[col].to_numpy(dtype=object)
     table = table[list(TABLE_COLUMNS)]
+    if topic_types is not None:
+        table = _with_intent_types(table, counts, topics, topic_types)
     table.attrs["settings"] = {
         "rel_level": int(rel_level),
         "dd_exponent": dd_exponent,
@@ -453,6 +463,53 @@ def collection_table(
         else "M / listed subtopics",
     }
     return table
+
+
+def _with_intent_types(
+    table: pd.DataFrame, counts: pd.DataFrame, topics: list[str], types: pd.DataFrame
+) -> pd.DataFrame:
+    """``table`` with the informational/navigational split of its subtopics (see
+    :func:`collection_table`)."""
+    if not {"topic", "subtopic", "type"} <= set(types.columns):
+        raise UsageError("topic_types needs the columns topic, subtopic and type")
+    unknown = sorted(set(types["type"]) - {"inf", "nav"})
+    if unknown:
+        raise UsageError(f"topic_types: unknown intent type(s) {', '.join(unknown)}")
+    lookup = pd.Series(
+        types["type"].to_numpy(),
+        index=pd.MultiIndex.from_arrays(
+            [types["topic"].astype(str), types["subtopic"].astype(str)]
+        ),
+    )
+    lookup = lookup[~lookup.index.duplicated(keep="first")]
+    keys = pd.MultiIndex.from_arrays([counts["topic"], counts["subtopic"]])
+    kind = lookup.reindex(keys).to_numpy(dtype=object)
+    missing = pd.isna(kind)
+    if missing.any():
+        first = int(np.flatnonzero(missing)[0])
+        warn(
+            f"{int(missing.sum())} subtopics with relevant documents are not in the topics file "
+            f"(e.g. topic {counts['topic'].iat[first]} subtopic {counts['subtopic'].iat[first]}); "
+            "counted as informational"
+        )
+        kind[missing] = "inf"
+    nav = kind == "nav"
+    per_sub = counts.assign(
+        n_inf=~nav, n_nav=nav, rel_inf=np.where(nav, 0, counts["n_rel"]), kind=kind
+    )
+    per_sub["rel_nav"] = np.where(nav, counts["n_rel"], 0)
+    grouped = per_sub.groupby("topic", sort=False)
+    sums = grouped[["n_inf", "n_nav", "rel_inf", "rel_nav"]].sum().reindex(topics, fill_value=0)
+    joined = grouped["kind"].agg(",".join).reindex(topics, fill_value="")
+    out = table.copy()
+    position = out.columns.get_loc("n_subtopics") + 1
+    out.insert(position, "n_nav", sums["n_nav"].astype(np.int64).to_numpy())
+    out.insert(position, "n_inf", sums["n_inf"].astype(np.int64).to_numpy())
+    position = out.columns.get_loc("subtopic_counts") + 1
+    out.insert(position, "rel_nav", sums["rel_nav"].astype(np.int64).to_numpy())
+    out.insert(position, "rel_inf", sums["rel_inf"].astype(np.int64).to_numpy())
+    out.insert(position, "subtopic_types", joined.to_numpy(dtype=object))
+    return out
 
 
 def _listed_counts(
