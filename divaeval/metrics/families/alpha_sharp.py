@@ -60,32 +60,58 @@ def _aspects(jr) -> tuple[np.ndarray, np.ndarray]:
     return _aspect_weights(jr.material)
 
 
-def per_aspect_scores(jr, kind, alpha, beta, cutoffs) -> tuple[np.ndarray, np.ndarray]:
-    """(α-X_t@k [T, C, S], S-recall@k [T, C])."""
-    level = jr.material.rel_level
+def _cached(jr, key: tuple, build):
+    """``build()`` once per judged run (the measures of a grid share it)."""
+    value = jr.cache.get(key)
+    if value is None:
+        value = jr.cache[key] = build()
+    return value
+
+
+def _relevant(jr, length: int) -> np.ndarray:
+    """[T, K, S] binary relevance (grade >= -l) of the first ``length`` ranks."""
+    return _cached(
+        jr, ("alpha-sharp-relevant", length), lambda: jr.padded_to(length) >= jr.material.rel_level
+    )
+
+
+def s_recall(jr, cutoffs) -> np.ndarray:
+    """S-recall@k [T, C]: aspects covered in the top k / aspects (Golbus Eq. 5)."""
+
+    def build():
+        length = max(depth_for(cutoffs, jr), 1)
+        covered = np.maximum.accumulate(_relevant(jr, length), axis=1).sum(axis=2)
+        n_aspects = _aspects(jr)[0].sum(axis=1).astype(np.float64)
+        columns = [_index(k, length) - 1 for k in cutoffs]
+        return safe_divide(covered[:, columns].astype(np.float64), n_aspects[:, None])
+
+    return _cached(jr, ("alpha-sharp-recall", cutoffs), build)
+
+
+def per_aspect_scores(jr, kind, alpha, beta, cutoffs) -> np.ndarray:
+    """α-X_t@k [T, C, S] (zero outside the aspects)."""
     length = max(depth_for(cutoffs, jr), 1)
-    relevant = jr.padded_to(length) >= level  # [T, K, S]
     counts = jr.material.relevant_count  # R_t
     ideal_length = max(length, int(counts.max(initial=0)))
-    disc = rank_discount(kind, ideal_length, beta)
     decay = repeated_powers(1.0 - alpha, ideal_length + 1)
-    earlier = np.cumsum(relevant, axis=1, dtype=np.int32) - relevant
-    terms = np.where(relevant, decay[earlier] * disc[None, :length, None], 0.0)
-    running = np.cumsum(terms, axis=1)
+
+    def novelty():  # (1 − α)^{c(i,t)} where d_i is relevant to t, shared by every discount
+        relevant = _relevant(jr, length)
+        earlier = np.cumsum(relevant, axis=1, dtype=np.int32) - relevant
+        return np.where(relevant, decay[earlier], 0.0)
+
+    factors = _cached(jr, ("alpha-sharp-novelty", alpha, length), novelty)
+    disc = rank_discount(kind, ideal_length, beta)
+    running = np.cumsum(factors * disc[None, :length, None], axis=1)
     ideal_running = np.cumsum(decay[:ideal_length] * disc)
-    covered = np.maximum.accumulate(relevant, axis=1).sum(axis=2).astype(np.float64)
     aspects, _ = _aspects(jr)
-    n_aspects = aspects.sum(axis=1).astype(np.float64)
-    scores = np.zeros((jr.n_topics, len(cutoffs), relevant.shape[2]))
-    recall = np.zeros((jr.n_topics, len(cutoffs)))
+    scores = np.zeros((jr.n_topics, len(cutoffs), factors.shape[2]))
     for column, k in enumerate(cutoffs):
-        index = _index(k, length)
-        run_sum = running[:, index - 1, :]
+        run_sum = running[:, _index(k, length) - 1, :]
         ideal_depth = counts if k is None else np.minimum(counts, k)
         ideal_sum = np.where(ideal_depth > 0, ideal_running[np.maximum(ideal_depth, 1) - 1], 0.0)
         scores[:, column, :] = np.where(aspects, safe_divide(run_sum, ideal_sum), 0.0)
-        recall[:, column] = safe_divide(covered[:, index - 1], n_aspects)
-    return scores, recall
+    return scores
 
 
 def smr_weights(material) -> np.ndarray:
@@ -179,18 +205,20 @@ def subtopic_average(jr, kind, alpha, beta, avg, cutoffs) -> tuple[np.ndarray, n
     cached = jr.cache.get(key)
     if cached is not None:
         return cached
-    scores, recall = per_aspect_scores(jr, kind, alpha, beta, cutoffs)
-    aspects, weights = _aspects(jr)
+    recall = s_recall(jr, cutoffs)
     if avg == "cascade":
         averaged = cascade_average(jr, kind, alpha, beta, cutoffs)
-    elif avg == "micro":
-        averaged = (scores * weights[:, None, :]).sum(axis=2)
-    elif avg == "smr":
-        averaged = (scores * smr_weights(jr.material)[:, None, :]).sum(axis=2)
     else:
-        logs = np.log(np.maximum(scores, GEOMETRIC_FLOOR)) * weights[:, None, :]
-        total = weights.sum(axis=1)[:, None]
-        averaged = np.where(total > 0, np.exp(safe_divide(logs.sum(axis=2), total)), 0.0)
+        scores = per_aspect_scores(jr, kind, alpha, beta, cutoffs)
+        _, weights = _aspects(jr)
+        if avg == "micro":
+            averaged = (scores * weights[:, None, :]).sum(axis=2)
+        elif avg == "smr":
+            averaged = (scores * smr_weights(jr.material)[:, None, :]).sum(axis=2)
+        else:
+            logs = np.log(np.maximum(scores, GEOMETRIC_FLOOR)) * weights[:, None, :]
+            total = weights.sum(axis=1)[:, None]
+            averaged = np.where(total > 0, np.exp(safe_divide(logs.sum(axis=2), total)), 0.0)
     jr.cache[key] = (recall, averaged)
     return recall, averaged
 

@@ -227,26 +227,60 @@ def _descending(values: np.ndarray) -> np.ndarray:
     return -np.sort(-values, axis=1)
 
 
-@dataclass
 class Ideal:
-    """Ideal material of a topic set for one gain mapping (cached on the material)."""
+    """Ideal material of a topic set for one gain mapping (cached on the material).
 
-    table: np.ndarray  # grade -> gain
-    global_gains: np.ndarray  # [T, P] GG* descending (zeros after R)
-    count: np.ndarray  # [T] R: documents with GG > 0
-    intent_gains: np.ndarray  # [T, P, S] per-intent ideal gains, descending along P
-    intent_count: np.ndarray  # [T, S] R_i
-    has_relevant: np.ndarray  # [T, S] the intent has a relevant document
+    ``table``: grade -> gain; ``global_gains`` [T, P]: GG* descending (zeros after R);
+    ``count`` [T]: R, the documents with GG > 0; ``intent_gains`` [T, P, S]: the per-intent
+    ideal gains, descending along P; ``intent_count`` [T, S]: R_i; ``has_relevant`` [T, S]:
+    the intent has a relevant document. The per-intent lists of a topic subset
+    (:meth:`take`) are cut from the root's only when used (P+Q alone needs them)."""
+
+    def __init__(
+        self,
+        table: np.ndarray,
+        global_gains: np.ndarray,
+        count: np.ndarray,
+        has_relevant: np.ndarray,
+        intent_gains: np.ndarray | None = None,
+        intent_count: np.ndarray | None = None,
+        source: tuple[Ideal, np.ndarray] | None = None,
+    ):
+        self.table = table
+        self.global_gains = global_gains
+        self.count = count
+        self.has_relevant = has_relevant
+        self._intent_gains = intent_gains
+        self._intent_count = intent_count
+        self._source = source  # (the root's ideal, rows) of a topic subset
+
+    @property
+    def intent_gains(self) -> np.ndarray:
+        if self._intent_gains is None:
+            root, rows = self._rooted()
+            self._intent_gains = root.intent_gains[rows]
+        return self._intent_gains
+
+    @property
+    def intent_count(self) -> np.ndarray:
+        if self._intent_count is None:
+            root, rows = self._rooted()
+            self._intent_count = root.intent_count[rows]
+        return self._intent_count
+
+    def _rooted(self) -> tuple[Ideal, np.ndarray]:
+        if self._source is None:
+            raise AssertionError("an ideal without per-intent lists or a root")
+        return self._source
 
     def take(self, rows: np.ndarray) -> Ideal:
         """The ideal material of the topics ``rows``."""
         return Ideal(
-            table=self.table,
-            global_gains=self.global_gains[rows],
-            count=self.count[rows],
-            intent_gains=self.intent_gains[rows],
-            intent_count=self.intent_count[rows],
-            has_relevant=self.has_relevant[rows],
+            self.table,
+            self.global_gains[rows],
+            self.count[rows],
+            self.has_relevant[rows],
+            source=(self, rows),
         )
 
 
@@ -779,22 +813,22 @@ _GOLBUS_PAIRS = (
         ("d#rbp", "dsharp-rbp", "d-sharp-rbp"),
     ),
 )
-for _name, _base, _discount, _params, _aliases, _sharp_aliases in _GOLBUS_PAIRS:
+for _d_name, _d_base, _discount, _d_params, _d_aliases, _d_sharp_aliases in _GOLBUS_PAIRS:
     _spec(
-        _name,
-        _printed(_base),
+        _d_name,
+        _printed(_d_base),
         f"global gains discounted by {_discount} ÷ the same over the global ideal list",
-        _params,
-        aliases=_aliases,
+        _d_params,
+        aliases=_d_aliases,
         notes=_GOLBUS_NOTES + _DUPES,
         reference=_GOLBUS_SOURCE,
     )
     _spec(
-        _sharp_name(_name),
-        _printed_sharp(_base),
-        f"γ·I-rec + (1 − γ)·{_name} (Golbus's λ = γ; I-rec = S-recall)",
-        (*_params, GAMMA),
-        aliases=_sharp_aliases,
+        _sharp_name(_d_name),
+        _printed_sharp(_d_base),
+        f"γ·I-rec + (1 − γ)·{_d_name} (Golbus's λ = γ; I-rec = S-recall)",
+        (*_d_params, GAMMA),
+        aliases=_d_sharp_aliases,
         notes=_GOLBUS_NOTES + _SHARP + _DUPES,
         reference=_GOLBUS_SOURCE,
     )
