@@ -37,6 +37,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -101,6 +102,19 @@ class SensitivityResult:
     signature: str
     grid_maxima: list[GridMaximum] | None = None
 
+    def averages(self, mean: str, weights: dict[str, float] | None = None) -> dict[str, float]:
+        """Every measure's topic average of dss under another topic ``mean`` (the per-topic
+        dss do not depend on it); ``weights`` (topic -> 1 − dd) for ``dd``, e.g.
+        :func:`divaeval.api.difficulty_weights`."""
+        if mean not in TOPIC_MEANS:
+            raise UsageError(f"unknown topic mean {mean!r} (choose from {', '.join(TOPIC_MEANS)})")
+        if mean == "dd" and weights is None:
+            raise UsageError("the dd topic mean needs the topics' weights")
+        return {
+            name: _topic_average(self.dss[name], self.topics, mean, weights)[0]
+            for name in self.measures
+        }
+
     def grid_frame(self, *, all_points: bool = False):
         """With a grid: per measure its largest topic average of dss (``dss_max``), the first
         grid point reaching it (one column per grid parameter) and ``at_max``, the number of
@@ -113,7 +127,7 @@ class SensitivityResult:
         from divaeval.metrics.spec import format_value
 
         axes = self.grid_maxima[0].grid.names
-        rows = []
+        rows: list[list[Any]] = []
         for found in self.grid_maxima:
             if all_points:
                 for point, name, value in zip(

@@ -224,11 +224,11 @@ def read_score_table(paths: Sequence[str], measures: Sequence[str] = ()) -> Scor
     for path in paths:
         _read_file(path, cells)
     names = ", ".join(paths)
-    if cells.repeated:
-        where = f" (first at {cells.first_repeat[0]}:{cells.first_repeat[1]})"
+    if cells.repeated and cells.first_repeat is not None:
+        where, line = cells.first_repeat
         warn(
-            f"{cells.repeated} repeated lines (same run, topic, measure and value) read once"
-            + (where if cells.first_repeat else "")
+            f"{cells.repeated} repeated lines (same run, topic, measure and value) read once "
+            f"(first at {where}:{line})"
         )
     if not cells.values:
         raise DataError(
