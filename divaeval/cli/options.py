@@ -236,7 +236,8 @@ def scores_option() -> Decorator:
         multiple=True,
         metavar="FILE",
         help="read per-topic scores instead of RUN... QRELS: lines 'run topic measure value' "
-        "(whitespace, tab or comma separated) or trec_eval -q output; repeatable",
+        "(whitespace, tab or comma separated) or trec_eval -q output; -m then names the "
+        "file's measures (default: all); repeatable",
     )
 
 
