@@ -182,3 +182,17 @@ def test_cli_usage_errors(tmp_path, capsys):
     bad = _write(tmp_path, "bad.txt", "a 1 m 0.5\nb 1 m oops\n")
     code, _, err = run_cli(capsys, "meta", "unanimity", "--scores", bad)
     assert code == 1 and err == f"divaeval: {bad}:2: value 'oops' is not a number\n"
+
+
+def test_long_tokens_are_cut_and_non_utf8_names_kept(tmp_path, collected_warnings):
+    """Messages quote at most 40 characters of an echoed token (as the other readers do); a
+    run name that is not UTF-8 is read (as surrogates) and kept, not rejected."""
+    long = _write(tmp_path, "long.txt", "a 1 m 0.5\na 2 m " + "9x" * 5000 + "\n")
+    with pytest.raises(DataError) as caught:
+        read_score_table([str(long)])
+    assert str(caught.value).endswith("(10000 characters) is not a number")
+    assert len(str(caught.value)) < 200
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(b"caf\xe9 1 m 0.5\nb 1 m 0.25\n")
+    table = read_score_table([str(latin)])
+    assert len(table.runs) == 2 and table.tables["m"].tolist() == [[0.5], [0.25]]

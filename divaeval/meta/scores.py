@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from divaeval.errors import DataError, UsageError, warn
+from divaeval.errors import DataError, UsageError, clip, shown, warn
 from divaeval.topics import sort_topics
 
 LONG_HEADER = ("run", "topic", "measure", "value")
@@ -59,8 +59,8 @@ class _Cells:
             return
         if known[0] != value:
             raise DataError(
-                f"run {run} topic {topic} measure {measure} has two values: {known[0]!r} "
-                f"({known[1]}:{known[2]}) and {value!r}",
+                f"run {clip(run)} topic {clip(topic)} measure {clip(measure)} has two values: "
+                f"{known[0]!r} ({known[1]}:{known[2]}) and {value!r}",
                 file=name,
                 line=line,
             )
@@ -73,9 +73,9 @@ def _number(text: str, name: str, line: int) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise DataError(f"value {text!r} is not a number", file=name, line=line) from None
+        raise DataError(f"value {shown(text)} is not a number", file=name, line=line) from None
     if not math.isfinite(value):
-        raise DataError(f"value {text!r} is not a finite number", file=name, line=line)
+        raise DataError(f"value {shown(text)} is not a finite number", file=name, line=line)
     return value
 
 
@@ -85,11 +85,7 @@ def _lines(path: str) -> tuple[str, list[tuple[int, list[str]]]]:
     from divaeval.io._text import read_source
 
     source = read_source(path, what="score")
-    try:
-        text = source.data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = source.data[: exc.start].count(b"\n") + 1
-        raise DataError("not UTF-8 text", file=source.name, line=line) from None
+    text = source.data.decode("utf-8", errors="surrogateescape")  # as the other readers
     rows: list[tuple[int, list[str]]] = []
     comma: bool | None = None
     for number, raw in enumerate(text.split("\n"), start=1):
@@ -136,7 +132,7 @@ def _read_trec_eval(name: str, rows, cells: _Cells) -> None:
             if measure == "runid":
                 if run is not None and run != value:
                     raise DataError(
-                        f"a second runid ({value}) in the summary of run {run}",
+                        f"a second runid ({clip(value)}) in the summary of run {clip(run)}",
                         file=name,
                         line=number,
                     )
@@ -159,7 +155,7 @@ def _read_trec_eval(name: str, rows, cells: _Cells) -> None:
                     line=first,
                 )
             label = _file_label(name)
-            warn(f"no 'runid all NAME' line: the run is named {label}", file=name)
+            warn(f"no 'runid all NAME' line: the run is named {clip(label)}", file=name)
         for number, measure, topic, value in lines:
             cells.add(label, topic, measure, _number(value, name, number), name, number)
 
@@ -207,8 +203,8 @@ def choose_measures(available: list[str], wanted: Sequence[str], names: str) -> 
     for text in wanted:
         match = text if text in available else loose.get(normalize_name(text))
         if match is None:
-            shown = ", ".join(available[:12]) + (" ..." if len(available) > 12 else "")
-            raise UsageError(f"measure {text} is not in {names} (it has: {shown})")
+            listed = ", ".join(map(clip, available[:12])) + (" ..." if len(available) > 12 else "")
+            raise UsageError(f"measure {clip(text)} is not in {names} (it has: {listed})")
         if match not in chosen:
             chosen.append(match)
     return chosen
@@ -248,14 +244,16 @@ def read_score_table(paths: Sequence[str], measures: Sequence[str] = ()) -> Scor
             tables[measure][run_index[run], topic_index[topic]] = value
     for measure, table in tables.items():
         for i in np.flatnonzero(np.isnan(table).all(axis=1)):
-            raise DataError(f"run {runs[i]} has no values of measure {measure}", file=names)
+            raise DataError(
+                f"run {clip(runs[i])} has no values of measure {clip(measure)}", file=names
+            )
     missing = np.stack([np.isnan(table) for table in tables.values()])  # [M, R, T]
     for i in np.flatnonzero(missing.any(axis=(0, 2))):
         m, j = (int(a[0]) for a in np.nonzero(missing[:, i, :]))
         warn(
-            f"run {runs[i]} lacks {int(missing[:, i, :].sum())} of its {len(chosen) * len(topics)} "
-            f"(topic, measure) scores (e.g. topic {topics[j]}, {chosen[m]}); they count as 0, as "
-            "with -c",
+            f"run {clip(runs[i])} lacks {int(missing[:, i, :].sum())} of its "
+            f"{len(chosen) * len(topics)} (topic, measure) scores (e.g. topic {clip(topics[j])}, "
+            f"{clip(chosen[m])}); they count as 0, as with -c",
             file=names,
         )
     for table in tables.values():
