@@ -1,22 +1,37 @@
 """divaeval: a trec_eval-style evaluator for search-result diversification.
 
-Public API (imported lazily, so ``import divaeval`` and ``divaeval --help`` stay fast):
+The Python API (imported lazily, so ``import divaeval`` and ``divaeval --help`` stay fast): every
+command as a function returning a pandas DataFrame, on run and qrels files or on in-memory data
+(DataFrames, pytrec_eval-style dicts, ir_measures' records); see :mod:`divaeval.library`.
 
-- :func:`evaluate` — run files + qrels + measures → long-form score table (``baseline=``: risk
-  values against a baseline run, as ``ndeval -baseline``);
-- :func:`risk` — URisk, TRisk, ZRisk and GeoRisk of every run → DataFrame;
-- :func:`read_run`, :func:`read_qrels`, :func:`read_intents` — the validating readers;
-- :func:`parse_measures` — ``-m`` strings → measure values.
+- :func:`evaluate` — runs x topics x measures, long form (``baseline=``: ndeval's risk values);
+- :func:`compare`, :func:`risk`, :func:`prefer` — significance tests, URisk/TRisk/ZRisk/GeoRisk,
+  lexicographic preferences;
+- :func:`discriminative_power`, :func:`correlation`, :func:`intuitiveness`, :func:`unanimity`,
+  :func:`sensitivity`, :func:`axioms`, :func:`ties` — the ``meta`` analyses;
+- :func:`collection_table` — the collection analysis of the qrels;
+- :func:`read_run`, :func:`read_qrels`, :func:`read_intents`, :func:`read_topic_types` — the
+  validating readers; :func:`parse_measures`; :func:`score_matrix`; :func:`run_evaluation`;
+- :class:`DivaevalError` (``DataError``, ``UsageError``) and :class:`DivaevalWarning`.
 """
 
-from __future__ import annotations
 
 __version__ = "0.1.0"
 
 _LAZY = {
-    "evaluate": ("divaeval.api", "evaluate"),
+    "evaluate": ("divaeval.library", "evaluate"),
+    "compare": ("divaeval.library", "compare"),
+    "risk": ("divaeval.library", "risk"),
+    "prefer": ("divaeval.library", "prefer"),
+    "discriminative_power": ("divaeval.library", "discriminative_power"),
+    "correlation": ("divaeval.library", "correlation"),
+    "intuitiveness": ("divaeval.library", "intuitiveness"),
+    "unanimity": ("divaeval.library", "unanimity"),
+    "sensitivity": ("divaeval.library", "sensitivity"),
+    "axioms": ("divaeval.library", "axioms"),
+    "ties": ("divaeval.library", "ties"),
+    "collection_table": ("divaeval.library", "collection_table"),
     "run_evaluation": ("divaeval.api", "run_evaluation"),
-    "risk": ("divaeval.stats.risk", "risk"),
     "read_run": ("divaeval.io", "read_run"),
     "read_qrels": ("divaeval.io", "read_qrels"),
     "read_intents": ("divaeval.io", "read_intents"),
@@ -24,6 +39,9 @@ _LAZY = {
     "parse_measures": ("divaeval.metrics", "parse_measures"),
     "score_matrix": ("divaeval.aggregate", "score_matrix"),
     "DivaevalError": ("divaeval.errors", "DivaevalError"),
+    "DataError": ("divaeval.errors", "DataError"),
+    "UsageError": ("divaeval.errors", "UsageError"),
+    "DivaevalWarning": ("divaeval.errors", "DivaevalWarning"),
 }
 
 __all__ = ["__version__", *_LAZY]
@@ -36,3 +54,7 @@ def __getattr__(name: str):
         module, attribute = _LAZY[name]
         return getattr(importlib.import_module(module), attribute)
     raise AttributeError(f"module 'divaeval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

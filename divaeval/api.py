@@ -1,12 +1,10 @@
-"""The Python API; the CLI is a thin layer over it.
+"""The evaluation as a library call; the CLI and :func:`divaeval.evaluate` are layers over it.
 
->>> import divaeval
->>> table = divaeval.evaluate(["run.txt"], "qrels.txt", measures=["alpha-nDCG@20", "rbu"])
-
-:func:`evaluate` returns the long-form score table (run, topic, measure, value; ``topic ==
+:func:`run_evaluation` reads, judges and scores, and returns an :class:`Evaluation` (its
+:meth:`~Evaluation.table` is the long-form score table: run, topic, measure, value; ``topic ==
 "all"`` for the mean). :func:`score_runs` returns the structured per-run results the report
 writers use. With ``baseline=`` every value is the run's risk value against that baseline run
-(ndeval's ``-baseline``/``-riskAlpha``); :func:`divaeval.stats.risk.risk` reports URisk, TRisk,
+(ndeval's ``-baseline``/``-riskAlpha``); :func:`divaeval.risk` reports URisk, TRisk,
 ZRisk and GeoRisk.
 """
 
@@ -16,6 +14,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +27,9 @@ from divaeval.aggregate import (
 )
 from divaeval.errors import DataError, UsageError, activity, warn
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics, validate_settings
+
+if TYPE_CHECKING:
+    from divaeval.io import Qrels, Run
 
 DEFAULT_MEASURES = ("ndeval",)
 _SUFFIXES = re.compile(r"(\.gz)?$")
@@ -143,29 +145,37 @@ def _name_runs(runs: Sequence) -> None:
 
 
 def load_inputs(
-    run_paths: Sequence[str],
-    qrels_path: str,
+    run_paths: Sequence[str | Run],
+    qrels_path: str | Qrels,
     *,
     intents_path: str | None = None,
     topics_path: str | None = None,
     settings: EvalSettings | None = None,
-    other_paths: Sequence[str] = (),
+    other_paths: Sequence[str | Run] = (),
 ):
     """Read and validate every input file; returns (runs, qrels index). ``other_paths`` are
-    further inputs the caller reads itself (a baseline run), counted for the stdin check."""
+    further inputs the caller reads itself (a baseline run), counted for the stdin check. A
+    run or the qrels may also be given already read (in-memory data,
+    :mod:`divaeval.io.memory`)."""
     settings = settings or EvalSettings()
     from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
 
     validate_settings(settings)
     inputs = (*run_paths, qrels_path, intents_path, topics_path, *other_paths)
-    if sum(1 for p in inputs if p == "-") > 1:
+    if sum(1 for p in inputs if isinstance(p, str) and p == "-") > 1:
         raise UsageError("only one input can be '-' (stdin)")
     runs = []
     for path in run_paths:
+        if not isinstance(path, str):
+            runs.append(path)
+            continue
         with activity(f"reading the run {path}"):
             runs.append(read_run(path))
-    with activity(f"reading the qrels {qrels_path}"):
-        qrels = read_qrels(qrels_path)
+    if isinstance(qrels_path, str):
+        with activity(f"reading the qrels {qrels_path}"):
+            qrels = read_qrels(qrels_path)
+    else:
+        qrels = qrels_path
     with activity(f"reading the intents {intents_path}"):
         intents = read_intents(intents_path) if intents_path else None
     with activity(f"reading the topics {topics_path}"):
@@ -260,14 +270,18 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
-def _baseline_run(path: str, runs: Sequence):
+def _baseline_run(path: str | Run, runs: Sequence):
     """The baseline run: the already-read run when it is the same file as one of ``runs``,
     else read now. It is named by its tag, as ndeval names it, or by its file name when the
-    runs were renamed by theirs because they share that tag."""
+    runs were renamed by theirs because they share that tag. A baseline given already read
+    (in memory) keeps its name, and is one of ``runs`` only if it is that very object."""
     from copy import copy
 
     from divaeval.io import read_run
 
+    if not isinstance(path, str):
+        same = next((run for run in runs if run is path), None)
+        return (path if same is None else copy(same)), same
     same = next((run for run in runs if same_file(run.path, path)), None)
     if same is not None:
         baseline = copy(same)
@@ -280,23 +294,25 @@ def _baseline_run(path: str, runs: Sequence):
 
 
 def run_evaluation(
-    run_paths: Sequence[str],
-    qrels_path: str,
+    run_paths: Sequence[str | Run],
+    qrels_path: str | Qrels,
     measures: Sequence[str] = (),
     *,
     intents: str | None = None,
     topics: str | None = None,
     settings: EvalSettings | None = None,
-    baseline: str | None = None,
+    baseline: str | Run | None = None,
     risk_alpha: float | str | None = None,
     dd_exponent: str = "xi",
 ) -> Evaluation:
-    """Read, judge and score: the structured result behind :func:`evaluate` and the CLI.
+    """Read, judge and score: the structured result behind :func:`divaeval.evaluate` and the
+    CLI. Runs and qrels are files, or already read (:mod:`divaeval.io.memory`).
 
-    With ``baseline`` (a run file), every value becomes the run's risk value against it, exactly
-    as ``ndeval -baseline BASE -riskAlpha A`` computes it (:func:`~divaeval.aggregate.
-    relative_to_baseline`); ``risk_alpha`` is A (default 0), a number or its text.
-    ``dd_exponent`` (``xi`` or ``xi+1``) is the exponent of the ``dd`` topic weights.
+    With ``baseline`` (a run file or a read run), every value becomes the run's risk value
+    against it, exactly as ``ndeval -baseline BASE -riskAlpha A`` computes it
+    (:func:`~divaeval.aggregate.relative_to_baseline`); ``risk_alpha`` is A (default 0), a
+    number or its text. ``dd_exponent`` (``xi`` or ``xi+1``) is the exponent of the ``dd``
+    topic weights.
     """
     settings = settings or EvalSettings()
     from divaeval.collection.difficulty import check_dd_exponent
@@ -344,44 +360,3 @@ def run_evaluation(
         risk=risk,
         dd_exponent=dd_exponent,
     )
-
-
-def evaluate(
-    runs: str | Sequence[str],
-    qrels: str,
-    measures: Sequence[str] = (),
-    *,
-    per_topic: bool = True,
-    summary: bool = True,
-    mean: str = "arith",
-    intents: str | None = None,
-    topics: str | None = None,
-    baseline: str | None = None,
-    risk_alpha: float | str | None = None,
-    dd_exponent: str = "xi",
-    **settings,
-):
-    """Evaluate run files against a qrels file; returns the long-form score table.
-
-    ``measures`` are ``-m`` strings (``"alpha-nDCG@5,10"``, ``"ndeval"``, ``"rbu(p=0.9)"``);
-    ``settings`` are :class:`~divaeval.judged.EvalSettings` fields (``order``, ``depth``,
-    ``rel_level``, ``complete``, ``dedupe``, ``compat``, ``normalize_intents``). With
-    ``baseline`` (a run file) the values are risk values against it (ndeval's ``-baseline``,
-    with ``risk_alpha`` as ``-riskAlpha``), and each run is named by ndeval's label
-    ``RUN (rel to. BASE; rs=1+a; a=A)``. ``dd_exponent`` (``xi`` or ``xi+1``) is the exponent
-    of Golbus's Eq. 1 in the ``mean="dd"`` topic weights.
-    """
-    if isinstance(runs, str):
-        runs = [runs]
-    result = run_evaluation(
-        runs,
-        qrels,
-        measures,
-        intents=intents,
-        topics=topics,
-        settings=EvalSettings(**settings),
-        baseline=baseline,
-        risk_alpha=risk_alpha,
-        dd_exponent=dd_exponent,
-    )
-    return result.table(per_topic=per_topic, summary=summary, mean=mean)

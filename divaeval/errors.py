@@ -6,15 +6,18 @@ with :attr:`DivaevalError.exit_code`: 2 for usage errors (bad option, unknown me
 parameter), 1 for bad data (malformed or inconsistent input files).
 
 Warnings go through :func:`warn`, which writes ``divaeval: warning: ...`` to stderr (never
-stdout) unless a caller installed a different sink (the Python API collects them).
+stdout) unless a caller installed a different sink; the library functions of :mod:`divaeval`
+issue them as Python warnings (:class:`DivaevalWarning`, :func:`library_warnings`).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
@@ -147,11 +150,18 @@ def _bytes_shown(quoted: str) -> str:
 WarningSink = Callable[[str], None]
 
 
+class DivaevalWarning(UserWarning):
+    """A divaeval warning, as the library functions of :mod:`divaeval` report it: through
+    Python's :mod:`warnings` module, so ``warnings.filterwarnings`` and
+    ``warnings.catch_warnings`` apply (the command line prints ``divaeval: warning: ...``)."""
+
+
 def _stderr_sink(message: str) -> None:
     print(f"divaeval: warning: {message}", file=sys.stderr)
 
 
-_sink: WarningSink = _stderr_sink
+#: the installed sink; None = none installed, and :func:`warn` prints on stderr
+_sink: WarningSink | None = None
 
 
 def warn(message: str, *, file: str | None = None, line: int | None = None) -> None:
@@ -159,12 +169,47 @@ def warn(message: str, *, file: str | None = None, line: int | None = None) -> N
     where = ""
     if file is not None:
         where = f"{file}:{line}: " if line is not None else f"{file}: "
-    _sink(printable(f"{where}{message}"))
+    (_sink or _stderr_sink)(printable(f"{where}{message}"))
 
 
-def set_warning_sink(sink: WarningSink | None) -> WarningSink:
+def set_warning_sink(sink: WarningSink | None) -> WarningSink | None:
     """Install a warning sink (``None`` restores stderr); returns the previous one."""
     global _sink
     previous = _sink
-    _sink = sink if sink is not None else _stderr_sink
+    _sink = sink
     return previous
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _python_warning(message: str) -> None:
+    """Issue ``message`` as a :class:`DivaevalWarning` attributed to the first caller outside
+    divaeval (a notebook cell, a script line)."""
+    import warnings
+
+    frame: FrameType | None = sys._getframe(1)
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, DivaevalWarning, stacklevel=level)
+
+
+@contextmanager
+def library_warnings(relocate: Callable[[str], str] | None = None) -> Iterator[None]:
+    """While the block runs, warnings go through Python's :mod:`warnings` module as
+    :class:`DivaevalWarning` (what the library functions of :mod:`divaeval` do), unless a sink
+    is installed (a test's ``collected_warnings``, an application's own), which keeps them.
+    The command line installs none and never runs this, so it keeps printing on stderr.
+    ``relocate`` rewrites each message first (in-memory inputs are named by row, not line)."""
+    previous = _sink
+    target = previous or _python_warning
+
+    def sink(message: str) -> None:
+        target(relocate(message) if relocate is not None else message)
+
+    set_warning_sink(sink)
+    try:
+        yield
+    finally:
+        set_warning_sink(previous)

@@ -1,6 +1,6 @@
 """The package layout's import rule (README, Development): every module imports only from
 layers below its own (or from its own package), so the data flow io → judged → metrics →
-aggregate/report → api → analyses → cli has no import back up."""
+aggregate/report → api → analyses → library → cli has no import back up."""
 
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ LAYERS = {
     "divaeval.stats": 6,
     "divaeval.meta": 7,
     "divaeval.collection": 7,
-    "divaeval.cli": 8,
-    "divaeval.__main__": 8,
+    "divaeval.library": 8,  # the public functions (divaeval.evaluate, compare, ...)
+    "divaeval.cli": 9,
+    "divaeval.__main__": 9,
 }
 
 

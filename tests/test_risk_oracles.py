@@ -464,7 +464,7 @@ def test_risk_api_agrees_with_ndeval_and_the_t_test():
         str(QRELS_2012),
         ["alpha-nDCG@20", "MAP-IA"],
         baseline=str(TREC2012 / "ql-cata.txt.gz"),
-        alpha=1,
+        risk_alpha=1,
     )
     assert list(frame.columns) == ["measure", *RISK_COLUMNS]
     assert sorted(set(frame["run"])) == sorted([*runs, "ql-cata"])
@@ -485,7 +485,7 @@ def test_risk_api_agrees_with_ndeval_and_the_t_test():
         str(QRELS_2012),
         ["alpha-nDCG@20", "MAP-IA"],
         baseline=str(TREC2012 / "ql-cata.txt.gz"),
-        alpha=1,
+        risk_alpha=1,
     )
     key = ["measure", "run"]
     first = frame.sort_values(key).reset_index(drop=True)
@@ -646,7 +646,7 @@ def test_cli_risk_command(capsys):
         str(QRELS_2012),
         ["alpha-nDCG@20", "MAP-IA"],
         baseline=str(TREC2012_RUNS["ql-cata"]),
-        alpha=5,
+        risk_alpha=5,
     )
     assert rows == frame.to_dict("records")
     assert [r["run"] for r in rows[:3]] == ["rm-cata", "ql-catb", "ql-cata"]

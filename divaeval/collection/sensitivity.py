@@ -37,13 +37,16 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from divaeval.errors import DataError, UsageError, check_rel_level, warn
 from divaeval.metrics.grid import Grid, grid_measures
 from divaeval.metrics.spec import Measure
+
+if TYPE_CHECKING:
+    from divaeval.io import Qrels
 
 DEFAULT_SAMPLES = 1000
 DEFAULT_CUTOFF = 20
@@ -472,7 +475,7 @@ def _grid_maximum(base: str, grid: Grid, points, averages: dict[str, float]) -> 
 
 
 def sensitivity(
-    qrels_path: str,
+    qrels_path: str | Qrels,
     measures: Sequence[str],
     *,
     cutoffs: Sequence[int] = (DEFAULT_CUTOFF,),
@@ -486,13 +489,14 @@ def sensitivity(
     grid: Grid | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SensitivityResult:
-    """Read a qrels file (and optional intents / topics XML) and compute
-    :func:`selection_sensitivity` — the API behind ``divaeval meta sensitivity``."""
+    """Read a qrels file (or take qrels already read, e.g. in memory) and optional intents /
+    topics XML, and compute :func:`selection_sensitivity` — the API behind ``divaeval meta
+    sensitivity``."""
     from divaeval.io import read_intents, read_qrels, read_topic_types
     from divaeval.judged import QrelsIndex
 
     index = QrelsIndex(
-        read_qrels(qrels_path),
+        read_qrels(qrels_path) if isinstance(qrels_path, str) else qrels_path,
         rel_level=rel_level,
         intents=read_intents(intents) if intents else None,
         topic_types=read_topic_types(topics) if topics else None,

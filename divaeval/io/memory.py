@@ -1,0 +1,640 @@
+"""In-memory runs and qrels, the Python API's inputs, as the readers' validated objects.
+
+Accepted forms (:class:`MemoryInputs`):
+
+- **runs**: a pandas DataFrame with the run file's columns ``topic, Q0, docno, rank, score,
+  tag`` (``Q0``, ``rank`` and ``tag`` optional; ir_measures' and ranx's ``query_id``/``q_id``,
+  ``doc_id`` are accepted too; a frame without column names, as ``pandas.read_csv(...,
+  header=None)`` gives, is read by position like the file); a pytrec_eval-style dict
+  ``{topic: {docno: score}}``; an iterable of ir_measures' ``ScoredDoc(query_id, doc_id, score)``
+  (or plain ``(topic, docno, score)`` tuples). A missing rank column is 1, 2, … per topic in
+  the given order (what ``order="rank"`` then follows).
+- **qrels**: a DataFrame ``topic, subtopic, docno, grade[, type]`` or ad hoc ``topic, docno,
+  grade`` (ir_measures' ``relevance`` and ``iteration``, ranx's ``score`` are accepted too); a
+  dict ``{topic: {docno: grade}}`` or ``{topic: {subtopic: {docno: grade}}}``; an iterable of
+  ir_measures' ``Qrel(query_id, doc_id, relevance[, iteration])`` (``iteration`` is the
+  subtopic, as pyndeval reads it). Ad hoc judgments get subtopic ``0``, as in a TREC qrels file.
+
+Every form becomes lines of the file format, read by the file readers (``read_run`` and
+``read_qrels`` with ``text=``), so the checks and their messages are the files' own and the
+numbers are identical; only the location differs, ``run 'bm25': topic 3, docno d7 (row 12)``
+instead of ``FILE:LINE`` (:meth:`MemoryInputs.relocate`; ``row`` is the frame's index label or
+the item's position, dicts have none). What a file cannot hold is refused first, located the
+same way: a missing value, an id that is not a string or integer, an empty id or one with
+whitespace (a file would split it), a topic starting with ``#`` (a comment line). Numeric
+scores are taken as the doubles they are (the line carries a placeholder): no decimal round
+trip, and no cost for it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import repeat
+from numbers import Integral, Real
+from typing import Any, cast
+
+import numpy as np
+
+from divaeval.errors import DataError, DivaevalError, UsageError
+from divaeval.io.qrels import QRELS_COLUMNS, Qrels, read_qrels
+from divaeval.io.runs import RUN_COLUMNS, Run, read_run
+
+#: Column names accepted for each field (compared case-insensitively), in order of preference.
+RUN_ALIASES = {
+    "topic": ("topic", "query_id", "q_id", "qid"),
+    "docno": ("docno", "doc_id", "docid"),
+    "rank": ("rank",),
+    "score": ("score",),
+    "tag": ("tag", "run_id", "run"),
+}
+QRELS_ALIASES = {
+    "topic": ("topic", "query_id", "q_id", "qid"),
+    "subtopic": ("subtopic", "iteration"),
+    "docno": ("docno", "doc_id", "docid"),
+    "grade": ("grade", "relevance", "rel", "label", "score"),
+    "type": ("type",),
+}
+#: Fields of a frame without column names, by position (the files' columns).
+RUN_POSITIONS = {"topic": 0, "docno": 2, "rank": 3, "score": 4, "tag": 5}
+QRELS_POSITIONS = {"topic": 0, "subtopic": 1, "docno": 2, "grade": 3, "type": 4}
+#: ir_measures' record fields (ScoredDoc, Qrel) and the plain tuples' positions.
+RUN_RECORD = {"topic": ("query_id", 0), "docno": ("doc_id", 1), "score": ("score", 2)}
+QRELS_RECORD = {
+    "topic": ("query_id", 0),
+    "docno": ("doc_id", 1),
+    "grade": ("relevance", 2),
+    "subtopic": ("iteration", 3),
+}
+ADHOC_SUBTOPIC = "0"
+_NOT_IN_A_TOKEN = re.compile(r"[ \t\n\r\v\f\x00]")
+_AT_LINE = re.compile(r"\bat line (\d+)\b")
+_LINE_PREFIX = re.compile(r"^(.*?):(\d+): ")
+
+
+@dataclass
+class Origin:
+    """Where the rows of one in-memory input came from, to name a row in a message."""
+
+    name: str  # the input's name in messages: ``run 'bm25'``, ``qrels``
+    ids: dict[str, np.ndarray]  # field -> the rows' values (what describes a row)
+    labels: Sequence | None  # row labels (frame index, item number); None for dicts
+
+    def describe(self, row: int) -> str:
+        """``topic 3, docno d7 (row 12)``."""
+        parts = [f"{field} {values[row]}" for field, values in self.ids.items()]
+        label = f" (row {self.labels[row]})" if self.labels is not None else ""
+        return ", ".join(parts) + label
+
+    def refer(self, row: int) -> str:
+        """A short reference to ``row`` inside a message: ``row 12``, else its description."""
+        return f"row {self.labels[row]}" if self.labels is not None else self.describe(row)
+
+    def fail(self, row: int, message: str) -> DataError:
+        return DataError(message, file=f"{self.name}: {self.describe(row)}")
+
+
+@dataclass
+class _Columns:
+    """One input reduced to columns (field -> values) and row labels."""
+
+    fields: dict[str, Any]
+    labels: Any  # Sequence of row labels, or None
+
+
+def _is_frame(data: object) -> bool:
+    return type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pandas")
+
+
+def _is_path(data: object) -> bool:
+    return isinstance(data, (str, os.PathLike))
+
+
+def _first(mapping: Mapping) -> Any:
+    return next(iter(mapping.values()))
+
+
+class MemoryInputs:
+    """Turns the Python API's run and qrels arguments into file paths (read later, as the CLI
+    reads them) or :class:`~divaeval.io.Run` / :class:`~divaeval.io.Qrels` objects, and
+    remembers where every in-memory row came from, to relocate messages about it."""
+
+    def __init__(self) -> None:
+        self.origins: dict[str, Origin] = {}
+        self.named: dict[str, Run] = {}  # the runs named here (in memory, or a dict's files)
+        self._converted: dict[int, tuple[object, Run]] = {}  # id(data) -> (data, run)
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    def runs(self, runs: object) -> list[str | Run]:
+        """Several runs, or one: a path, in-memory data, a list of those, or a dict name ->
+        run. Unnamed in-memory runs are named by their tag column, else ``run1``, ``run2``, …
+        by position."""
+        if isinstance(runs, Mapping) and runs and not _is_single_run_dict(runs):
+            return [self.run(data, name=_name(name)) for name, data in runs.items()]
+        if _is_path(runs) or _is_frame(runs) or isinstance(runs, Mapping):
+            items: list = [runs]
+        elif isinstance(runs, Iterable):
+            items = list(runs)
+            if items and isinstance(items[0], tuple):  # one run of records
+                items = [items]
+        else:
+            raise UsageError(f"runs: expected a run or a list or dict of runs, got {_kind(runs)}")
+        if not items:
+            raise UsageError("runs: no run given")
+        converted = [self.run(data, default=f"run{i}") for i, data in enumerate(items, start=1)]
+        self._rename_shared(converted)
+        return converted
+
+    def run(self, data: object, *, name: str | None = None, default: str = "run1") -> str | Run:
+        """One run: a path stays a path (named by its tag when read) unless ``name`` is given;
+        in-memory data becomes a :class:`~divaeval.io.Run` named ``name``, else by its tag
+        column, else ``default``."""
+        if _is_path(data):
+            path = os.fspath(cast(str, data))
+            if name is None:
+                return path
+            run = read_run(path)
+            run.name = run.tag = name
+            self.named[name] = run
+            return run
+        seen = self._converted.get(id(data))
+        if seen is not None and seen[0] is data and (name is None or seen[1].name == name):
+            return seen[1]
+        columns = _run_columns(data, name or default)
+        tag = _tag_of(columns, name or default)
+        name = name or tag or default
+        run = self._read_run(columns, name)
+        self._converted[id(data)] = (data, run)
+        self.named[name] = run
+        return run
+
+    def baseline(self, baseline: object) -> str | Run | None:
+        """The ``baseline=`` run: the name of an in-memory run among ``runs`` means that run;
+        a path, or in-memory data (the very object given among the runs is that run)."""
+        if baseline is None:
+            return None
+        if isinstance(baseline, str) and baseline in self.named:
+            return self.named[baseline]
+        return self.run(baseline, default="baseline")
+
+    def _rename_shared(self, runs: list[str | Run]) -> None:
+        from divaeval.errors import warn
+
+        names = [run.name for run in runs if isinstance(run, Run)]
+        shared = {n for n in names if names.count(n) > 1}
+        if not shared:
+            return
+        for position, run in enumerate(runs, start=1):
+            if isinstance(run, Run) and run.name in shared:
+                run.name = run.tag = f"run{position}"
+                self.named[run.name] = run
+        warn(f"runs share the name(s) {', '.join(sorted(shared))}; named run1, run2, … instead")
+
+    def _read_run(self, columns: _Columns, name: str) -> Run:
+        source = f"run {name!r}"
+        fields = columns.fields
+        n = len(fields["topic"])
+        if n == 0:
+            raise DataError("the run has no rows", file=source)
+        given = Origin(source, _id_fields(fields), columns.labels)
+        topic = _id_texts(fields["topic"], "topic", given)
+        docno = _id_texts(fields["docno"], "docno", given)
+        origin = Origin(source, {"topic": topic, "docno": docno}, columns.labels)
+        _check_topics(topic, origin)
+        scores, score_texts = _scores(fields["score"], origin)
+        if fields.get("rank") is not None:
+            rank = _token_texts(fields["rank"], "rank", origin)
+        else:
+            rank = _positions_within(topic).astype(str).astype(object)
+        lines = map(
+            " ".join,
+            zip(topic, repeat("Q0", n), docno, rank, score_texts, repeat("run", n), strict=True),
+        )
+        self.origins[source] = origin
+        try:
+            run = read_run(source, text=_encode("\n".join(lines) + "\n"))
+        except DivaevalError as error:
+            raise self.relocate(error) from None
+        if scores is not None:
+            run.score = scores
+        run.name = run.tag = name
+        return run
+
+    # -- qrels --------------------------------------------------------------------------------
+
+    def qrels(self, qrels: object) -> str | Qrels:
+        """A qrels path stays a path; in-memory qrels become a :class:`~divaeval.io.Qrels`."""
+        if _is_path(qrels):
+            return os.fspath(cast(str, qrels))
+        source = "qrels"
+        columns = _qrels_columns(qrels, source)
+        fields = columns.fields
+        n = len(fields["topic"])
+        if n == 0:
+            raise DataError("the qrels have no judgments", file=source)
+        given = Origin(source, _id_fields(fields), columns.labels)
+        ids = {"topic": _id_texts(fields["topic"], "topic", given)}
+        adhoc = fields.get("subtopic") is None
+        if not adhoc:
+            ids["subtopic"] = _id_texts(fields["subtopic"], "subtopic", given)
+        ids["docno"] = _id_texts(fields["docno"], "docno", given)
+        origin = Origin(source, ids, columns.labels)
+        _check_topics(ids["topic"], origin)
+        subtopic = repeat(ADHOC_SUBTOPIC, n) if adhoc else ids["subtopic"]
+        parts = [
+            ids["topic"],
+            subtopic,
+            ids["docno"],
+            _token_texts(fields["grade"], "grade", origin),
+        ]
+        if fields.get("type") is not None:
+            lines: Iterable[str] = (
+                " ".join(row) if row[4] else " ".join(row[:4])
+                for row in zip(*parts, _types(fields["type"], origin), strict=True)
+            )
+        else:
+            lines = map(" ".join, zip(*parts, strict=True))
+        self.origins[source] = origin
+        try:
+            return read_qrels(source, text=_encode("\n".join(lines) + "\n"))
+        except DivaevalError as error:
+            raise self.relocate(error) from None
+
+    # -- messages -----------------------------------------------------------------------------
+
+    def relocate(self, error: DivaevalError) -> DivaevalError:
+        """``error`` (changed in place) located by topic, docno and row instead of by line
+        when it is about an in-memory input; other errors are returned unchanged."""
+        origin = self.origins.get(error.file) if error.file is not None else None
+        if origin is None or error.line is None:
+            return error
+        error.file = f"{origin.name}: {origin.describe(error.line - 1)}"
+        error.line = None
+        error.message = self._refer(origin, error.message)
+        error.args = (error.message,)
+        return error
+
+    def relocate_message(self, message: str) -> str:
+        """A warning's text (``NAME:LINE: …``) relocated as :meth:`relocate` does."""
+        match = _LINE_PREFIX.match(message)
+        if match is None or match.group(1) not in self.origins:
+            return message
+        origin = self.origins[match.group(1)]
+        rest = self._refer(origin, message[match.end() :])
+        return f"{origin.name}: {origin.describe(int(match.group(2)) - 1)}: {rest}"
+
+    @staticmethod
+    def _refer(origin: Origin, message: str) -> str:
+        return _AT_LINE.sub(lambda m: f"at {origin.refer(int(m.group(1)) - 1)}", message)
+
+
+def _name(name: object) -> str:
+    if isinstance(name, bool) or not isinstance(name, (str, Integral)):
+        raise UsageError(f"runs: a run's name must be a string, got {name!r}")
+    text = str(name)
+    if not text:
+        raise UsageError("runs: a run's name is empty")
+    return text
+
+
+def _kind(data: object) -> str:
+    return type(data).__name__
+
+
+def _is_single_run_dict(runs: Mapping) -> bool:
+    """``{topic: {docno: score}}`` (one run), not ``{name: run}``: the values are dicts whose
+    values are scores, not runs (dicts, frames, records or paths)."""
+    for value in runs.values():
+        if not isinstance(value, Mapping):
+            return False
+        if value:
+            inner = _first(value)
+            return not (
+                isinstance(inner, (Mapping, list, tuple, str, os.PathLike)) or _is_frame(inner)
+            )
+    return True
+
+
+# -- columns of each input form ---------------------------------------------------------------
+
+
+def _run_columns(data: object, name: str) -> _Columns:
+    where = f"run {name!r}"
+    if _is_frame(data):
+        columns = _frame_columns(
+            data, RUN_ALIASES, RUN_POSITIONS, ("topic", "docno", "score"), where
+        )
+    elif isinstance(data, Mapping):
+        topics: list = []
+        docnos: list = []
+        scores: list = []
+        for topic, documents in data.items():
+            if not isinstance(documents, Mapping):
+                raise DataError(
+                    f"expected {{topic: {{docno: score}}}}, but topic {topic} maps to a "
+                    f"{_kind(documents)}",
+                    file=where,
+                )
+            topics.extend([topic] * len(documents))
+            docnos.extend(documents.keys())
+            scores.extend(documents.values())
+        columns = _Columns({"topic": topics, "docno": docnos, "score": scores}, None)
+    elif isinstance(data, Iterable) and not isinstance(data, (str, bytes)):
+        columns = _record_columns(list(data), RUN_RECORD, (), where)
+    else:
+        raise UsageError(f"{where}: expected a DataFrame, dict or records, got {_kind(data)}")
+    columns.fields = {field: _array(values) for field, values in columns.fields.items()}
+    return columns
+
+
+def _qrels_columns(data: object, where: str) -> _Columns:
+    if _is_frame(data):
+        columns = _frame_columns(
+            data, QRELS_ALIASES, QRELS_POSITIONS, ("topic", "docno", "grade"), where
+        )
+    elif isinstance(data, Mapping):
+        fields: dict[str, list] = {"topic": [], "subtopic": [], "docno": [], "grade": []}
+        for topic, judged in data.items():
+            if not isinstance(judged, Mapping):
+                raise DataError(
+                    "expected {topic: {docno: grade}} or {topic: {subtopic: {docno: grade}}}, "
+                    f"but topic {topic} maps to a {_kind(judged)}",
+                    file=where,
+                )
+            nested = [isinstance(v, Mapping) for v in judged.values()]
+            if any(nested) and not all(nested):
+                raise DataError(
+                    f"topic {topic} mixes subtopics ({{subtopic: {{docno: grade}}}}) with "
+                    "documents ({docno: grade})",
+                    file=where,
+                )
+            groups = judged.items() if any(nested) else [(ADHOC_SUBTOPIC, judged)]
+            for subtopic, documents in groups:
+                fields["topic"].extend([topic] * len(documents))
+                fields["subtopic"].extend([subtopic] * len(documents))
+                fields["docno"].extend(documents.keys())
+                fields["grade"].extend(documents.values())
+        columns = _Columns(dict(fields), None)
+    elif isinstance(data, Iterable) and not isinstance(data, (str, bytes)):
+        columns = _record_columns(list(data), QRELS_RECORD, ("subtopic",), where)
+    else:
+        raise UsageError(f"qrels: expected a path, DataFrame, dict or records, got {_kind(data)}")
+    columns.fields = {field: _array(values) for field, values in columns.fields.items()}
+    return columns
+
+
+def _frame_columns(frame, aliases, positions, required, where: str) -> _Columns:
+    columns = list(frame.columns)
+    found: dict[str, Any] = {}
+    if columns and all(isinstance(c, Integral) and not isinstance(c, bool) for c in columns):
+        if sorted(columns) != list(range(len(columns))):
+            raise DataError(f"columns without names must be 0, 1, 2, …; got {columns}", file=where)
+        need = max(positions[f] for f in required) + 1
+        if len(columns) < need:
+            layout = RUN_COLUMNS if "score" in positions else QRELS_COLUMNS
+            raise DataError(
+                f"a frame without column names is read as the file ({layout}): expected "
+                f"{need} columns or more, found {len(columns)}",
+                file=where,
+            )
+        for field, position in positions.items():
+            if position < len(columns):
+                found[field] = frame[position]
+    else:
+        by_name: dict[str, list] = {}
+        for column in columns:
+            by_name.setdefault(str(column).lower(), []).append(column)
+        for field, names in aliases.items():
+            hits = [c for name in names for c in by_name.get(name, [])]
+            if field == "grade" and len(hits) > 1:  # ranx's "score" only when nothing else
+                hits = [c for c in hits if str(c).lower() != "score"]
+            if len(hits) > 1:
+                raise DataError(
+                    f"columns {', '.join(map(repr, hits))} all name the {field}; keep one",
+                    file=where,
+                )
+            if hits:
+                found[field] = frame[hits[0]]
+        missing = [f for f in required if f not in found]
+        if missing:
+            wanted = "; ".join(f"{f}: {' or '.join(aliases[f])}" for f in missing)
+            raise DataError(
+                f"no column for the {', '.join(missing)} ({wanted}); the columns are "
+                f"{', '.join(map(str, columns)) or 'none'}",
+                file=where,
+            )
+    return _Columns(found, frame.index)
+
+
+def _record_columns(records: list, layout: dict, optional: tuple[str, ...], where: str):
+    """Columns of ir_measures' namedtuples (by field name) or plain tuples (by position)."""
+    needed = [attribute for field, (attribute, _) in layout.items() if field not in optional]
+    if not records:
+        return _Columns({field: [] for field in layout if field not in optional}, [])
+    first = records[0]
+    if not isinstance(first, tuple):
+        raise UsageError(f"{where}: expected records such as ir_measures', got {_kind(first)}")
+    kinds = {type(record) for record in records}
+    if len(kinds) > 1:
+        names = ", ".join(sorted(kind.__name__ for kind in kinds))
+        raise DataError(f"records of different kinds ({names}); give one kind", file=where)
+    lengths = {len(record) for record in records}
+    if len(lengths) > 1:
+        raise DataError(f"records of different lengths ({sorted(lengths)})", file=where)
+    values = list(zip(*records, strict=True))
+    named = getattr(first, "_fields", None)
+    fields: dict[str, Any] = {}
+    for field, (attribute, position) in layout.items():
+        if named is not None and attribute in named:
+            fields[field] = values[named.index(attribute)]
+        elif named is None and position < len(first):
+            fields[field] = values[position]
+        elif field not in optional:
+            what = (
+                f"{_kind(first)} records have the fields {', '.join(named)}"
+                if named
+                else (f"tuples of {len(first)} values")
+            )
+            raise DataError(f"expected ({', '.join(needed)}); {what}", file=where)
+    return _Columns(fields, range(len(records)))
+
+
+def _tag_of(columns: _Columns, where: str) -> str | None:
+    """The run's name from its tag column: its one value (several tags are several runs)."""
+    tags = columns.fields.get("tag")
+    if tags is None or len(tags) == 0:
+        return None
+    distinct = list(dict.fromkeys(tags.tolist()))
+    if len(distinct) > 1:
+        shown = ", ".join(map(str, distinct[:3])) + (", …" if len(distinct) > 3 else "")
+        raise DataError(
+            f"the tag column holds {len(distinct)} runs ({shown}); give one run per frame, "
+            "e.g. dict(list(frame.groupby('tag')))",
+            file=f"run {where!r}",
+        )
+    tag = distinct[0]
+    return str(tag) if isinstance(tag, (str, Integral)) and str(tag) else None
+
+
+# -- values -----------------------------------------------------------------------------------
+
+
+def _array(values) -> np.ndarray:
+    """The values as a numpy array: pandas columns as theirs (extension types as objects, NA
+    kept), other sequences as objects (numpy would turn ``["a", 1.5]`` into strings)."""
+    if isinstance(values, np.ndarray):
+        return values
+    to_numpy = getattr(values, "to_numpy", None)
+    if to_numpy is not None:
+        return np.asarray(to_numpy())
+    array = np.empty(len(values), dtype=object)
+    array[:] = list(values)
+    return array
+
+
+def _missing(array: np.ndarray) -> np.ndarray:
+    import pandas as pd
+
+    return np.asarray(pd.isna(array), dtype=bool)
+
+
+def _id_fields(fields: dict) -> dict[str, np.ndarray]:
+    """The id columns as given, to name a row before its ids are checked."""
+    return {f: fields[f] for f in ("topic", "subtopic", "docno") if fields.get(f) is not None}
+
+
+def _id_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
+    """Ids as text (an object array of ``str``): strings as they are, integers in decimal."""
+    kind = array.dtype.kind
+    if kind in "iu":
+        texts = array.astype(str).astype(object)
+    elif kind == "U":
+        texts = array.astype(object)
+    elif kind == "O":
+        missing = _missing(array)
+        if missing.any():
+            row = int(np.argmax(missing))
+            raise origin.fail(row, f"{field} is missing ({array[row]!r})")
+        types = set(map(type, array))
+        if types <= {str, int}:
+            texts = array if types == {str} else np.array(list(map(str, array)), dtype=object)
+        else:
+            texts = np.empty(len(array), dtype=object)
+            for row, value in enumerate(array):
+                if isinstance(value, str):
+                    texts[row] = value
+                elif isinstance(value, Integral) and not isinstance(value, (bool, np.bool_)):
+                    texts[row] = str(int(value))
+                else:
+                    raise origin.fail(row, _not_an_id(field, value))
+    else:  # floats, booleans, dates: never ids (151.0 would not match the qrels' 151)
+        missing = _missing(array) if kind == "f" else np.zeros(len(array), dtype=bool)
+        if missing.any():
+            row = int(np.argmax(missing))
+            raise origin.fail(row, f"{field} is missing ({array[row]!r})")
+        raise origin.fail(0, _not_an_id(field, array[0]))
+    _check_tokens(texts, field, origin)
+    return texts
+
+
+def _not_an_id(field: str, value: object) -> str:
+    return f"{field} {value!r} is a {_kind(value)}: ids are strings or integers"
+
+
+def _check_tokens(texts: np.ndarray, field: str, origin: Origin) -> None:
+    """Every text is one token of a file: not empty, no whitespace or NUL."""
+    if len(texts) and min(map(len, texts)) == 0:
+        row = next(i for i, text in enumerate(texts) if not text)
+        raise origin.fail(row, f"{field} is empty")
+    if _NOT_IN_A_TOKEN.search("".join(texts)):
+        row = next(i for i, text in enumerate(texts) if _NOT_IN_A_TOKEN.search(text))
+        raise origin.fail(
+            row, f"{field} {texts[row]!r} contains whitespace (ids are single tokens, as in files)"
+        )
+
+
+def _check_topics(topics: np.ndarray, origin: Origin) -> None:
+    """A topic starting with ``#`` would make a comment line of a file."""
+    if any(topic.startswith("#") for topic in set(topics)):
+        row = next(i for i, topic in enumerate(topics) if topic.startswith("#"))
+        raise origin.fail(row, f"topic {topics[row]!r} starts with '#' (a comment line in files)")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _token_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
+    """Numbers (ranks, grades) as the text a file would hold, text as it is; the reader judges
+    them as it judges a file's (``grade '2.5' is not an integer``)."""
+    kind = array.dtype.kind
+    if kind in "iub":
+        return array.astype(str).astype(object)
+    if kind == "f":
+        return np.array([_float_text(value) for value in array.tolist()], dtype=object)
+    texts = np.empty(len(array), dtype=object)
+    missing = _missing(array) if kind == "O" else np.zeros(len(array), dtype=bool)
+    for row, value in enumerate(array):
+        if missing[row]:
+            raise origin.fail(row, f"{field} is missing ({value!r})")
+        if isinstance(value, str):
+            texts[row] = value
+        elif isinstance(value, Integral) and not isinstance(value, (bool, np.bool_)):
+            texts[row] = str(int(value))
+        elif _is_number(value):
+            texts[row] = _float_text(float(cast(float, value)))
+        else:
+            texts[row] = str(value)
+    _check_tokens(texts, field, origin)
+    return texts
+
+
+def _float_text(value: float) -> str:
+    """A float rank or grade as a file would hold it: ``2`` for 2.0 (the reader takes
+    integral decimals as integers, so the first non-integer is the one it names)."""
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def _scores(array: np.ndarray, origin: Origin) -> tuple[np.ndarray | None, Iterable[str]]:
+    """(scores, their texts in the lines): numbers are taken as float64 as they are (the
+    lines hold ``0``); text goes to the reader."""
+    if array.dtype.kind == "O" and all(map(_is_number, array)):
+        array = np.array(array.tolist(), dtype=np.float64)
+    if array.dtype.kind not in "iuf":
+        return None, _token_texts(array, "score", origin)
+    scores = array.astype(np.float64)
+    finite = np.isfinite(scores)
+    if not finite.all():
+        row = int(np.argmax(~finite))
+        raise origin.fail(row, f"score {str(scores[row])!r} is not a finite number")
+    return scores, repeat("0", len(scores))
+
+
+def _types(array: np.ndarray, origin: Origin) -> list[str]:
+    """Intent types (``inf``/``nav``, checked by the reader), ``""`` where none is given: the
+    line then has 4 columns."""
+    missing = _missing(array) if array.dtype.kind in "Of" else np.zeros(len(array), dtype=bool)
+    texts = ["" if gone else str(value) for value, gone in zip(array, missing, strict=True)]
+    given = np.array([text for text in texts if text], dtype=object)
+    if len(given):
+        _check_tokens(given, "type", origin)
+    return texts
+
+
+def _positions_within(topics: np.ndarray) -> np.ndarray:
+    """1, 2, … within each topic, in the given order (the rank column a run lacks)."""
+    _, codes = np.unique(topics.astype(str), return_inverse=True)
+    codes = codes.reshape(-1)
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    positions = np.empty(len(codes), dtype=np.int64)
+    positions[order] = np.arange(len(codes)) - starts + 1
+    return positions
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
