@@ -70,6 +70,9 @@ QRELS_RECORD = {
 }
 ADHOC_SUBTOPIC = "0"
 _NOT_IN_A_TOKEN = re.compile(r"[ \t\n\r\v\f\x00]")
+#: texts are checked joined by _SEPARATOR: an empty text shows as separators side by side or at
+#: an end (a separator inside a text only sends the check to the exact, slower path)
+_SEPARATOR = "\x01"
 _AT_LINE = re.compile(r"\bat line (\d+)\b")
 _LINE_PREFIX = re.compile(r"^(.*?):(\d+): ")
 
@@ -208,7 +211,7 @@ class MemoryInputs:
         if fields.get("rank") is not None:
             rank = _token_texts(fields["rank"], "rank", origin)
         else:
-            rank = _positions_within(topic).astype(str).astype(object)
+            rank = _decimal(_positions_within(topic))
         lines = map(
             " ".join,
             zip(topic, repeat("Q0", n), docno, rank, score_texts, repeat("run", n), strict=True),
@@ -510,18 +513,18 @@ def _id_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
     """Ids as text (an object array of ``str``): strings as they are, integers in decimal."""
     kind = array.dtype.kind
     if kind in "iu":
-        texts = array.astype(str).astype(object)
+        texts = _decimal(array)
     elif kind == "U":
         texts = array.astype(object)
     elif kind == "O":
-        missing = _missing(array)
-        if missing.any():
-            row = int(np.argmax(missing))
-            raise origin.fail(row, f"{field} is missing ({array[row]!r})")
         types = set(map(type, array))
-        if types <= {str, int}:
+        if types <= {str, int}:  # (None, NaN and pandas' NA are not)
             texts = array if types == {str} else np.array(list(map(str, array)), dtype=object)
         else:
+            missing = _missing(array)
+            if missing.any():
+                row = int(np.argmax(missing))
+                raise origin.fail(row, f"{field} is missing ({array[row]!r})")
             texts = np.empty(len(array), dtype=object)
             for row, value in enumerate(array):
                 if isinstance(value, str):
@@ -545,15 +548,24 @@ def _not_an_id(field: str, value: object) -> str:
 
 
 def _check_tokens(texts: np.ndarray, field: str, origin: Origin) -> None:
-    """Every text is one token of a file: not empty, no whitespace or NUL."""
-    if len(texts) and min(map(len, texts)) == 0:
-        row = next(i for i, text in enumerate(texts) if not text)
-        raise origin.fail(row, f"{field} is empty")
-    if _NOT_IN_A_TOKEN.search("".join(texts)):
-        row = next(i for i, text in enumerate(texts) if _NOT_IN_A_TOKEN.search(text))
-        raise origin.fail(
-            row, f"{field} {texts[row]!r} contains whitespace (ids are single tokens, as in files)"
-        )
+    """Every text is one token of a file: not empty, no whitespace or NUL (one scan of the
+    joined texts; the row is looked for only when something is wrong)."""
+    joined = _SEPARATOR.join(texts)
+    empty = (
+        not joined
+        or _SEPARATOR * 2 in joined
+        or joined.startswith(_SEPARATOR)
+        or joined.endswith(_SEPARATOR)
+    )
+    if not empty and not _NOT_IN_A_TOKEN.search(joined):
+        return
+    for row, text in enumerate(texts):
+        if not text:
+            raise origin.fail(row, f"{field} is empty")
+        if _NOT_IN_A_TOKEN.search(text):
+            raise origin.fail(
+                row, f"{field} {text!r} contains whitespace (ids are single tokens, as in files)"
+            )
 
 
 def _check_topics(topics: np.ndarray, origin: Origin) -> None:
@@ -572,7 +584,7 @@ def _token_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
     them as it judges a file's (``grade '2.5' is not an integer``)."""
     kind = array.dtype.kind
     if kind in "iub":
-        return array.astype(str).astype(object)
+        return _decimal(array)
     if kind == "f":
         return np.array([_float_text(value) for value in array.tolist()], dtype=object)
     texts = np.empty(len(array), dtype=object)
@@ -601,8 +613,10 @@ def _float_text(value: float) -> str:
 def _scores(array: np.ndarray, origin: Origin) -> tuple[np.ndarray | None, Iterable[str]]:
     """(scores, their texts in the lines): numbers are taken as float64 as they are (the
     lines hold ``0``); text goes to the reader."""
-    if array.dtype.kind == "O" and all(map(_is_number, array)):
-        array = np.array(array.tolist(), dtype=np.float64)
+    if array.dtype.kind == "O":
+        types = set(map(type, array))
+        if types <= {float, int} or all(map(_is_number, array)):
+            array = np.array(array.tolist(), dtype=np.float64)
     if array.dtype.kind not in "iuf":
         return None, _token_texts(array, "score", origin)
     scores = array.astype(np.float64)
@@ -634,6 +648,14 @@ def _positions_within(topics: np.ndarray) -> np.ndarray:
     positions = np.empty(len(codes), dtype=np.int64)
     positions[order] = np.arange(len(codes)) - starts + 1
     return positions
+
+
+def _decimal(integers: np.ndarray) -> np.ndarray:
+    """Integers (or booleans) as decimal text, an object array: each distinct value formatted
+    once (ranks, grades and topics repeat)."""
+    distinct, inverse = np.unique(integers, return_inverse=True)
+    texts = np.array(list(map(str, distinct.tolist())), dtype=object)
+    return texts[inverse.reshape(-1)]
 
 
 def _encode(text: str) -> bytes:
