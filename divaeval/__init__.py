@@ -15,7 +15,6 @@ command as a function returning a pandas DataFrame, on run and qrels files or on
 - :class:`DivaevalError` (``DataError``, ``UsageError``) and :class:`DivaevalWarning`.
 """
 
-
 __version__ = "0.1.0"
 
 _LAZY = {

@@ -244,6 +244,9 @@ BAD_RUNS = [
     (run_frame(topic=["151", "#151", "152"]),
      "run 'bm25': topic #151, docno d2 (row 1): topic '#151' starts with '#' (a comment line "
      "in files)"),
+    (run_frame(topic=["\ufeff151", "151", "152"]),
+     "run 'bm25': topic \ufeff151, docno d1 (row 0): topic '\\ufeff151' starts with a "
+     "byte-order mark"),
     (run_frame(docno=["d1", "", "d3"]),
      "run 'bm25': topic 151, docno  (row 1): docno is empty"),
     (run_frame(tag=["a", "b", "a"]),

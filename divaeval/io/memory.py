@@ -38,7 +38,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from divaeval.errors import DataError, DivaevalError, UsageError
+from divaeval.errors import DataError, DivaevalError, UsageError, clip, shown
 from divaeval.io.qrels import QRELS_COLUMNS, Qrels, read_qrels
 from divaeval.io.runs import RUN_COLUMNS, Run, read_run
 
@@ -87,7 +87,7 @@ class Origin:
 
     def describe(self, row: int) -> str:
         """``topic 3, docno d7 (row 12)``."""
-        parts = [f"{field} {values[row]}" for field, values in self.ids.items()]
+        parts = [f"{field} {clip(str(values[row]))}" for field, values in self.ids.items()]
         label = f" (row {self.labels[row]})" if self.labels is not None else ""
         return ", ".join(parts) + label
 
@@ -544,7 +544,7 @@ def _id_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
 
 
 def _not_an_id(field: str, value: object) -> str:
-    return f"{field} {value!r} is a {_kind(value)}: ids are strings or integers"
+    return f"{field} {clip(repr(value))} is a {_kind(value)}: ids are strings or integers"
 
 
 def _check_tokens(texts: np.ndarray, field: str, origin: Origin) -> None:
@@ -564,15 +564,19 @@ def _check_tokens(texts: np.ndarray, field: str, origin: Origin) -> None:
             raise origin.fail(row, f"{field} is empty")
         if _NOT_IN_A_TOKEN.search(text):
             raise origin.fail(
-                row, f"{field} {text!r} contains whitespace (ids are single tokens, as in files)"
+                row,
+                f"{field} {shown(text)} contains whitespace (ids are single tokens, as in files)",
             )
 
 
 def _check_topics(topics: np.ndarray, origin: Origin) -> None:
-    """A topic starting with ``#`` would make a comment line of a file."""
-    if any(topic.startswith("#") for topic in set(topics)):
-        row = next(i for i, topic in enumerate(topics) if topic.startswith("#"))
-        raise origin.fail(row, f"topic {topics[row]!r} starts with '#' (a comment line in files)")
+    """A topic starting with ``#`` would make a comment line of a file, one starting with a
+    byte-order mark would lose it (the readers drop a leading one)."""
+    bad = ("#", "\ufeff")
+    if any(topic.startswith(bad) for topic in set(topics)):
+        row = next(i for i, topic in enumerate(topics) if topic.startswith(bad))
+        why = "'#' (a comment line in files)" if topics[row][0] == "#" else "a byte-order mark"
+        raise origin.fail(row, f"topic {shown(topics[row])} starts with {why}")
 
 
 def _is_number(value: object) -> bool:
