@@ -230,6 +230,9 @@ def main() -> None:
     if os.path.exists(stats):
         print("\nresampling statistics (bench/bench_stats.py):", flush=True)
         subprocess.run([sys.executable, stats], check=True)
+    if not args.quick:
+        print("\nthe Python API on in-memory data (bench/bench_memory.py):", flush=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "bench_memory.py")], check=True)
     with open(os.path.join(OUT, "results.json"), "w") as handle:
         json.dump(results, handle, indent=1)
 

@@ -237,7 +237,7 @@ BAD_RUNS = [
      "run 'bm25': topic 151, docno d 2 (row 1): docno 'd 2' contains whitespace (ids are "
      "single tokens, as in files)"),
     (run_frame(topic=["151", None, "152"]),
-     "run 'bm25': topic None, docno d2 (row 1): topic is missing (None)"),
+     "run 'bm25': topic None, docno d2 (row 1): topic is missing"),
     (run_frame(topic=[151.0, 151.0, 152.0]),
      "run 'bm25': topic 151.0, docno d1 (row 0): topic 151.0 is a float: ids are strings or "
      "integers"),

@@ -21,7 +21,8 @@ numbers are identical; only the location differs, ``run 'bm25': topic 3, docno d
 instead of ``FILE:LINE`` (:meth:`MemoryInputs.relocate`; ``row`` is the frame's index label or
 the item's position, dicts have none). What a file cannot hold is refused first, located the
 same way: a missing value, an id that is not a string or integer, an empty id or one with
-whitespace (a file would split it), a topic starting with ``#`` (a comment line). Numeric
+whitespace (a file would split it), a topic starting with ``#`` (a comment line) or with a
+byte-order mark (dropped from a file's start). Numeric
 scores are taken as the doubles they are (the line carries a placeholder): no decimal round
 trip, and no cost for it.
 """
@@ -524,7 +525,7 @@ def _id_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
             missing = _missing(array)
             if missing.any():
                 row = int(np.argmax(missing))
-                raise origin.fail(row, f"{field} is missing ({array[row]!r})")
+                raise origin.fail(row, f"{field} is missing")
             texts = np.empty(len(array), dtype=object)
             for row, value in enumerate(array):
                 if isinstance(value, str):
@@ -537,7 +538,7 @@ def _id_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
         missing = _missing(array) if kind == "f" else np.zeros(len(array), dtype=bool)
         if missing.any():
             row = int(np.argmax(missing))
-            raise origin.fail(row, f"{field} is missing ({array[row]!r})")
+            raise origin.fail(row, f"{field} is missing")
         raise origin.fail(0, _not_an_id(field, array[0]))
     _check_tokens(texts, field, origin)
     return texts
@@ -595,7 +596,7 @@ def _token_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
     missing = _missing(array) if kind == "O" else np.zeros(len(array), dtype=bool)
     for row, value in enumerate(array):
         if missing[row]:
-            raise origin.fail(row, f"{field} is missing ({value!r})")
+            raise origin.fail(row, f"{field} is missing")
         if isinstance(value, str):
             texts[row] = value
         elif isinstance(value, Integral) and not isinstance(value, (bool, np.bool_)):
