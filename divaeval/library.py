@@ -124,6 +124,7 @@ def _evaluation(
     complete: bool = True,
     baseline: Any = None,
     risk_alpha: float | str | None = None,
+    dd_exponent: str = "xi",
 ) -> Evaluation:
     """Read, judge and score (every qrels topic unless ``complete=False``)."""
     from divaeval.api import run_evaluation
@@ -137,6 +138,7 @@ def _evaluation(
         settings=judging.settings(complete=complete),
         baseline=inputs.baseline(baseline),
         risk_alpha=risk_alpha,
+        dd_exponent=dd_exponent,
     )
 
 
@@ -171,9 +173,11 @@ def evaluate(
     normalize_intents: bool = False,
     baseline: Any = None,
     risk_alpha: float | str | None = None,
+    dd_exponent: str = "xi",
 ) -> pd.DataFrame:
     """Score runs on measures (``divaeval RUN... QRELS``): the long table run, topic, measure,
-    value, with ``topic == "all"`` for the mean over topics (``summary``).
+    value, with ``topic == "all"`` for the mean over topics (``summary``). ``dd_exponent``
+    (``xi`` or ``xi+1``) is the exponent of the ``mean="dd"`` topic weights (Golbus Eq. 1).
 
     ``baseline`` (a run, a path, or the name of one of ``runs``) turns every value into the
     run's risk value against it, as ``ndeval -baseline -riskAlpha`` (``risk_alpha``); runs are
@@ -216,6 +220,7 @@ def evaluate(
             complete=complete,
             baseline=baseline,
             risk_alpha=risk_alpha,
+            dd_exponent=dd_exponent,
         )
         frame = result.table(per_topic=per_topic, summary=summary, mean=mean)
         names = ",".join(m.name for m in result.measures)
@@ -707,6 +712,7 @@ def sensitivity(
     samples: int = 1000,
     seed: int | None = None,
     mean: str = "arith",
+    dd_exponent: str = "xi",
     rel_level: int = 1,
     intents: str | os.PathLike | None = None,
     topics: str | os.PathLike | None = None,
@@ -736,6 +742,7 @@ def sensitivity(
             samples=samples,
             seed=seed,
             mean=mean,
+            dd_exponent=dd_exponent,
             rel_level=rel_level,
             intents=_file(intents),
             topics=_file(topics),

@@ -7,6 +7,7 @@ is installed (tests) and on the command line (stderr)."""
 from __future__ import annotations
 
 import doctest
+import json
 import subprocess
 import sys
 import warnings
@@ -432,3 +433,16 @@ def test_namedtuples_with_other_field_names_are_refused():
     Hit = namedtuple("Hit", ["qid", "docid", "value"])
     with pytest.raises(DataError, match=r"expected \(query_id, doc_id, score\); Hit records"):
         divaeval.evaluate([Hit("151", "d1", 1.0)], QRELS_FRAME, "P@2")
+
+
+def test_dd_exponent_reaches_the_library(capsys):
+    # the same weighted mean as the command line's --dd-exponent xi+1, and not the xi one
+    run = RUN_FILES[0]
+    plain = divaeval.evaluate(run, QRELS, ["P@5"], per_topic=False, mean="dd")
+    golbus = divaeval.evaluate(run, QRELS, ["P@5"], per_topic=False, mean="dd", dd_exponent="xi+1")
+    code, out, _ = run_cli(
+        capsys, run, QRELS, "-m", "P@5", "--mean", "dd", "--dd-exponent", "xi+1", "-f", "jsonl"
+    )
+    assert code == 0
+    assert json.loads(out.splitlines()[0])["value"] == golbus["value"].iloc[0]
+    assert golbus["value"].iloc[0] != plain["value"].iloc[0]
