@@ -315,7 +315,7 @@ def run_evaluation(
     topic weights.
     """
     settings = settings or EvalSettings()
-    from divaeval.collection.difficulty import check_dd_exponent
+    from divaeval.errors import check_dd_exponent
     from divaeval.metrics import parse_measures
 
     check_dd_exponent(dd_exponent)

@@ -147,6 +147,19 @@ def _bytes_shown(quoted: str) -> str:
     return re.sub(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])", r"\1\\x\2", quoted)
 
 
+#: exponents of Golbus et al.'s Eq. 1 (the dd topic weights): xi (the paper's text) or xi+1
+#: (its Tables 1, 2 and 10)
+DD_EXPONENTS = ("xi", "xi+1")
+
+
+def check_dd_exponent(value: str) -> str:
+    """The exponent of Eq. 1, ``xi`` or ``xi+1``; anything else is a usage error. (Here, not
+    in :mod:`divaeval.collection`, so that checking it does not import pandas.)"""
+    if value not in DD_EXPONENTS:
+        raise UsageError(f"dd_exponent must be one of {', '.join(DD_EXPONENTS)}, got {value!r}")
+    return value
+
+
 WarningSink = Callable[[str], None]
 
 

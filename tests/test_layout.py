@@ -77,3 +77,18 @@ def test_every_family_registers_its_metrics():
     assert set(FAMILIES) <= families, set(FAMILIES) - families
     for name in ("alpha-nDCG", "D#-nDCG", "RBU", "alpha#-nDCG-IA", "nDCG-IA", "AP", "TSE-ap"):
         assert get_spec(name).name == name
+
+
+def test_the_main_job_imports_neither_pandas_nor_scipy():
+    # start-up matters for shell pipelines: the evaluate path stays on numpy
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from divaeval.cli import main; "
+        f"main([{str(ROOT / 'sample_data' / 'run.txt')!r}, "
+        f"{str(ROOT / 'sample_data' / 'qrels.txt')!r}, '-m', 'ndeval', '-o', '/dev/null']); "
+        "print(sorted(m for m in ('pandas', 'scipy') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr

@@ -65,7 +65,9 @@ from typing import Literal, cast
 import numpy as np
 import pandas as pd
 
+from divaeval.errors import DD_EXPONENTS as ERROR_DD_EXPONENTS
 from divaeval.errors import DataError, UsageError, check_rel_level, warn
+from divaeval.errors import check_dd_exponent as checked_dd_exponent
 from divaeval.topics import sort_topics
 
 CoverMethod = Literal["exact", "greedy"]
@@ -74,7 +76,7 @@ Sampling = Literal["with_replacement", "without_replacement"]
 
 QRELS_COLUMNS = ("topic", "subtopic", "docno", "grade")
 COVER_METHODS = ("exact", "greedy")
-DD_EXPONENTS = ("xi", "xi+1")
+DD_EXPONENTS = ERROR_DD_EXPONENTS
 SAMPLINGS = ("with_replacement", "without_replacement")
 
 #: Largest number of subtopics of one topic for ``cover="exact"`` (masks are int64).
@@ -111,10 +113,8 @@ def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 
 def check_dd_exponent(value: str) -> DdExponent:
-    """The exponent of Eq. 1, ``xi`` (the paper's text and Eq. 1) or ``xi+1`` (its Tables 1, 2
-    and 10); anything else is a usage error."""
-    _check_choice("dd_exponent", value, DD_EXPONENTS)
-    return cast("DdExponent", value)
+    """The exponent of Eq. 1 (:func:`divaeval.errors.check_dd_exponent`), typed."""
+    return cast("DdExponent", checked_dd_exponent(value))
 
 
 def _check_rank(name: str, k: int | None) -> None:
