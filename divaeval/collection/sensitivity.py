@@ -15,10 +15,10 @@ hoc performance.
 3. Per topic, **dss = s / x̄** (Eq. 11): the sample standard deviation (divisor L − 1) over the
    mean of the L values. NaN ("n/a") when x̄ = 0; exactly 0 when all L values are equal
    (compared as values, not through s, whose floating-point mean can miss by one ulp).
-4. Topic average: ``avg`` (arithmetic), ``geom`` (exp of mean log of max(dss, 1e-5)) or ``dd``
+4. Topic average: ``arith`` (arithmetic), ``geom`` (exp of mean log of max(dss, 1e-5)) or ``dd``
    (Σ (1 − dd_q)·dss_q / Σ (1 − dd_q), diversity difficulty from
    :mod:`divaeval.collection`; topics whose weight is NaN are excluded; all-zero weights fall
-   back to ``avg`` with a warning) — ``other-metrics.md`` §11.3. Topics without a relevant
+   back to ``arith`` with a warning) — ``other-metrics.md`` §11.3. Topics without a relevant
    document, or whose dss is NaN, are left out of the average.
 
 DSS is meant for non-negative metrics and is not invariant under affine transformations; RBU and
