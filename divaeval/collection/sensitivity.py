@@ -303,7 +303,7 @@ def _topic_average(dss: np.ndarray, topics: np.ndarray, how: str, weights) -> tu
     w = np.array([weights.get(str(t), np.nan) for t in topics], dtype=np.float64)
     ok &= ~np.isnan(w)
     if ok.any() and float(np.sum(w[ok])) == 0.0:
-        warn("every topic has diversity difficulty 1 (weight 0); dd falls back to avg")
+        warn("every topic has diversity difficulty 1 (weight 0); dd falls back to arith")
         return topic_mean(dss[ok], "arith"), int(ok.sum())
     return topic_mean(dss[ok], "dd", w[ok]), int(ok.sum())
 
