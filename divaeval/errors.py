@@ -35,6 +35,10 @@ class DivaevalError(Exception):
         self.file = file
         self.line = line
 
+    def __reduce__(self):
+        # keep file and line when the error crosses a process boundary (--jobs, --scheduler)
+        return (self.__class__, (self.message,), {"file": self.file, "line": self.line})
+
     def location(self) -> str:
         if self.file is None:
             return ""

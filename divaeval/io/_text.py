@@ -34,6 +34,8 @@ class Source:
 
     name: str
     data: bytes
+    #: the line number of the first line of ``data`` (> 1 for a block of a larger file)
+    first_line: int = 1
     _line_numbers: np.ndarray | None = field(default=None, repr=False)
 
     def set_row_lines(self, lines: np.ndarray) -> None:
@@ -44,7 +46,7 @@ class Source:
         """Physical 1-based line number of table row ``row``."""
         if self._line_numbers is None:
             self._line_numbers = _content_line_numbers(self.data)
-        return int(self._line_numbers[int(row)])
+        return int(self._line_numbers[int(row)]) + self.first_line - 1
 
 
 def _content_line_numbers(data: bytes) -> np.ndarray:
@@ -58,13 +60,19 @@ def _content_line_numbers(data: bytes) -> np.ndarray:
 
 
 def read_source(
-    path: str, *, what: str, text: str | bytes | None = None, comments: bool = True
+    path: str,
+    *,
+    what: str,
+    text: str | bytes | None = None,
+    comments: bool = True,
+    first_line: int = 1,
 ) -> Source:
     """Read ``path`` (``-`` = stdin; gzip by magic bytes): without a leading byte-order mark,
     ``\\n`` line ends, and comment lines blanked (unless ``comments`` is False: XML).
 
     ``text``: the file's content, given in memory instead of read (``path`` then only names it
-    in messages); it goes through the same checks."""
+    in messages); it goes through the same checks. ``first_line``: the line number of its
+    first line, when ``text`` is a block of a larger file (:mod:`divaeval.io.blocks`)."""
     name = "<stdin>" if path == "-" else path
     try:
         if text is not None:
@@ -92,4 +100,4 @@ def read_source(
     data = normalize_line_ends(data)
     if comments and b"#" in data:
         data = _COMMENT_LINE.sub(b"", data)
-    return Source(name=name, data=data)
+    return Source(name=name, data=data, first_line=first_line)

@@ -95,9 +95,10 @@ def _fail_row(source: Source, row: int, message: str) -> DataError:
     return DataError(message, file=source.name, line=source.line_of(row))
 
 
-def read_run(path: str, *, text: str | bytes | None = None) -> Run:
-    """Parse a TREC run file (``-`` = stdin; ``text``: its content in memory, named ``path``)."""
-    source = read_source(path, what="run", text=text)
+def read_run(path: str, *, text: str | bytes | None = None, first_line: int = 1) -> Run:
+    """Parse a TREC run file (``-`` = stdin; ``text``: its content in memory, named ``path``,
+    its first line numbered ``first_line``)."""
+    source = read_source(path, what="run", text=text, first_line=first_line)
     fields = split_fields(source.data, (0, 2, 4), first_row=(5,))
     source.set_row_lines(fields.row_line)
     if fields.n_rows == 0:

@@ -1,0 +1,238 @@
+"""Where work runs: in this process, in local worker processes, or on a Dask cluster.
+
+Every parallel part of divaeval (topic chunks of a run, runs, resampling replicates) hands its
+work to a :class:`Workers` object as *tasks*: a module-level function ``task(shared, item)`` and
+a sequence of items. :meth:`Workers.map` yields the results **in item order**, whatever order
+they finish in, so a parallel result is assembled exactly as the serial one (and is identical
+to it: each task computes the same numbers wherever it runs). ``shared`` is sent to each worker
+once (the qrels index, a score table), not with every task.
+
+- ``jobs=1`` and no scheduler: :class:`InProcess`, a plain loop (the default; nothing extra is
+  imported).
+- ``jobs=N``: :class:`LocalProcesses`, a :class:`concurrent.futures.ProcessPoolExecutor` of N
+  processes (``fork`` where the platform has it, so workers start in milliseconds).
+- ``scheduler=ADDRESS`` (or the environment variable ``DIVAEVAL_SCHEDULER``): :class:`Cluster`,
+  a ``dask.distributed`` client of the scheduler at ADDRESS (``tcp://host:8786``), or of a
+  :class:`~dask.distributed.LocalCluster` on the loopback interface for ``local`` or
+  ``local:N`` (N worker processes). Dask is imported only then (the optional extra
+  ``divaeval[dask]``).
+
+At most ``ahead`` tasks are in flight (default: twice the workers), so a producer that reads a
+large file lazily keeps memory bounded. Warnings a task issues are collected where it runs and
+re-issued here, in item order, so they reach the user's terminal (or Python's warnings) from a
+worker process or a remote machine alike. A task's :class:`~divaeval.errors.DivaevalError`
+propagates with its file and line; the remaining tasks are cancelled.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol, TypeVar
+
+from divaeval.errors import UsageError, set_warning_sink, warn
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+Task = Callable[[Any, Item], Result]
+
+SCHEDULER_VARIABLE = "DIVAEVAL_SCHEDULER"
+
+
+class Workers(Protocol):
+    """Runs tasks; see the module docstring."""
+
+    #: how many tasks can run at the same time
+    size: int
+
+    def map(
+        self, task: Task, items: Iterable[Item], shared: Any = None, *, ahead: int | None = None
+    ) -> Iterator[Result]: ...
+
+    def close(self) -> None: ...
+
+    def describe(self) -> str: ...
+
+
+def _collecting(task: Task, shared: Any, item: Any) -> tuple[Any, list[str]]:
+    """Run ``task`` with divaeval's warnings collected, not printed: (result, warnings)."""
+    messages: list[str] = []
+    previous = set_warning_sink(messages.append)
+    try:
+        return task(shared, item), messages
+    finally:
+        set_warning_sink(previous)
+
+
+def _reissue(messages: list[str]) -> None:
+    for message in messages:
+        warn(message)
+
+
+class InProcess:
+    """Tasks run one after another in this process."""
+
+    size = 1
+
+    def map(self, task, items, shared=None, *, ahead=None):
+        for item in items:
+            yield task(shared, item)
+
+    def close(self) -> None:
+        pass
+
+    def describe(self) -> str:
+        return "in process"
+
+
+#: the ``shared`` object of this worker process (set once by the pool's initializer)
+_WORKER_SHARED: Any = None
+
+
+def _install_shared(shared: Any) -> None:
+    global _WORKER_SHARED
+    _WORKER_SHARED = shared
+
+
+def _call_with_worker_shared(task: Task, item: Any) -> tuple[Any, list[str]]:
+    return _collecting(task, _WORKER_SHARED, item)
+
+
+def _in_order(submit: Callable[[Any], Any], wait: Callable[[Any], Any], cancel, items, ahead):
+    """Submit items with at most ``ahead`` pending; yield results in item order."""
+    pending: deque = deque()
+    try:
+        for item in items:
+            pending.append(submit(item))
+            if len(pending) >= ahead:
+                result, messages = wait(pending.popleft())
+                _reissue(messages)
+                yield result
+        while pending:
+            result, messages = wait(pending.popleft())
+            _reissue(messages)
+            yield result
+    finally:
+        for future in pending:
+            cancel(future)
+
+
+class LocalProcesses:
+    """Tasks run in ``size`` worker processes of this machine."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._pools: dict[int, Any] = {}
+
+    def _pool(self, shared: Any):
+        """The pool whose workers received ``shared`` once, at their start."""
+        key = id(shared)
+        if key not in self._pools:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            pool = ProcessPoolExecutor(
+                self.size, mp_context=context, initializer=_install_shared, initargs=(shared,)
+            )
+            self._pools[key] = (pool, shared)  # holding shared keeps its id unique
+        return self._pools[key][0]
+
+    def map(self, task, items, shared=None, *, ahead=None):
+        pool = self._pool(shared)
+        return _in_order(
+            lambda item: pool.submit(_call_with_worker_shared, task, item),
+            lambda future: future.result(),
+            lambda future: future.cancel(),
+            items,
+            ahead or 2 * self.size,
+        )
+
+    def close(self) -> None:
+        for pool, _ in self._pools.values():
+            pool.shutdown(wait=True, cancel_futures=True)
+        self._pools.clear()
+
+    def describe(self) -> str:
+        return f"{self.size} local processes"
+
+
+class Cluster:
+    """Tasks run on the workers of a dask.distributed scheduler."""
+
+    def __init__(self, address: str):
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise UsageError(
+                "--scheduler needs Dask: pip install 'divaeval[dask]'"
+            ) from None
+        self.address = address
+        self._cluster = None
+        try:
+            if address == "local" or address.startswith("local:"):
+                count = address.partition(":")[2]
+                n_workers = _positive(count, "local:N") if count else 2
+                self._cluster = LocalCluster(
+                    n_workers=n_workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                )
+                self.client = Client(self._cluster)
+            else:
+                self.client = Client(address, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            self.close()
+            raise UsageError(f"cannot reach the Dask scheduler {address}: {exc}") from None
+        workers = self.client.scheduler_info().get("workers", {})
+        self.size = max(1, sum(w.get("nthreads", 1) for w in workers.values()))
+
+    def map(self, task, items, shared=None, *, ahead=None):
+        client = self.client
+        remote = client.scatter(shared, broadcast=True, hash=False) if shared is not None else None
+        return _in_order(
+            lambda item: client.submit(_collecting, task, remote, item, pure=False),
+            lambda future: future.result(),
+            lambda future: future.cancel(),
+            items,
+            ahead or 2 * self.size,
+        )
+
+    def close(self) -> None:
+        client = getattr(self, "client", None)
+        if client is not None:
+            client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def describe(self) -> str:
+        return f"Dask scheduler {self.address} ({self.size} worker threads)"
+
+
+def _positive(text: str, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise UsageError(f"{what}: N must be a positive integer, not {text!r}")
+    return value
+
+
+def workers_for(jobs: int | None = 1, scheduler: str | None = None) -> Workers:
+    """The workers for ``--jobs`` and ``--scheduler`` (falling back to ``DIVAEVAL_SCHEDULER``):
+    a scheduler wins over ``jobs``; ``jobs`` 1 (or None) runs everything in process, 0 means
+    one process per core."""
+    scheduler = scheduler or os.environ.get(SCHEDULER_VARIABLE) or None
+    if scheduler:
+        return Cluster(scheduler)
+    if jobs is None or jobs == 1:
+        return InProcess()
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise UsageError(f"--jobs must be a non-negative integer, not {jobs!r}")
+    size = jobs or os.cpu_count() or 1
+    return InProcess() if size == 1 else LocalProcesses(size)
