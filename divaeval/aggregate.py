@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.errors import UsageError, warn
+from divaeval.io._text import text_column
 from divaeval.topics import sort_topics
 
 GEOMETRIC_EPSILON = 1e-5
@@ -266,12 +267,17 @@ def long_table(
         if per_topic and len(run.topics):
             block = np.column_stack([run.values[m] for m in measures]) if measures else None
             if block is not None:
+                n = len(run.topics) * len(measures)
                 frames.append(
                     pd.DataFrame(
                         {
-                            "run": run.name,
-                            "topic": np.repeat(run.topics.astype(object), len(measures)),
-                            "measure": np.tile(np.array(names, dtype=object), len(run.topics)),
+                            "run": text_column(np.full(n, run.name, dtype=object)),
+                            "topic": text_column(
+                                np.repeat(run.topics.astype(object), len(measures))
+                            ),
+                            "measure": text_column(
+                                np.tile(np.array(names, dtype=object), len(run.topics))
+                            ),
                             "value": block.ravel(),
                         }
                     )
@@ -281,15 +287,16 @@ def long_table(
             frames.append(
                 pd.DataFrame(
                     {
-                        "run": run.name,
-                        "topic": "all",
-                        "measure": names,
+                        "run": text_column(np.full(len(names), run.name, dtype=object)),
+                        "topic": text_column(np.full(len(names), "all", dtype=object)),
+                        "measure": text_column(np.array(names, dtype=object)),
                         "value": [averaged[m] for m in measures],
                     }
                 )
             )
     if not frames:
-        return pd.DataFrame({"run": [], "topic": [], "measure": [], "value": []})
+        empty = text_column(np.array([], dtype=object))
+        return pd.DataFrame({"run": empty, "topic": empty, "measure": empty, "value": []})
     return pd.concat(frames, ignore_index=True)
 
 

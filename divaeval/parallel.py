@@ -166,9 +166,7 @@ class Cluster:
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
-            raise UsageError(
-                "--scheduler needs Dask: pip install 'divaeval[dask]'"
-            ) from None
+            raise UsageError("--scheduler needs Dask: pip install 'divaeval[dask]'") from None
         self.address = address
         self._cluster = None
         try:

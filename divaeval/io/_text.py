@@ -17,7 +17,11 @@ from __future__ import annotations
 import gzip
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import BinaryIO
+from zlib import error as zlib_error
 
 import numpy as np
 
@@ -59,6 +63,89 @@ def _content_line_numbers(data: bytes) -> np.ndarray:
     return np.unique(line_ids) + 1
 
 
+def text_column(values):
+    """A pandas column of input text, kept as Python ``str`` objects: pandas 3 would store text
+    as Arrow strings where pyarrow is installed, and those refuse the surrogate escapes that
+    stand for a file's non-UTF-8 bytes."""
+    import pandas as pd
+
+    return pd.Series(values, dtype=object, copy=False)
+
+
+def is_url(path: str) -> bool:
+    """Whether ``path`` names a file fsspec opens (``s3://...``, ``gcs://...``,
+    ``https://...``), not a local path."""
+    scheme, sep, _ = path.partition("://")
+    return bool(sep) and scheme.replace("+", "").replace("-", "").isalnum() and len(scheme) > 1
+
+
+@contextmanager
+def open_binary(path: str, *, what: str) -> Iterator[BinaryIO]:
+    """``path`` opened for reading bytes (``-``: stdin; a URL: through fsspec), decompressed
+    when it starts with gzip's magic bytes; a missing or unreadable file is a DataError."""
+    name = "<stdin>" if path == "-" else path
+    handle = None
+    try:
+        if path == "-":
+            raw: BinaryIO = sys.stdin.buffer
+        elif is_url(path):
+            try:
+                import fsspec
+            except ImportError:
+                raise DataError(
+                    f"cannot open {what} file: reading URLs needs fsspec "
+                    "(pip install 'divaeval[dask]' or fsspec)",
+                    file=name,
+                ) from None
+            handle = fsspec.open(path, "rb").open()
+            raw = handle
+        else:
+            handle = open(path, "rb")  # noqa: SIM115 (closed below)
+            raw = handle
+        stream = raw if hasattr(raw, "peek") else _Peekable(raw)
+        if stream.peek(2)[:2] == b"\x1f\x8b":
+            stream = gzip.GzipFile(fileobj=stream, mode="rb")
+        yield stream
+    except FileNotFoundError:
+        raise DataError(f"cannot open {what} file: no such file", file=name) from None
+    except IsADirectoryError:
+        raise DataError(f"cannot open {what} file: is a directory", file=name) from None
+    except (gzip.BadGzipFile, EOFError, zlib_error) as exc:
+        raise DataError(f"corrupt gzip data in {what} file: {exc}", file=name) from None
+    except OSError as exc:
+        raise DataError(f"cannot read {what} file: {exc.strerror or exc}", file=name) from None
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+class _Peekable:
+    """A binary stream with ``peek`` (for streams fsspec returns without one)."""
+
+    def __init__(self, raw):
+        self._raw = raw
+        self._head = b""
+
+    def peek(self, size: int = 1) -> bytes:
+        if len(self._head) < size:
+            self._head += self._raw.read(size - len(self._head))
+        return self._head
+
+    def read(self, size: int = -1) -> bytes:
+        head = self._head
+        if size is None or size < 0:
+            self._head = b""
+            return head + self._raw.read()
+        if size <= len(head):
+            self._head = head[size:]
+            return head[:size]
+        self._head = b""
+        return head + self._raw.read(size - len(head))
+
+    def readable(self) -> bool:
+        return True
+
+
 def read_source(
     path: str,
     *,
@@ -74,25 +161,16 @@ def read_source(
     in messages); it goes through the same checks. ``first_line``: the line number of its
     first line, when ``text`` is a block of a larger file (:mod:`divaeval.io.blocks`)."""
     name = "<stdin>" if path == "-" else path
-    try:
-        if text is not None:
-            data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
-        elif path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as handle:
-                data = handle.read()
-    except FileNotFoundError:
-        raise DataError(f"cannot open {what} file: no such file", file=name) from None
-    except IsADirectoryError:
-        raise DataError(f"cannot open {what} file: is a directory", file=name) from None
-    except OSError as exc:
-        raise DataError(f"cannot read {what} file: {exc.strerror}", file=name) from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise DataError(f"corrupt gzip data in {what} file: {exc}", file=name) from None
+    if text is not None:
+        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        if data[:2] == b"\x1f\x8b":
+            try:
+                data = gzip.decompress(data)
+            except (OSError, EOFError, zlib_error) as exc:
+                raise DataError(f"corrupt gzip data in {what} file: {exc}", file=name) from None
+    else:
+        with open_binary(path, what=what) as stream:
+            data = stream.read()
     if data.startswith(UTF8_BOM):
         data = data[len(UTF8_BOM) :]
     if b"\x00" in data:

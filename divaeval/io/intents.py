@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from divaeval.errors import DataError, clip, shown, warn
-from divaeval.io._text import Source, read_source
+from divaeval.io._text import Source, read_source, text_column
 from divaeval.io._tokens import decode, parse_floats, split_fields
 from divaeval.io.qrels import INTENT_TYPES
 
@@ -64,10 +64,10 @@ def read_intents(path: str, *, text: str | bytes | None = None) -> Intents:
         raise fail(row, f"intent type {shown(types[row])} is not 'inf' or 'nav'")
     frame = pd.DataFrame(
         {
-            "topic": decode(fields.columns[0]),
-            "subtopic": decode(fields.columns[1]),
+            "topic": text_column(decode(fields.columns[0])),
+            "subtopic": text_column(decode(fields.columns[1])),
             "probability": probability,
-            "type": types,
+            "type": text_column(types),
             "row": np.arange(fields.n_rows, dtype=np.int64),
         }
     )

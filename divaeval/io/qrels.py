@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.errors import DataError, clip, shown
-from divaeval.io._text import Source, read_source
+from divaeval.io._text import Source, read_source, text_column
 from divaeval.io._tokens import (
     decode,
     factorize,
@@ -79,11 +79,11 @@ class Qrels:
 
             self._frame = pd.DataFrame(
                 {
-                    "topic": self.topic_names[self.topic_codes],
-                    "subtopic": self.subtopic_names[self.subtopic_codes],
-                    "docno": decode(self.doc_words)[self.doc_codes],
+                    "topic": text_column(self.topic_names[self.topic_codes]),
+                    "subtopic": text_column(self.subtopic_names[self.subtopic_codes]),
+                    "docno": text_column(decode(self.doc_words)[self.doc_codes]),
                     "grade": self.grade,
-                    "type": TYPE_NAMES[self.type_code],
+                    "type": text_column(TYPE_NAMES[self.type_code]),
                     "row": np.arange(len(self), dtype=np.int64),
                 }
             )

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.errors import DataError, shown
-from divaeval.io._text import Source, read_source
+from divaeval.io._text import Source, read_source, text_column
 from divaeval.io._tokens import (
     decode,
     factorize,
@@ -81,9 +81,9 @@ class Run:
 
             self._frame = pd.DataFrame(
                 {
-                    "topic": self.topics[self.topic_codes],
-                    "docno": decode(self.doc_words)[self.doc_codes],
-                    "rank": decode(self.rank_words),
+                    "topic": text_column(self.topics[self.topic_codes]),
+                    "docno": text_column(decode(self.doc_words)[self.doc_codes]),
+                    "rank": text_column(decode(self.rank_words)),
                     "score": self.score,
                     "row": np.arange(len(self), dtype=np.int64),
                 }

@@ -1,0 +1,96 @@
+"""A run file read in blocks of whole topics, so that memory follows the block, not the file.
+
+:func:`topic_blocks` reads a run (a path, ``-`` for stdin, gzip detected by its magic bytes, or
+any URL fsspec opens) about ``block_bytes`` at a time and yields :class:`Block` s: text of whole
+lines, normalised as :func:`~divaeval.io._text.read_source` normalises a whole file (no
+byte-order mark, ``\\n`` for every line end), each with the number of its first line, so
+:func:`~divaeval.io.runs.read_run` parses it with the line numbers of the file. A block ends
+where a topic ends: the lines of the last topic read so far are held back and start the next
+block. A topic larger than ``block_bytes`` makes its block larger (a topic is never split).
+
+Topics are found as the tokenizer finds them: the first whitespace-separated field of a line
+that holds a field and is not a comment (first non-blank character ``#``). Only the lines of the
+last topic of a block are looked at (from the end), so finding the cut costs nothing
+measurable. A run whose lines are not grouped by topic is detected by the caller, which sees
+the same topic in two blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from divaeval.io._text import UTF8_BOM, open_binary
+from divaeval.io._tokens import normalize_line_ends
+
+#: the default amount of run text per block: 1M-line runs are read whole, larger ones in blocks
+DEFAULT_BLOCK_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class Block:
+    """Whole topics of a run file: ``data`` (normalised text) starting at line ``first_line``;
+    ``last`` is True for the file's last block."""
+
+    name: str
+    data: bytes
+    first_line: int
+    last: bool
+
+
+def _last_topic_start(data: bytes, end: int, known_end: int, known_topic: bytes | None):
+    """(offset of the first line of the last topic in ``data[:end]``, that topic).
+
+    ``data[:known_end]`` holds only lines of ``known_topic`` (the held-back topic), so the scan
+    stops there. The offset is 0 when every line belongs to one topic."""
+    topic = None
+    start = end
+    pos = end
+    while pos > 0:
+        if pos <= known_end and topic in (None, known_topic):
+            return 0, known_topic
+        line_start = data.rfind(b"\n", 0, pos - 1) + 1
+        fields = data[line_start:pos].split(None, 1)
+        if fields and not fields[0].startswith(b"#"):
+            if topic is None:
+                topic = fields[0]
+            elif fields[0] != topic:
+                return start, topic
+            start = line_start
+        pos = line_start
+    return 0, topic
+
+
+def topic_blocks(path: str, *, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterator[Block]:
+    """The blocks of whole topics of the run file ``path`` (see the module docstring)."""
+    name = "<stdin>" if path == "-" else path
+    with open_binary(path, what="run") as stream:
+        held = b""  # lines of the last topic so far (and any incomplete last line)
+        held_topic: bytes | None = None  # the topic of held's complete lines
+        held_known = 0  # held[:held_known] is complete lines of held_topic (or blank)
+        first_line = 1
+        start = True
+        pending_cr = b""
+        while True:
+            chunk = stream.read(block_bytes)
+            if start:
+                if chunk.startswith(UTF8_BOM):
+                    chunk = chunk[len(UTF8_BOM) :]
+                start = False
+            at_end = len(chunk) < block_bytes  # read() returns less only at the end
+            chunk = pending_cr + chunk
+            pending_cr = b""
+            if not at_end and chunk.endswith(b"\r"):  # may be the first half of \r\n
+                chunk, pending_cr = chunk[:-1], b"\r"
+            data = held + normalize_line_ends(chunk)
+            if at_end:
+                yield Block(name, data, first_line, last=True)
+                return
+            end = data.rfind(b"\n") + 1  # complete lines end here
+            cut, topic = _last_topic_start(data, end, held_known, held_topic)
+            if cut == 0:  # one topic so far: read on
+                held, held_topic, held_known = data, topic, end
+                continue
+            yield Block(name, data[:cut], first_line, last=False)
+            first_line += data.count(b"\n", 0, cut)
+            held, held_topic, held_known = data[cut:], topic, end - cut
