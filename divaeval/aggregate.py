@@ -46,6 +46,7 @@ class RunScores:
     run_only_topics: list[str] = field(default_factory=list)
     missing_topics: list[str] = field(default_factory=list)  # qrels topics the run lacks
     denominator: int | None = None  # what the mean divides by (None: the number of topics)
+    tag: str = ""  # the run file's tag (its first line's)
 
     @property
     def mean_count(self) -> int:

@@ -26,10 +26,11 @@ from divaeval.aggregate import (
     relative_to_baseline,
 )
 from divaeval.errors import DataError, UsageError, activity, warn
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics, validate_settings
+from divaeval.judged import EvalSettings, QrelsIndex, validate_settings
 
 if TYPE_CHECKING:
     from divaeval.io import Qrels, Run
+    from divaeval.parallel import Workers
 
 DEFAULT_MEASURES = ("ndeval",)
 _SUFFIXES = re.compile(r"(\.gz)?$")
@@ -152,11 +153,16 @@ def load_inputs(
     topics_path: str | None = None,
     settings: EvalSettings | None = None,
     other_paths: Sequence[str | Run] = (),
+    read_runs: bool = True,
 ):
     """Read and validate every input file; returns (runs, qrels index). ``other_paths`` are
     further inputs the caller reads itself (a baseline run), counted for the stdin check. A
     run or the qrels may also be given already read (in-memory data,
-    :mod:`divaeval.io.memory`)."""
+    :mod:`divaeval.io.memory`). With ``read_runs=False``, run files are not read here but
+    returned as :class:`~divaeval.streaming.RunFile` s, for :func:`score_runs` to read block
+    by block (they are named once their tags are known)."""
+    from divaeval.streaming import RunFile
+
     settings = settings or EvalSettings()
     from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
 
@@ -168,6 +174,9 @@ def load_inputs(
     for path in run_paths:
         if not isinstance(path, str):
             runs.append(path)
+            continue
+        if not read_runs:
+            runs.append(RunFile(path))
             continue
         with activity(f"reading the run {path}"):
             runs.append(read_run(path))
@@ -187,7 +196,8 @@ def load_inputs(
         topic_types=topic_types,
         normalize_intents=settings.normalize_intents,
     )
-    _name_runs(runs)
+    if read_runs:
+        _name_runs(runs)
     _warn_empty_topics(index, settings)
     return runs, index
 
@@ -211,16 +221,23 @@ def score_runs(
     settings: EvalSettings,
     *,
     risk: bool = False,
+    workers: Workers | None = None,
+    block_bytes: int | None = None,
 ) -> list[RunScores]:
-    """Evaluate every run on ``measures``; warns about topic mismatches (``risk``: in words
-    that fit risk values, where topics without qrels count as 0)."""
-    from divaeval.metrics import compute_measures
+    """Evaluate every run (read :class:`~divaeval.io.Run` s, or
+    :class:`~divaeval.streaming.RunFile` s read block by block of ``block_bytes`` on
+    ``workers``) on ``measures``; names the runs (:func:`_name_runs`) and warns about topic
+    mismatches (``risk``: in words that fit risk values, where topics without qrels count as
+    0)."""
+    from divaeval.streaming import score_run
 
-    results = []
-    for run in runs:
-        with activity(f"judging the run {run.path}"):
-            jr = judge_run(run, index, settings)
-        extra = run_only_topics(run, index)
+    results = [
+        score_run(run, index, measures, settings, workers=workers, block_bytes=block_bytes)
+        for run in runs
+    ]
+    _name_runs(results)
+    for run in results:
+        extra = run.run_only_topics
         if extra:
             warn(
                 f"run {run.name}: {len(extra)} topics are not in the qrels "
@@ -228,10 +245,8 @@ def score_runs(
                 + ("they count as 0 in the risk values, as in ndeval" if risk else "not evaluated"),
                 file=run.path,
             )
-        missing = [str(t) for t in jr.topics[~jr.in_run]]
         if not settings.complete:
-            evaluated = set(jr.topics)
-            missing = [str(t) for t in index.topics if t not in evaluated]
+            missing = run.missing_topics
             if missing:
                 warn(
                     f"run {run.name} lacks {len(missing)} qrels topics "
@@ -239,24 +254,12 @@ def score_runs(
                     "(-c counts them as 0)",
                     file=run.path,
                 )
-            if jr.n_topics == 0:
+            if len(run.topics) == 0:
                 raise DataError(
                     f"no topic of run {run.name} is in the qrels "
                     f"(qrels topics look like {index.topics[0]!r})",
                     file=run.path,
                 )
-        with activity(f"scoring the run {run.path}"):
-            values = compute_measures(jr, measures)
-        results.append(
-            RunScores(
-                name=run.name,
-                path=run.path,
-                topics=jr.topics,
-                values=values,
-                run_only_topics=extra,
-                missing_topics=missing,
-            )
-        )
     return results
 
 
@@ -270,27 +273,35 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
-def _baseline_run(path: str | Run, runs: Sequence):
-    """The baseline run: the already-read run when it is the same file as one of ``runs``,
-    else read now. It is named by its tag, as ndeval names it, or by its file name when the
-    runs were renamed by theirs because they share that tag. A baseline given already read
-    (in memory) keeps its name, and is one of ``runs`` only if it is that very object."""
+def _baseline_scores(
+    baseline: str | Run,
+    runs: Sequence,
+    scored: list[RunScores],
+    score,
+) -> RunScores:
+    """The baseline's scores: a scored run's when the baseline is the same file as one of
+    ``runs`` (or, given already read, that very object), else scored now (``score``). It is
+    named by its tag, as ndeval names it, or by its file name when the runs were renamed by
+    theirs because they share that tag; a baseline given already read keeps its name."""
     from copy import copy
 
-    from divaeval.io import read_run
+    from divaeval.streaming import RunFile
 
-    if not isinstance(path, str):
-        same = next((run for run in runs if run is path), None)
-        return (path if same is None else copy(same)), same
-    same = next((run for run in runs if same_file(run.path, path)), None)
-    if same is not None:
-        baseline = copy(same)
+    if isinstance(baseline, str):
+        at = next((i for i, run in enumerate(runs) if same_file(run.path, baseline)), None)
     else:
-        with activity(f"reading the baseline {path}"):
-            baseline = read_run(path)
-    renamed = {run.tag for run in runs if run.name != run.tag}
-    baseline.name = _run_label(path) if baseline.tag in renamed else baseline.tag
-    return baseline, same
+        at = next((i for i, run in enumerate(runs) if run is baseline), None)
+    if at is not None:
+        scores = copy(scored[at])
+    else:
+        with activity(f"reading the baseline {baseline if isinstance(baseline, str) else ''}"):
+            scores = score(RunFile(baseline) if isinstance(baseline, str) else baseline)
+    if isinstance(baseline, str):
+        renamed = {run.tag for run in scored if run.name != run.tag}
+        scores.name = _run_label(baseline) if scores.tag in renamed else scores.tag
+    else:
+        scores.name = baseline.name
+    return scores
 
 
 def run_evaluation(
@@ -304,6 +315,9 @@ def run_evaluation(
     baseline: str | Run | None = None,
     risk_alpha: float | str | None = None,
     dd_exponent: str = "xi",
+    jobs: int | None = 1,
+    scheduler: str | None = None,
+    chunk_bytes: int | None = None,
 ) -> Evaluation:
     """Read, judge and score: the structured result behind :func:`divaeval.evaluate` and the
     CLI. Runs and qrels are files, or already read (:mod:`divaeval.io.memory`).
@@ -313,6 +327,11 @@ def run_evaluation(
     (:func:`~divaeval.aggregate.relative_to_baseline`); ``risk_alpha`` is A (default 0), a
     number or its text. ``dd_exponent`` (``xi`` or ``xi+1``) is the exponent of the ``dd``
     topic weights.
+
+    Run files are read in blocks of whole topics of about ``chunk_bytes`` of text (default
+    64 MiB), so memory stays bounded however large a run is (:mod:`divaeval.streaming`); the
+    blocks are scored by ``jobs`` local processes, or on the Dask cluster at ``scheduler``
+    (:mod:`divaeval.parallel`). The values are the same in every case.
     """
     settings = settings or EvalSettings()
     from divaeval.errors import check_dd_exponent
@@ -330,28 +349,45 @@ def run_evaluation(
         topics_path=topics,
         settings=settings,
         other_paths=() if baseline is None else (baseline,),
+        read_runs=False,
     )
-    base_run, same = (None, None) if baseline is None else _baseline_run(baseline, runs)
-    scored = score_runs(runs, index, parsed, settings, risk=baseline is not None)
-    risk = None
-    if base_run is not None:
-        if same is not None:
-            base_scores = scored[runs.index(same)]
-        else:
-            base_scores = score_runs([base_run], index, parsed, settings, risk=True)[0]
-        risk = RiskSettings(base_run.name, base_run.path, alpha, alpha_text)
-        scored = [
-            relative_to_baseline(
-                run,
-                base_scores,
+    from divaeval.parallel import workers_for
+
+    workers = workers_for(jobs, scheduler)
+    try:
+
+        def score(runs_to_score, risk: bool):
+            return score_runs(
+                runs_to_score,
+                index,
                 parsed,
-                index.topics,
-                alpha=alpha,
-                complete=settings.complete,
-                name=risk.label(run.name),
+                settings,
+                risk=risk,
+                workers=workers,
+                block_bytes=chunk_bytes,
             )
-            for run in scored
-        ]
+
+        scored = score(runs, baseline is not None)
+        risk = None
+        if baseline is not None:
+            base_scores = _baseline_scores(
+                baseline, runs, scored, lambda run: score([run], True)[0]
+            )
+            risk = RiskSettings(base_scores.name, base_scores.path, alpha, alpha_text)
+            scored = [
+                relative_to_baseline(
+                    run,
+                    base_scores,
+                    parsed,
+                    index.topics,
+                    alpha=alpha,
+                    complete=settings.complete,
+                    name=risk.label(run.name),
+                )
+                for run in scored
+            ]
+    finally:
+        workers.close()
     return Evaluation(
         runs=scored,
         measures=parsed,

@@ -195,6 +195,10 @@ class JudgedRankings:
     scores: np.ndarray | None = None
     #: [T, D] int: the qrels-index row of each ranked document (-1: unjudged or padding)
     doc_rows: np.ndarray | None = None
+    #: [T] int: the qrels topic code of each evaluated topic (ascending)
+    topic_codes: np.ndarray | None = None
+    #: repeated docnos dropped by ``--dedupe first``
+    dropped_duplicates: int = 0
     cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -688,8 +692,19 @@ def _run_topic_codes(run, index: QrelsIndex) -> np.ndarray:
     return np.array([index.topic_code_of.get(t, -1) for t in run.topics], dtype=np.int64)
 
 
-def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
-    """Order, truncate and check ``run``, and join it with the qrels (see the module doc)."""
+def judge_run(
+    run,
+    index: QrelsIndex,
+    settings: EvalSettings,
+    *,
+    topics: np.ndarray | None = None,
+    warn_duplicates: bool = True,
+) -> JudgedRankings:
+    """Order, truncate and check ``run``, and join it with the qrels (see the module doc).
+
+    ``topics``: the qrels topic codes to evaluate (ascending; default: the run's topics, or
+    every qrels topic with ``settings.complete``). ``warn_duplicates=False`` leaves the warning
+    about dropped repeated docnos to the caller (``dropped_duplicates`` counts them)."""
     topic_code = _run_topic_codes(run, index)[run.topic_codes]
     rows = np.arange(len(topic_code))
     run_only = topic_code < 0
@@ -709,11 +724,11 @@ def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
         duplicate[by_pair[1:]] = pair[by_pair[1:]] == pair[by_pair[:-1]]
 
     keep = np.ones(len(perm), dtype=bool)
+    dropped = 0
     if settings.dedupe == "first" and duplicate.any():
-        warn(
-            f"{int(duplicate.sum())} repeated docnos dropped (kept the highest-ranked copy)",
-            file=run.path,
-        )
+        dropped = int(duplicate.sum())
+        if warn_duplicates:
+            warn(f"{dropped} repeated docnos dropped (kept the highest-ranked copy)", file=run.path)
         keep &= ~duplicate
     position = np.full(len(perm), -1, dtype=np.int64)
     position[keep] = _positions(topic_sorted[keep])
@@ -737,7 +752,10 @@ def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
     n_qrels_topics = len(index.topics)
     # every order groups topics by ascending code: distinct topics without a sort
     run_topics = topic_sorted[np.r_[True, topic_sorted[1:] != topic_sorted[:-1]][: len(perm)]]
-    eval_codes = np.arange(n_qrels_topics) if settings.complete else run_topics
+    if topics is not None:
+        eval_codes = np.asarray(topics, dtype=np.int64)
+    else:
+        eval_codes = np.arange(n_qrels_topics) if settings.complete else run_topics
     row_of_code = np.full(n_qrels_topics, -1, dtype=np.int64)
     row_of_code[eval_codes] = np.arange(len(eval_codes))
 
@@ -773,6 +791,8 @@ def judge_run(run, index: QrelsIndex, settings: EvalSettings) -> JudgedRankings:
         settings=settings,
         scores=scores,
         doc_rows=doc_rows,
+        topic_codes=eval_codes,
+        dropped_duplicates=dropped,
     )
 
 

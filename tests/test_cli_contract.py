@@ -233,16 +233,16 @@ def test_absurd_cutoffs_allocate_only_what_the_rankings_fill(capsys):
 
 
 def test_out_of_memory_names_the_input(capsys, monkeypatch):
-    import divaeval.io
+    import divaeval.streaming
 
-    def exhausted(path):
+    def exhausted(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(divaeval.io, "read_run", exhausted)
+    monkeypatch.setattr(divaeval.streaming, "read_run", exhausted)
     code, out, err = run_cli(capsys, RUN, QRELS)
     assert (code, out) == (1, "")
     assert err == (
-        f"divaeval: out of memory while reading the run {RUN}: the input is too large for this "
+        f"divaeval: out of memory while reading and scoring the run {RUN}: the input is too large for this "
         "machine (try fewer runs or measures, smaller cutoffs, or -M)\n"
     )
 

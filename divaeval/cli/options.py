@@ -141,6 +141,30 @@ _JUDGING_OPTIONS = (
         is_flag=True,
         help="rescale intent probabilities that do not sum to 1",
     ),
+    click.option(
+        "--chunk-size",
+        default=None,
+        metavar="SIZE",
+        help="read runs in blocks of whole topics of about SIZE of text (K, M, G suffixes); "
+        "peak memory follows it, not the run  [default: 64M]",
+    ),
+    click.option(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        show_default=True,
+        metavar="N",
+        help="work in N processes (0: one per core); the results are the same",
+    ),
+    click.option(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        envvar="DIVAEVAL_SCHEDULER",
+        help="work on the Dask cluster at ADDRESS (tcp://HOST:PORT), or 'local[:N]' for N "
+        "local worker processes; needs divaeval[dask]  [env: DIVAEVAL_SCHEDULER]",
+    ),
 )
 
 JUDGING_KEYS = (
@@ -152,7 +176,29 @@ JUDGING_KEYS = (
     "intents",
     "topics_file",
     "normalize_intents",
+    "chunk_size",
+    "jobs",
+    "scheduler",
 )
+
+
+def parse_size(text: str | None, option: str = "--chunk-size") -> int | None:
+    """Bytes of a size such as ``64M``, ``512K``, ``1G`` or ``100000`` (None stays None)."""
+    from divaeval.errors import UsageError
+
+    if text is None:
+        return None
+    units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    body = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = body[-1:] if body[-1:] in units else ""
+    try:
+        value = float(body[: len(body) - len(unit)])
+    except ValueError:
+        value = -1.0
+    size = int(value * units[unit]) if value == value and value < float("inf") else -1
+    if size < 1:
+        raise UsageError(f"{option} must be a positive size such as 64M, not {text!r}")
+    return size
 
 
 def judging_options(command):
@@ -225,6 +271,9 @@ def evaluation_from(
         baseline=baseline,
         risk_alpha=risk_alpha,
         dd_exponent=dd_exponent,
+        jobs=judging["jobs"],
+        scheduler=judging["scheduler"],
+        chunk_bytes=parse_size(judging["chunk_size"]),
     )
 
 
@@ -251,6 +300,7 @@ _JUDGING_DEFAULTS = {
     "intents": ("--intents", None),
     "topics_file": ("--topics", None),
     "normalize_intents": ("--normalize-intents", False),
+    "chunk_size": ("--chunk-size", None),
 }
 
 

@@ -72,17 +72,19 @@ def topic_blocks(path: str, *, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterat
         start = True
         pending_cr = b""
         while True:
-            chunk = stream.read(block_bytes)
+            want = max(block_bytes, len(UTF8_BOM)) if start else block_bytes
+            chunk = stream.read(want)
+            at_end = len(chunk) < want  # read() returns less only at the end
             if start:
                 if chunk.startswith(UTF8_BOM):
                     chunk = chunk[len(UTF8_BOM) :]
                 start = False
-            at_end = len(chunk) < block_bytes  # read() returns less only at the end
             chunk = pending_cr + chunk
             pending_cr = b""
             if not at_end and chunk.endswith(b"\r"):  # may be the first half of \r\n
                 chunk, pending_cr = chunk[:-1], b"\r"
-            data = held + normalize_line_ends(chunk)
+            data = held + normalize_line_ends(chunk)  # no copy while nothing is held
+            del chunk, held
             if at_end:
                 yield Block(name, data, first_line, last=True)
                 return
@@ -91,6 +93,10 @@ def topic_blocks(path: str, *, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterat
             if cut == 0:  # one topic so far: read on
                 held, held_topic, held_known = data, topic, end
                 continue
-            yield Block(name, data[:cut], first_line, last=False)
-            first_line += data.count(b"\n", 0, cut)
+            lines = data.count(b"\n", 0, cut)
             held, held_topic, held_known = data[cut:], topic, end - cut
+            block = data[:cut]
+            del data
+            yield Block(name, block, first_line, last=False)
+            del block
+            first_line += lines

@@ -50,6 +50,20 @@ class Run:
     _frame: object = field(default=None, repr=False)
     _rank_words: np.ndarray | None = field(default=None, repr=False)
 
+    @classmethod
+    def empty(cls, name: str, tag: str) -> Run:
+        """A run of no lines (the rankings of topics a run lacks, scored with ``-c``)."""
+        return cls(
+            name=tag,
+            tag=tag,
+            source=Source(name=name, data=b""),
+            topic_codes=np.zeros(0, dtype=np.int64),
+            topics=np.zeros(0, dtype=object),
+            doc_codes=np.zeros(0, dtype=np.int64),
+            doc_words=np.zeros((0, 1), dtype=np.uint64),
+            score=np.zeros(0, dtype=np.float64),
+        )
+
     @property
     def path(self) -> str:
         return self.source.name

@@ -58,6 +58,16 @@ def rank_discount(kind: str, length: int, beta: float = 0.8) -> np.ndarray:
 RANK_CAP = 10_000
 
 
+def rank_sum(values: np.ndarray) -> np.ndarray:
+    """Sum over ranks (axis 1), added one rank after another, as the C tools add. numpy's
+    ``sum`` adds pairwise, so its last bit depends on how far the arrays are padded past the
+    longest ranking; this sum does not, so a topic scores the same bits whether it is judged
+    alone, in a block of topics or with the whole run (:mod:`divaeval.streaming`)."""
+    if values.shape[1] == 0:
+        return np.zeros(values.shape[:1] + values.shape[2:], dtype=np.result_type(values, 0.0))
+    return np.cumsum(values, axis=1)[:, -1]
+
+
 def depth_for(cutoffs: tuple[int | None, ...], jr: Any) -> int:
     """The number of ranks needed to evaluate ``cutoffs`` on the judged rankings ``jr``: the
     largest cutoff (at least the rankings' depth with a whole-ranking cutoff ``None``), but at

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from divaeval.errors import UsageError
-from divaeval.metrics.common import repeated_powers
+from divaeval.metrics.common import rank_sum, repeated_powers
 from divaeval.metrics.families.adhoc import doc_grades, judged_mask
 from divaeval.metrics.registry import family_registrar
 from divaeval.metrics.spec import Param, in_unit_interval, non_negative
@@ -135,8 +135,8 @@ def _rbo_sums(overlap: np.ndarray, depth: np.ndarray, p: float) -> np.ndarray:
     weights = repeated_powers(p, length)[None, :]
     position = np.arange(length)[None, :]
     inside = position < depth[:, None]
-    score = np.where(inside, weights * overlap / (position + 1.0), 0.0).sum(axis=1)
-    norm = np.where(inside, weights, 0.0).sum(axis=1)
+    score = rank_sum(np.where(inside, weights * overlap / (position + 1.0), 0.0))
+    norm = rank_sum(np.where(inside, weights, 0.0))
     return np.divide(score, norm, out=np.zeros_like(score), where=norm > 0)
 
 

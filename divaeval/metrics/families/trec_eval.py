@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from divaeval.metrics.common import at_cutoffs, depth_for, log2_discount, safe_divide
+from divaeval.metrics.common import at_cutoffs, depth_for, log2_discount, rank_sum, safe_divide
 from divaeval.metrics.families.adhoc import (
     JUDGED_ONLY,
     REL,
@@ -126,7 +126,7 @@ def bpref(jr, params, cutoffs):
     bound = np.minimum(big_r, n_nonrel)[:, None]
     penalty = safe_divide(np.minimum(above, big_r[:, None]), np.broadcast_to(bound, above.shape))
     terms = np.where(relevant, 1.0 - penalty, 0.0)
-    return _whole(safe_divide(terms.sum(axis=1), big_r), cutoffs)
+    return _whole(safe_divide(rank_sum(terms), big_r), cutoffs)
 
 
 INFAP_EPSILON = 0.00001
@@ -154,7 +154,7 @@ def inf_ap(jr, params, cutoffs):
         k > 1, 1.0 / k + ((k - 1.0) / k) * (pool_above / np.maximum(k - 1, 1)) * ratio, 1.0
     )
     terms = np.where(relevant, expected, 0.0)
-    return _whole(safe_divide(terms.sum(axis=1), num_rel(jr, level)), cutoffs)
+    return _whole(safe_divide(rank_sum(terms), num_rel(jr, level)), cutoffs)
 
 
 # --------------------------------------------------------------------------------------------
@@ -336,7 +336,7 @@ def ndcg_rel(jr, params, cutoffs):
     dcg, best = ndcg_at(jr, params, int(n_ideal.max(initial=0)))
     length = dcg.shape[1]
     positive = (_gains(jr, params, length) > 0) & _in_ranking(jr, length)
-    found = np.where(positive, safe_divide(dcg, best), 0.0).sum(axis=1)
+    found = rank_sum(np.where(positive, safe_divide(dcg, best), 0.0))
     end = np.maximum(jr.length - 1, 0)[:, None]
     whole = np.take_along_axis(best, np.maximum(n_ideal - 1, 0)[:, None], 1)[:, 0]
     tail = safe_divide(np.take_along_axis(dcg, end, 1)[:, 0], whole)
@@ -388,10 +388,10 @@ def gain_g(jr, params, cutoffs):
         gains = np.where(_in_ranking(jr, length), _gains(jr, params, length), 0.0)
         ideal, size = ideal_gains(jr, length, params)
         ideal = np.where(np.arange(length)[None, :] < size[:, None], ideal, 1.0)
-        total = ideal_gains(jr, max(int(size.max(initial=0)), 1), params)[0].sum(axis=1)
+        total = rank_sum(ideal_gains(jr, max(int(size.max(initial=0)), 1), params)[0])
     missing = np.cumsum(ideal, axis=1) - np.cumsum(gains, axis=1)
     terms = np.where(gains > 0, gains / np.log2(2.0 + np.maximum(missing, 0.0)), 0.0)
-    return _whole(safe_divide(terms.sum(axis=1), total), cutoffs)
+    return _whole(safe_divide(rank_sum(terms), total), cutoffs)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,211 @@
+"""Scoring a run block by block of whole topics, in bounded memory, on any :mod:`workers
+<divaeval.parallel>`.
+
+A run file is read in blocks of whole topics (:func:`divaeval.io.blocks.topic_blocks`); each
+block is parsed, judged and scored on its own (:func:`score_block`), and only its per-topic
+values are kept. Peak memory is thus one block's worth of parsing and judging per worker (about
+``--chunk-size`` × 10) plus the qrels index and the per-topic values, whatever the size of the
+run. Every topic is judged and scored exactly as when the whole run is read at once (no metric
+looks across topics), and the per-topic values are put in the same order (qrels topic order), so
+per-topic values and means are identical, bit for bit.
+
+This needs the run's lines grouped by topic, as every TREC run is. A topic met again in a later
+block means they are not: a run file is then read again whole, with a note (memory then follows
+the file; ``sort -s -k1,1`` groups a run); a run on stdin cannot be read again, so that is an
+error. A run smaller than a block (the default block is 64 MiB of text, about 1.5M lines) is
+read whole anyway.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from divaeval.aggregate import RunScores
+from divaeval.errors import DataError, activity, warn
+from divaeval.io import Run, read_run
+from divaeval.io.blocks import DEFAULT_BLOCK_BYTES, Block, topic_blocks
+from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics
+from divaeval.parallel import InProcess, Workers
+from divaeval.topics import sort_topics
+
+
+@dataclass
+class RunFile:
+    """A run to be read from ``path`` block by block when it is scored. ``tag`` (the first
+    line's) and ``name`` are known once its first block is read."""
+
+    path: str
+    tag: str = ""
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """What every block is scored with (sent once to each worker)."""
+
+    index: QrelsIndex
+    measures: tuple
+    settings: EvalSettings  # with complete=False: a block scores its own topics
+
+
+@dataclass
+class BlockScores:
+    """The scores of one block: ``values[i, j]`` is measure j on qrels topic ``codes[i]``."""
+
+    tag: str
+    codes: np.ndarray  # [T] int64: qrels topic codes, ascending
+    values: np.ndarray  # [T, M] float64
+    topics: list[str]  # every topic of the block's lines (those the qrels lack too)
+    topic_lines: list[int]  # the line where each of ``topics`` first appears
+    run_only: list[str]  # topics of the block that the qrels do not judge
+    dropped_duplicates: int
+
+
+def score_block(scoring: Scoring, item: Block | Run) -> BlockScores:
+    """Parse, judge and score one block of whole topics (or a run already read)."""
+    from divaeval.metrics import compute_measures
+
+    if isinstance(item, Block):
+        run = read_run(item.name, text=item.data, first_line=item.first_line)
+    else:
+        run = item
+    jr = judge_run(run, scoring.index, scoring.settings, warn_duplicates=False)
+    matrix = np.zeros((jr.n_topics, len(scoring.measures)), dtype=np.float64)
+    if jr.n_topics:  # a block may hold only topics the qrels lack
+        values = compute_measures(jr, scoring.measures)
+        for column, measure in enumerate(scoring.measures):
+            matrix[:, column] = values[measure]
+    return BlockScores(
+        tag=run.tag,
+        codes=np.asarray(jr.topic_codes, dtype=np.int64),
+        values=matrix,
+        topics=[str(t) for t in run.topics],
+        topic_lines=_first_lines(run),
+        run_only=run_only_topics(run, scoring.index),
+        dropped_duplicates=jr.dropped_duplicates,
+    )
+
+
+def _first_lines(run: Run) -> list[int]:
+    """The line of the first row of each of ``run.topics``."""
+    first_rows = np.full(len(run.topics), -1, dtype=np.int64)
+    rows = np.arange(len(run.topic_codes), dtype=np.int64)[::-1]
+    first_rows[run.topic_codes[::-1]] = rows  # the last write wins: the first row
+    return [run.line_of(int(row)) for row in first_rows]
+
+
+class _NotGrouped(Exception):
+    def __init__(self, topic: str, line: int):
+        super().__init__(topic)
+        self.topic = topic
+        self.line = line
+
+
+def _gather(results: Iterable[BlockScores]) -> list[BlockScores]:
+    """The blocks' scores, checking that no topic comes back in a later block."""
+    seen: set[str] = set()
+    gathered = []
+    for result in results:
+        again = [i for i, topic in enumerate(result.topics) if topic in seen]
+        if again:
+            first = min(again, key=lambda i: result.topic_lines[i])
+            raise _NotGrouped(result.topics[first], result.topic_lines[first])
+        seen.update(result.topics)
+        gathered.append(result)
+    return gathered
+
+
+def _blocks_of(run: RunFile | Run, block_bytes: int) -> Iterable[Block | Run]:
+    if isinstance(run, Run):
+        return [run]
+    return topic_blocks(run.path, block_bytes=block_bytes)
+
+
+def score_run(
+    run: RunFile | Run,
+    index: QrelsIndex,
+    measures: Sequence,
+    settings: EvalSettings,
+    *,
+    workers: Workers | None = None,
+    block_bytes: int | None = None,
+) -> RunScores:
+    """The per-topic values of ``run`` on ``measures`` (in qrels topic order), read and scored
+    block by block on ``workers``. Warns about dropped duplicates; the caller warns about
+    topics the run lacks or the qrels lack (``run_only_topics``, ``missing_topics``), once runs
+    are named."""
+    workers = workers or InProcess()
+    block_bytes = block_bytes or DEFAULT_BLOCK_BYTES
+    scoring = Scoring(index, tuple(measures), dataclasses.replace(settings, complete=False))
+    path = run.path
+    with activity(f"reading and scoring the run {path}"):
+        try:
+            blocks = _gather(workers.map(score_block, _blocks_of(run, block_bytes), scoring))
+        except _NotGrouped as exc:
+            if path == "-":
+                raise DataError(
+                    f"topic {exc.topic} appears again after other topics: a run read from "
+                    "stdin in blocks must be grouped by topic (sort -s -k1,1 groups it, or "
+                    "give the file, or a larger --chunk-size)",
+                    file="<stdin>",
+                    line=exc.line,
+                ) from None
+            warn(
+                f"the run is not grouped by topic (topic {exc.topic} appears again at line "
+                f"{exc.line}): reading it whole, so memory follows the file "
+                "(sort -s -k1,1 groups it)",
+                file=path,
+            )
+            whole = [Block(path, _whole_text(path), 1, last=True)]
+            blocks = list(workers.map(score_block, whole, scoring))
+    return _assemble(run, blocks, index, measures, settings)
+
+
+def _whole_text(path: str) -> bytes:
+    from divaeval.io._text import read_source
+
+    return read_source(path, what="run", comments=False).data
+
+
+def _assemble(run, blocks: list[BlockScores], index, measures, settings) -> RunScores:
+    """One RunScores from the blocks' scores: topics in qrels order, as one judged run has."""
+    tag = blocks[0].tag if blocks else ""
+    if isinstance(run, RunFile):
+        run.tag = tag
+        run.name = run.name or tag
+    name = run.name
+    dropped = sum(b.dropped_duplicates for b in blocks)
+    if dropped:
+        warn(f"{dropped} repeated docnos dropped (kept the highest-ranked copy)", file=run.path)
+    codes = np.concatenate([b.codes for b in blocks]) if blocks else np.zeros(0, np.int64)
+    values = (
+        np.concatenate([b.values for b in blocks])
+        if blocks
+        else np.zeros((0, len(measures)), np.float64)
+    )
+    evaluated = set(codes.tolist())
+    missing = [str(t) for code, t in enumerate(index.topics) if code not in evaluated]
+    if settings.complete and missing:  # -c: the topics the run lacks, as empty rankings
+        from divaeval.metrics import compute_measures
+
+        lacking = np.array(sorted(set(range(len(index.topics))) - evaluated), dtype=np.int64)
+        empty = judge_run(Run.empty(run.path, tag), index, settings, topics=lacking)
+        scored = compute_measures(empty, measures)
+        codes = np.concatenate([codes, lacking])
+        values = np.concatenate([values, np.column_stack([scored[m] for m in measures])])
+    order = np.argsort(codes, kind="stable")
+    codes, values = codes[order], values[order]
+    run_only = sort_topics({t for b in blocks for t in b.run_only})
+    return RunScores(
+        name=name,
+        path=run.path,
+        topics=index.topics[codes],
+        values={m: values[:, j].copy() for j, m in enumerate(measures)},
+        run_only_topics=run_only,
+        missing_topics=missing,
+        tag=tag,
+    )

@@ -1,0 +1,289 @@
+"""Streaming evaluation (divaeval.streaming, divaeval.io.blocks): a run read and scored in blocks
+of whole topics gives the same bits as the run read whole, in any block size, in worker
+processes too; line numbers, line ends and odd files survive the cuts."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import TREC2012, TREC2012_RUNS, run_cli
+
+from divaeval.api import run_evaluation
+from divaeval.errors import DataError
+from divaeval.io._text import read_source
+from divaeval.io.blocks import topic_blocks
+from divaeval.judged import EvalSettings
+
+QRELS_2012 = TREC2012 / "qrels-for-ndeval.txt.gz"
+#: every registered metric (at its default cutoffs and at 5 and 20) and the parameterised ones
+ALL_MEASURES = (
+    "all",
+    "all@5",
+    "all@20",
+    "INST(T=3)",
+    "NERR8@10",
+    "SDCG@10",
+    "TSE-linear(m=10)",
+    "metric-LR(m=10)",
+)
+
+
+def _values(evaluation) -> dict:
+    return {
+        (run.name, measure.name): run.values[measure]
+        for run in evaluation.runs
+        for measure in evaluation.measures
+    }
+
+
+def _assert_same_bits(whole, blocked) -> None:
+    assert [r.name for r in whole.runs] == [r.name for r in blocked.runs]
+    for run_w, run_b in zip(whole.runs, blocked.runs, strict=True):
+        assert list(run_w.topics) == list(run_b.topics)
+        assert run_w.missing_topics == run_b.missing_topics
+        assert run_w.run_only_topics == run_b.run_only_topics
+    a, b = _values(whole), _values(blocked)
+    assert a.keys() == b.keys()
+    differing = [key for key in a if not np.array_equal(a[key], b[key], equal_nan=True)]
+    assert not differing, differing[:10]
+    for run_w, run_b in zip(whole.runs, blocked.runs, strict=True):
+        means_w, means_b = whole.means(run_w), blocked.means(run_b)
+        assert all(
+            means_w[m] == means_b[m] or (means_w[m] != means_w[m] and means_b[m] != means_b[m])
+            for m in whole.measures
+        )
+
+
+def _measures_that_exist() -> list[str]:
+    from divaeval.errors import UsageError
+    from divaeval.metrics import parse_measures
+
+    usable = []
+    for name in ALL_MEASURES:
+        try:
+            parse_measures([name])
+        except UsageError:
+            continue
+        usable.append(name)
+    return usable
+
+
+@pytest.fixture(scope="module")
+def measures():
+    return _measures_that_exist()
+
+
+def test_2012_runs_in_blocks_score_the_same_bits(measures, collected_warnings):
+    runs = [str(TREC2012_RUNS[name]) for name in ("rm-catb", "dssa-wt2012")]
+    config = EvalSettings(complete=True)
+    whole = run_evaluation(runs, str(QRELS_2012), measures, settings=config)
+    blocked = run_evaluation(runs, str(QRELS_2012), measures, settings=config, chunk_bytes=300_000)
+    _assert_same_bits(whole, blocked)
+
+
+def _varied_collection(tmp_path, seed: int = 7, topics: int = 12):
+    """Rankings of 1 to 2,500 documents (arrays padded very differently per block), up to 12
+    subtopics, negative grades, tied scores, and topics only the run or only the qrels has."""
+    rng = np.random.default_rng(seed)
+    qrels, runs = [], [[], []]
+    for topic in range(1, topics + 1):
+        pool = int(rng.integers(5, 300))
+        if topic != topics:  # the last topic is in no qrels
+            for subtopic in range(1, int(rng.integers(1, 13)) + 1):
+                for doc in rng.choice(pool, size=int(rng.integers(1, pool + 1)), replace=False):
+                    grade = rng.choice([-2, 0, 1, 2, 3, 4], p=[0.05, 0.35, 0.3, 0.15, 0.1, 0.05])
+                    qrels.append(f"{topic} {subtopic} D{doc} {grade}")
+        for number, lines in enumerate(runs):
+            if topic == 1 and number == 1:
+                continue  # run r1 lacks topic 1
+            length = int(rng.integers(1, 2500))
+            docs = rng.choice(max(10 * pool, length), size=length, replace=False)
+            scores = np.round(rng.random(length) * 30, 1)
+            lines += [
+                f"{topic} Q0 D{d} {k + 1} {s} r{number}"
+                for k, (d, s) in enumerate(zip(docs, scores, strict=True))
+            ]
+    (tmp_path / "q.txt").write_text("\n".join(qrels) + "\n")
+    paths = []
+    for number, lines in enumerate(runs):
+        path = tmp_path / f"r{number}.txt"
+        path.write_text("\n".join(lines) + "\n")
+        paths.append(str(path))
+    return paths, str(tmp_path / "q.txt")
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 20_000, 300_000])
+def test_varied_rankings_score_the_same_bits_in_any_block_size(
+    tmp_path, measures, chunk_bytes, collected_warnings
+):
+    runs, qrels = _varied_collection(tmp_path)
+    config = EvalSettings(complete=True)
+    whole = run_evaluation(runs, qrels, measures, settings=config)
+    blocked = run_evaluation(runs, qrels, measures, settings=config, chunk_bytes=chunk_bytes)
+    _assert_same_bits(whole, blocked)
+
+
+def test_worker_processes_score_the_same_bits(tmp_path, collected_warnings):
+    runs, qrels = _varied_collection(tmp_path, seed=3, topics=8)
+    measures = ["ndeval", "all@10"]
+    whole = run_evaluation(runs, qrels, measures)
+    parallel = run_evaluation(runs, qrels, measures, chunk_bytes=30_000, jobs=2)
+    _assert_same_bits(whole, parallel)
+
+
+def test_risk_values_against_a_baseline_are_the_same_in_blocks(collected_warnings):
+    runs = [str(TREC2012_RUNS[name]) for name in ("ql-cata", "dssa-wt2012")]
+    baseline = str(TREC2012_RUNS["rm-cata"])
+    whole = run_evaluation(runs, str(QRELS_2012), ["ndeval"], baseline=baseline)
+    blocked = run_evaluation(
+        runs, str(QRELS_2012), ["ndeval"], baseline=baseline, chunk_bytes=50_000, jobs=2
+    )
+    _assert_same_bits(whole, blocked)
+
+
+# ---------------------------------------------------------------------------------------------
+# the block reader
+
+
+def _lines_of_topics(topic_sizes: list[int]) -> list[bytes]:
+    return [
+        f"{topic} Q0 doc{topic}-{i} {i + 1} {100 - i} tag".encode()
+        for topic, size in enumerate(topic_sizes)
+        for i in range(size)
+    ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 6), min_size=1, max_size=8),
+    end=st.sampled_from([b"\n", b"\r\n", b"\r"]),
+    extras=st.lists(st.sampled_from([b"", b"   ", b"# comment", b"  # another"]), max_size=4),
+    positions=st.lists(st.integers(0, 60), max_size=4),
+    block_bytes=st.integers(1, 200),
+    trailing=st.booleans(),
+    bom=st.booleans(),
+)
+def test_blocks_are_whole_topics_and_rejoin_to_the_file(
+    tmp_path_factory, sizes, end, extras, positions, block_bytes, trailing, bom
+):
+    lines = _lines_of_topics(sizes)
+    for extra, at in zip(extras, positions, strict=False):
+        lines.insert(min(at, len(lines)), extra)
+    text = (b"\xef\xbb\xbf" if bom else b"") + end.join(lines) + (end if trailing else b"")
+    path = tmp_path_factory.mktemp("blocks") / "run.txt"
+    path.write_bytes(text)
+    whole = read_source(str(path), what="run", comments=False).data
+    blocks = list(topic_blocks(str(path), block_bytes=block_bytes))
+    assert b"".join(b.data for b in blocks) == whole
+    assert blocks[-1].last and not any(b.last for b in blocks[:-1])
+    seen: set[bytes] = set()
+    line = 1
+    for block in blocks:
+        assert block.first_line == line
+        line += block.data.count(b"\n")
+        topics = {
+            fields[0]
+            for fields in (raw.split(None, 1) for raw in block.data.split(b"\n"))
+            if fields and not fields[0].startswith(b"#")
+        }
+        assert not topics & seen  # a topic is never split between blocks
+        seen |= topics
+
+
+def test_an_error_in_a_later_block_names_its_line_in_the_file(tmp_path, capsys):
+    lines = _lines_of_topics([50] * 40)
+    lines[1234] = b"17 Q0 doc 5 notanumber tag"
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"\r\n".join(lines) + b"\r\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("17 1 doc 1\n")
+    code, out, err = run_cli(capsys, run, qrels, "--chunk-size", "2K")
+    assert code == 1 and out == ""
+    assert err.strip() == f"divaeval: {run}:1235: score 'notanumber' is not a number"
+
+
+def test_gzip_runs_and_a_topic_larger_than_a_block(tmp_path, collected_warnings):
+    runs, qrels = _varied_collection(tmp_path, seed=11, topics=5)
+    zipped = tmp_path / "r0.txt.gz"
+    zipped.write_bytes(gzip.compress(Path(runs[0]).read_bytes()))
+    whole = run_evaluation([runs[0]], qrels, ["alpha-nDCG@20", "AP"])
+    blocked = run_evaluation([str(zipped)], qrels, ["alpha-nDCG@20", "AP"], chunk_bytes=64)
+    assert np.array_equal(
+        list(whole.runs[0].values.values()), list(blocked.runs[0].values.values())
+    )
+
+
+def test_an_ungrouped_run_file_is_read_whole_with_a_note(tmp_path, collected_warnings):
+    runs, qrels = _varied_collection(tmp_path, seed=5, topics=6)
+    lines = Path(runs[0]).read_bytes().splitlines()
+    shuffled = tmp_path / "shuffled.txt"
+    order = np.random.default_rng(1).permutation(len(lines))
+    shuffled.write_bytes(b"\n".join(lines[i] for i in order) + b"\n")
+    whole = run_evaluation([str(shuffled)], qrels, ["ndeval"])
+    collected_warnings.clear()
+    blocked = run_evaluation([str(shuffled)], qrels, ["ndeval"], chunk_bytes=5_000)
+    assert any("not grouped by topic" in w for w in collected_warnings)
+    _assert_same_bits(whole, blocked)
+
+
+def test_an_ungrouped_run_on_stdin_is_an_error_with_its_line(tmp_path):
+    runs, qrels = _varied_collection(tmp_path, seed=5, topics=6)
+    lines = Path(runs[0]).read_bytes().splitlines()
+    text = b"\n".join(lines[100:] + lines[:100]) + b"\n"  # topic 1 comes back at the end
+    proc = subprocess.run(
+        [sys.executable, "-m", "divaeval", "-", qrels, "--chunk-size", "4K"],
+        input=text,
+        capture_output=True,
+    )
+    assert proc.returncode == 1 and proc.stdout == b""
+    line = len(lines) - 100 + 1
+    assert proc.stderr.decode().startswith(f"divaeval: <stdin>:{line}: topic 1 appears again")
+
+
+def test_a_grouped_run_on_stdin_streams(tmp_path):
+    runs, qrels = _varied_collection(tmp_path, seed=5, topics=6)
+    args = [sys.executable, "-m", "divaeval", qrels, "-m", "ndeval", "-q"]
+    whole = subprocess.run([*args[:3], runs[0], *args[3:]], capture_output=True, check=True)
+    streamed = subprocess.run(
+        [*args[:3], "-", *args[3:], "--chunk-size", "4K"],
+        input=Path(runs[0]).read_bytes(),
+        capture_output=True,
+        check=True,
+    )
+    assert streamed.stdout.replace(b"<stdin>", b"") == whole.stdout.replace(runs[0].encode(), b"")
+
+
+def test_chunk_size_and_jobs_are_checked(capsys):
+    qrels = QRELS_2012
+    run = TREC2012_RUNS["ql-cata"]
+    for bad in ("0", "-5M", "lots", "1X"):
+        code, _, err = run_cli(capsys, run, qrels, "--chunk-size", bad)
+        assert code == 2 and "--chunk-size must be a positive size" in err, bad
+    code, _, err = run_cli(capsys, run, qrels, "-j", "-1")
+    assert code == 2 and "--jobs" in err
+
+
+def test_a_missing_file_is_reported_before_any_block(tmp_path, capsys):
+    code, _, err = run_cli(capsys, tmp_path / "nope.txt", QRELS_2012)
+    assert code == 1 and err.strip() == (
+        f"divaeval: {tmp_path / 'nope.txt'}: cannot open run file: no such file"
+    )
+
+
+def test_data_errors_cross_process_boundaries_with_their_line(tmp_path):
+    lines = _lines_of_topics([30] * 20)
+    lines[450] = b"15 Q0 doc 5 1e999 tag"
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"\n".join(lines) + b"\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("15 1 doc 1\n")
+    with pytest.raises(DataError) as caught:
+        run_evaluation([str(run)], str(qrels), ["ndeval"], chunk_bytes=500, jobs=2)
+    assert (caught.value.file, caught.value.line) == (str(run), 451)
