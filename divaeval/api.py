@@ -161,7 +161,7 @@ def load_inputs(
     :mod:`divaeval.io.memory`). With ``read_runs=False``, run files are not read here but
     returned as :class:`~divaeval.streaming.RunFile` s, for :func:`score_runs` to read block
     by block (they are named once their tags are known)."""
-    from divaeval.streaming import RunFile
+    from divaeval.streaming import RunFile, check_run_start
 
     settings = settings or EvalSettings()
     from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
@@ -176,6 +176,8 @@ def load_inputs(
             runs.append(path)
             continue
         if not read_runs:
+            with activity(f"reading the run {path}"):
+                check_run_start(path)
             runs.append(RunFile(path))
             continue
         with activity(f"reading the run {path}"):

@@ -65,6 +65,26 @@ class BlockScores:
     dropped_duplicates: int
 
 
+#: how much of a run file :func:`check_run_start` reads
+START_BYTES = 1 << 16
+
+
+def check_run_start(path: str) -> None:
+    """Parse the first lines of the run file ``path`` (its first 64 KiB) as the blocks will
+    be parsed, so a file that is no run (a qrels file given first) is reported before the
+    qrels are read. stdin is not peeked at (it cannot be read twice)."""
+    if path == "-":
+        return
+    from divaeval.io._text import open_binary
+
+    with open_binary(path, what="run") as stream:
+        start = stream.read(START_BYTES)
+    if len(start) == START_BYTES:
+        start = start[: start.rfind(b"\n") + 1]  # whole lines (none: a very long line)
+    if start.strip():
+        read_run(path, text=start)
+
+
 def score_block(scoring: Scoring, item: Block | Run) -> BlockScores:
     """Parse, judge and score one block of whole topics (or a run already read)."""
     from divaeval.metrics import compute_measures

@@ -242,7 +242,7 @@ def test_out_of_memory_names_the_input(capsys, monkeypatch):
     code, out, err = run_cli(capsys, RUN, QRELS)
     assert (code, out) == (1, "")
     assert err == (
-        f"divaeval: out of memory while reading and scoring the run {RUN}: the input is too large for this "
+        f"divaeval: out of memory while reading the run {RUN}: the input is too large for this "
         "machine (try fewer runs or measures, smaller cutoffs, or -M)\n"
     )
 

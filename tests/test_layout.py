@@ -13,6 +13,7 @@ LAYERS = {
     "divaeval": 0,  # __init__: the version and the lazy public names
     "divaeval.errors": 0,
     "divaeval.topics": 0,
+    "divaeval.parallel": 0,  # where work runs (in process, processes, Dask)
     "divaeval.io": 1,
     "divaeval.collection.difficulty": 1,  # qrels statistics, used by metrics and --mean dd
     "divaeval.judged": 2,
@@ -20,6 +21,7 @@ LAYERS = {
     "divaeval.aggregate": 4,
     "divaeval.report": 4,
     "divaeval.api": 5,
+    "divaeval.streaming": 5,  # a run scored block by block of topics
     "divaeval.stats": 6,
     "divaeval.meta": 7,
     "divaeval.collection": 7,
