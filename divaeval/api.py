@@ -331,7 +331,7 @@ def run_evaluation(
     topic weights.
 
     Run files are read in blocks of whole topics of about ``chunk_bytes`` of text (default
-    64 MiB), so memory stays bounded however large a run is (:mod:`divaeval.streaming`); the
+    8 MiB), so memory stays bounded however large a run is (:mod:`divaeval.streaming`); the
     blocks are scored by ``jobs`` local processes, or on the Dask cluster at ``scheduler``
     (:mod:`divaeval.parallel`). The values are the same in every case.
     """

@@ -12,7 +12,7 @@ per-topic values and means are identical, bit for bit.
 This needs the run's lines grouped by topic, as every TREC run is. A topic met again in a later
 block means they are not: a run file is then read again whole, with a note (memory then follows
 the file; ``sort -s -k1,1`` groups a run); a run on stdin cannot be read again, so that is an
-error. A run smaller than a block (the default block is 64 MiB of text, about 1.5M lines) is
+error. A run smaller than a block (the default block is 8 MiB of text, about 200,000 lines) is
 read whole anyway.
 """
 

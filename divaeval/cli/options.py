@@ -146,7 +146,7 @@ _JUDGING_OPTIONS = (
         default=None,
         metavar="SIZE",
         help="read runs in blocks of whole topics of about SIZE of text (K, M, G suffixes); "
-        "peak memory follows it, not the run  [default: 64M]",
+        "peak memory follows it, not the run  [default: 8M]",
     ),
     click.option(
         "-j",
