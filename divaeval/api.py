@@ -231,12 +231,11 @@ def score_runs(
     ``workers``) on ``measures``; names the runs (:func:`_name_runs`) and warns about topic
     mismatches (``risk``: in words that fit risk values, where topics without qrels count as
     0)."""
-    from divaeval.streaming import score_run
+    from divaeval.streaming import score_runs as score_blocks
 
-    results = [
-        score_run(run, index, measures, settings, workers=workers, block_bytes=block_bytes)
-        for run in runs
-    ]
+    results = score_blocks(
+        runs, index, measures, settings, workers=workers, block_bytes=block_bytes
+    )
     _name_runs(results)
     for run in results:
         extra = run.run_only_topics

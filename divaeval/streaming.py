@@ -19,7 +19,7 @@ read whole anyway.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,71 +118,90 @@ def _first_lines(run: Run) -> list[int]:
     return [run.line_of(int(row)) for row in first_rows]
 
 
-class _NotGrouped(Exception):
-    def __init__(self, topic: str, line: int):
-        super().__init__(topic)
-        self.topic = topic
-        self.line = line
-
-
-def _gather(results: Iterable[BlockScores]) -> list[BlockScores]:
-    """The blocks' scores, checking that no topic comes back in a later block."""
-    seen: set[str] = set()
-    gathered = []
-    for result in results:
-        again = [i for i, topic in enumerate(result.topics) if topic in seen]
-        if again:
-            first = min(again, key=lambda i: result.topic_lines[i])
-            raise _NotGrouped(result.topics[first], result.topic_lines[first])
-        seen.update(result.topics)
-        gathered.append(result)
-    return gathered
-
-
-def _blocks_of(run: RunFile | Run, block_bytes: int) -> Iterable[Block | Run]:
+def _blocks_of(run: RunFile | Run, block_bytes: int) -> Iterator[Block | Run]:
     if isinstance(run, Run):
-        return [run]
-    return topic_blocks(run.path, block_bytes=block_bytes)
+        yield run
+        return
+    blocks = topic_blocks(run.path, block_bytes=block_bytes)
+    while True:
+        with activity(f"reading the run {run.path}"):
+            block = next(blocks, None)
+        if block is None:
+            return
+        yield block
 
 
-def score_run(
-    run: RunFile | Run,
+def _score_run_block(scoring: Scoring, item: tuple[int, Block | Run]):
+    number, block = item
+    with activity(f"scoring the run {block.name if isinstance(block, Block) else block.path}"):
+        return number, score_block(scoring, block)
+
+
+def score_runs(
+    runs: Sequence[RunFile | Run],
     index: QrelsIndex,
     measures: Sequence,
     settings: EvalSettings,
     *,
     workers: Workers | None = None,
     block_bytes: int | None = None,
-) -> RunScores:
-    """The per-topic values of ``run`` on ``measures`` (in qrels topic order), read and scored
-    block by block on ``workers``. Warns about dropped duplicates; the caller warns about
-    topics the run lacks or the qrels lack (``run_only_topics``, ``missing_topics``), once runs
-    are named."""
+) -> list[RunScores]:
+    """The per-topic values of every run on ``measures`` (in qrels topic order), read and
+    scored block by block on ``workers``: the blocks of all runs form one stream of tasks, so
+    workers are busy across runs as within one. Warns about dropped duplicates and runs not
+    grouped by topic; the caller warns about topics a run or the qrels lack
+    (``run_only_topics``, ``missing_topics``), once runs are named."""
     workers = workers or InProcess()
     block_bytes = block_bytes or DEFAULT_BLOCK_BYTES
     scoring = Scoring(index, tuple(measures), dataclasses.replace(settings, complete=False))
-    path = run.path
-    with activity(f"reading and scoring the run {path}"):
-        try:
-            blocks = _gather(workers.map(score_block, _blocks_of(run, block_bytes), scoring))
-        except _NotGrouped as exc:
-            if path == "-":
-                raise DataError(
-                    f"topic {exc.topic} appears again after other topics: a run read from "
-                    "stdin in blocks must be grouped by topic (sort -s -k1,1 groups it, or "
-                    "give the file, or a larger --chunk-size)",
-                    file="<stdin>",
-                    line=exc.line,
-                ) from None
-            warn(
-                f"the run is not grouped by topic (topic {exc.topic} appears again at line "
-                f"{exc.line}): reading it whole, so memory follows the file "
-                "(sort -s -k1,1 groups it)",
-                file=path,
-            )
-            whole = [Block(path, _whole_text(path), 1, last=True)]
-            blocks = list(workers.map(score_block, whole, scoring))
-    return _assemble(run, blocks, index, measures, settings)
+    blocks: list[list[BlockScores]] = [[] for _ in runs]
+    seen: list[set[str]] = [set() for _ in runs]
+    ungrouped: dict[int, tuple[str, int]] = {}  # run number -> (topic, line)
+
+    def tasks():
+        for number, run in enumerate(runs):
+            for block in _blocks_of(run, block_bytes):
+                if number in ungrouped:
+                    break  # read again whole, below
+                yield number, block
+
+    for number, result in workers.map(_score_run_block, tasks(), scoring):
+        if number in ungrouped:
+            continue
+        again = [i for i, topic in enumerate(result.topics) if topic in seen[number]]
+        if again:
+            first = min(again, key=lambda i: result.topic_lines[i])
+            ungrouped[number] = (result.topics[first], result.topic_lines[first])
+            _not_grouped(runs[number].path, *ungrouped[number])
+            continue
+        seen[number].update(result.topics)
+        blocks[number].append(result)
+    if ungrouped:
+        whole = [(n, Block(runs[n].path, _whole_text(runs[n].path), 1, True)) for n in ungrouped]
+        for number, result in workers.map(_score_run_block, whole, scoring):
+            blocks[number] = [result]
+    return [
+        _assemble(run, run_blocks, index, measures, settings)
+        for run, run_blocks in zip(runs, blocks, strict=True)
+    ]
+
+
+def _not_grouped(path: str, topic: str, line: int) -> None:
+    """A topic came back in a later block: re-read a file whole (with a note); stdin cannot
+    be read again."""
+    if path == "-":
+        raise DataError(
+            f"topic {topic} appears again after other topics: a run read from stdin in "
+            "blocks must be grouped by topic (sort -s -k1,1 groups it, or give the file, or "
+            "a larger --chunk-size)",
+            file="<stdin>",
+            line=line,
+        )
+    warn(
+        f"the run is not grouped by topic (topic {topic} appears again at line {line}): "
+        "reading it whole, so memory follows the file (sort -s -k1,1 groups it)",
+        file=path,
+    )
 
 
 def _whole_text(path: str) -> bytes:
