@@ -126,12 +126,14 @@ class LocalProcesses:
         self._pools: dict[int, Any] = {}
 
     def _pool(self, shared: Any):
-        """The pool whose workers received ``shared`` once, at their start."""
+        """The pool whose workers received ``shared`` once, at their start (a pool made for
+        another shared object is shut down first: one pool of workers at a time)."""
         key = id(shared)
         if key not in self._pools:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
+            self.close()
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
             pool = ProcessPoolExecutor(
