@@ -20,8 +20,11 @@ lint: dev
 	$(PYTHON) -m ruff format --check divaeval tests bench
 	$(PYTHON) -m mypy
 
+# medians of REPEAT runs; NDEVAL=/path/to/ndeval and TREC_EVAL=/path/to/trec_eval add the C
+# tools, DIVAEVAL_BENCH_LARGE=1 the 100M-line run (see bench/run_all.py)
+REPEAT ?= 5
 bench:
-	$(PYTHON) bench/run_all.py  # NDEVAL=/path/to/ndeval adds the C tool
+	$(PYTHON) bench/run_all.py --repeat $(REPEAT)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache bench/out

@@ -1,19 +1,78 @@
-"""``make bench``: end-to-end timings of divaeval against the reference implementations.
+"""``make bench``: divaeval timed side by side with the reference tools on the workloads of
+issue 13, and the older cases.
 
-Every timing is wall-clock for a whole command (parse + evaluate + print), best of
-``--repeat`` runs, on this machine; peak memory is the child's max RSS. The reference for the
-ndeval family is pyndeval (ndeval 4.5's C code) reading the same files in Python, and, when
-``NDEVAL=/path/to/ndeval`` names a compiled ndeval 4.5 binary, the C tool itself. Results go
-to stdout and ``bench/out/results.json``.
+Every value is the **median** of ``--repeat`` runs (``make bench REPEAT=N``; default 5) of a
+whole command (start-up, parse, evaluate, print; stdout discarded): wall time, and peak memory
+as the maximum resident set of the command's process (of the largest one, for a shell loop of
+several). Commands compared with each other run interleaved, so that a busy machine slows them
+alike. Ratios are divaeval / reference: below 1 divaeval is faster (or smaller). Results go to
+stdout and ``bench/out/results.json``; generated inputs stay in ``bench/out`` (gitignored) and
+are reused by the next run.
+
+**Reference tools.** None ships here, and nothing built from them is committed; the comparisons
+they take part in are skipped, with a note, unless the environment names them:
+
+- ``NDEVAL=/path/to/ndeval``: ndeval 4.5, the TREC Web Track's diversity evaluator: the single
+  C file ``ndeval.c`` distributed with the Web Track 2009-2012 evaluation tools (and inside the
+  pyndeval package's sources), compiled with ``cc -O2 -o ndeval ndeval.c -lm``.
+- ``TREC_EVAL=/path/to/trec_eval``: trec_eval 10, built from its public repository
+  https://github.com/usnistgov/trec_eval (a clone of the default branch, then ``make`` in it; no
+  configure step); ``trec_eval -v`` must print version 10.x.
+
+**Workloads and targets** (issue 13; ratio = divaeval / reference, the target is a maximum):
+
+1. 9 real TREC 2012 Web Track runs (``tests/fixtures/trec2012``, unzipped), ndeval's 21
+   columns: one ``divaeval RUN*9 QRELS -m ndeval -f ndeval`` against nine
+   ``ndeval -traditional QRELS RUN`` calls in a shell loop. Target: time ≤ 0.5. The values are
+   checked to be the C tool's first (the same CSV rows, run names aside).
+2. A 1M-line run + 1M-line qrels (``generate.py``: 10,000 topics × 100 documents, 5 subtopics ×
+   20 judged documents): ``divaeval RUN QRELS -m ndeval -f ndeval`` against
+   ``ndeval -traditional QRELS RUN``, whose output it reproduces byte for byte (checked first).
+   Targets: time ≤ 1.0, peak memory ≤ 2.0.
+3. A 1M-line ad hoc run (``generate_adhoc``: 10,000 topics × 100 documents, MS MARCO-like
+   integer docnos, tied scores) + 1M-line ad hoc qrels (``topic 0 docno grade``):
+   ``divaeval RUN QRELS -m ndcg_cut.10 -m map -m recip_rank`` against
+   ``trec_eval -m ndcg_cut.10 -m map -m recip_rank QRELS RUN`` (the same measure names; nDCG@10,
+   AP, RR). Every per-topic value and mean is first checked against trec_eval's (printed to 4
+   decimals, so the largest difference must be at most 5e-5 and the 4-decimal strings equal).
+   Target: time ≤ 1.0.
+4. The parse floor: reading the 1M-line run of (2) with ``divaeval.io.read_run`` in one
+   process against ``pyarrow.csv.read_csv`` (delimiter ' ', binary columns, float64 score;
+   pyarrow's default threads), and the same as whole processes (Python start-up and imports
+   included). Target: time ≤ 2.0.
+5. Scaling: ``divaeval RUN QRELS -m alpha-nDCG@20 -m ERR-IA@20`` (and with ``--jobs 2`` when
+   divaeval has it) on runs of 1M and 10M lines over 100,000 topics (10 and 100 documents a
+   topic) against one qrels of 3M lines (100,000 topics × 3 subtopics × 10 judged documents),
+   so that only the run grows. Printed: the exponent of a least-squares fit of log time
+   against log lines (1 = linear; the fixed cost of the qrels pulls it below 1), and so the
+   seconds per added million lines between consecutive sizes (equal when time is linear). The
+   100M-line case (1,000 documents a topic, MS MARCO's shape; a 3 GB file written in bounded
+   memory, about two minutes the first time) runs only with ``DIVAEVAL_BENCH_LARGE=1`` and
+   only when divaeval evaluates in bounded memory (its ``evaluate --help`` offers ``--jobs`` or
+   ``--chunk-topics``; without streaming it would need about 25 GB). Target (issue 13): peak
+   memory under 1 GiB at 100M lines, time linear in lines. ``--scale-repeat`` (default 3)
+   runs per size.
+
+Older cases kept: pyndeval on the gzipped 2012 runs, risk mode (``--baseline``, at most 1.2 ×
+the time without), the long-token inputs, start-up, and ``bench_stats.py`` and
+``bench_memory.py``. ``--quick`` keeps only the 2012 and small cases.
+
+Usage: ``NDEVAL=/tmp/ndeval-build/ndeval TREC_EVAL=/tmp/trec_eval-src/trec_eval make bench``;
+``DIVAEVAL_BENCH_LARGE=1 make bench REPEAT=3`` adds the 100M-line case.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import gzip
+import itertools
+import math
 import os
+import shutil
 import subprocess
 import sys
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -34,33 +93,13 @@ RUNS_2012 = [
 ]
 QRELS_2012 = os.path.join(FIX, "qrels-for-ndeval.txt.gz")
 OUT = os.path.join(HERE, "out")
+ADHOC_MEASURES = ["-m", "ndcg_cut.10", "-m", "map", "-m", "recip_rank"]
+TREC_EVAL_NAMES = {"ndcg_cut_10": "nDCG@10", "map": "AP", "recip_rank": "RR"}
+SCALE_MEASURES = ["-m", "alpha-nDCG@20", "-m", "ERR-IA@20"]
+SCALE_TOPICS = 100_000
 
-
-_MEASURE_CHILD = (
-    "import resource, subprocess, sys, time\n"
-    "t = time.perf_counter()\n"
-    "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
-    "t = time.perf_counter() - t\n"
-    "sys.stderr.buffer.write(p.stderr)\n"
-    "print(t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)\n"
-)
-
-
-def timed(command: list[str], repeat: int) -> tuple[float, float]:
-    """(best wall seconds, peak RSS MiB) of a command run ``repeat`` times; each run is
-    measured in its own launcher process, so the peak memory is that command's own."""
-    best = float("inf")
-    peak = 0.0
-    for _ in range(repeat):
-        proc = subprocess.run(
-            [sys.executable, "-c", _MEASURE_CHILD, *command], capture_output=True, text=True
-        )
-        seconds, rss_kib, code = proc.stdout.split()
-        if int(code) != 0:
-            raise SystemExit(f"failed: {' '.join(command)}\n{proc.stderr}")
-        best = min(best, float(seconds))
-        peak = max(peak, int(rss_kib) / 1024)
-    return best, peak
+sys.path.insert(0, HERE)
+from measure import Report, measure  # noqa: E402
 
 
 def registered(name: str) -> bool:
@@ -76,9 +115,6 @@ def registered(name: str) -> bool:
 
 def _gunzip(path: str) -> str:
     """An unzipped copy of ``path`` under bench/out (for tools that cannot read gzip)."""
-    import gzip
-    import shutil
-
     target = os.path.join(OUT, os.path.basename(path).removesuffix(".gz"))
     if not os.path.exists(target):
         with gzip.open(path, "rb") as source, open(target, "wb") as sink:
@@ -90,99 +126,95 @@ def divaeval_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "divaeval", *args]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="skip the 1M-line run")
-    args = parser.parse_args()
-    os.makedirs(OUT, exist_ok=True)
-    results: dict[str, dict] = {}
+def output(command: list[str]) -> str:
+    """The stdout of ``command`` (which must succeed)."""
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(command)}\n{proc.stderr}")
+    return proc.stdout
 
-    def record(key: str, command: list[str], repeat: int = args.repeat, **extra) -> None:
-        seconds, mib = timed(command, repeat)
-        results[key] = {"seconds": round(seconds, 3), "peak_mib": round(mib, 1), **extra}
-        print(f"{key:<58} {seconds:8.3f} s {mib:8.1f} MiB", flush=True)
 
-    # Issue 2: the 9 real 2012 runs, ndeval's 21 columns, vs pyndeval on the same files.
-    record(
-        "2012: 9 runs -m ndeval (divaeval)",
-        divaeval_cmd(*RUNS_2012, QRELS_2012, "-m", "ndeval", "-q"),
-    )
-    record(
-        "2012: 9 runs, ndeval's 21 columns (pyndeval 0.0.8)",
-        [sys.executable, os.path.join(HERE, "pyndeval_reference.py"), QRELS_2012, *RUNS_2012],
-    )
-    ratio = (
-        results["2012: 9 runs, ndeval's 21 columns (pyndeval 0.0.8)"]["seconds"]
-        / results["2012: 9 runs -m ndeval (divaeval)"]["seconds"]
-    )
-    results["ratio pyndeval/divaeval (ndeval family)"] = {"ratio": round(ratio, 2)}
-    print(f"{'  -> divaeval is faster by a factor of':<58} {ratio:8.2f}")
+def reference_tool(variable: str, report: Report) -> str | None:
+    """The executable named by the environment variable, or None (with a note)."""
+    path = os.environ.get(variable)
+    if not path:
+        report.note(f"{variable} is not set: the comparisons with it are skipped")
+        return None
+    if not os.access(path, os.X_OK):
+        raise SystemExit(f"{variable}={path} is not an executable")
+    return path
 
-    # Issue 11: risk-sensitive mode (ndeval's -baseline) must cost at most 1.2x the same
-    # evaluation. Baseline ql-cata as a separate file (a copy: a 10th run to read, judge and
-    # score) and as one of the 9 runs (its scores are reused). The three commands run in turn,
-    # so that a busy machine slows them alike.
-    import shutil
 
+def ndeval_rows(text: str) -> list[list[str]]:
+    """The value rows of ndeval CSV output (one run or several), without the run names and
+    the header lines."""
+    return [line.split(",")[1:] for line in text.splitlines() if not line.startswith("runid,")]
+
+
+# -- 1. and the older 2012 cases ---------------------------------------------------------------
+
+
+def bench_2012(report: Report, ndeval: str | None) -> None:
+    report.heading("9 real TREC 2012 runs, ndeval's 21 columns")
+    report.compare(
+        "2012 vs pyndeval",
+        ("2012: 9 runs -m ndeval -q (divaeval, gzipped files)",
+         divaeval_cmd(*RUNS_2012, QRELS_2012, "-m", "ndeval", "-q")),
+        ("2012: 9 runs, ndeval's 21 columns (pyndeval 0.0.8)",
+         [sys.executable, os.path.join(HERE, "pyndeval_reference.py"), QRELS_2012, *RUNS_2012]),
+        time_target=None, label="pyndeval",
+    )  # fmt: skip
+    if ndeval is None:
+        return
+    plain = [_gunzip(path) for path in (*RUNS_2012, QRELS_2012)]
+    runs, qrels = plain[:-1], plain[-1]
+    ours = divaeval_cmd(*runs, qrels, "-m", "ndeval", "-f", "ndeval")
+    theirs = "".join(output([ndeval, "-traditional", qrels, run]) for run in runs)
+    if ndeval_rows(output(ours)) != ndeval_rows(theirs):
+        report.note("2012: divaeval's ndeval rows differ from C ndeval's; not timed")
+        return
+    print("  check: the 9 runs' 460 ndeval rows equal C ndeval's (run names aside)")
+    loop = " ; ".join(f"{ndeval} -traditional {qrels} {run} > /dev/null" for run in runs)
+    report.compare(
+        "2012 vs C ndeval",
+        ("2012: 9 runs, one divaeval -m ndeval -f ndeval", ours),
+        ("2012: 9 runs, 9 calls of C ndeval -traditional", ["sh", "-c", loop]),
+        time_target=0.5, label="C ndeval",
+    )  # fmt: skip
+
+
+def bench_risk(report: Report, repeat: int) -> None:
+    """Issue 11: risk-sensitive mode (ndeval's -baseline) must cost at most 1.2x the same
+    evaluation. Baseline ql-cata as a separate file (a copy: a 10th run to read, judge and
+    score) and as one of the 9 runs (its scores are reused)."""
+    report.heading("risk mode (--baseline) on the 9 2012 runs")
     baseline_copy = os.path.join(OUT, "baseline-ql-cata.txt.gz")
     shutil.copy(os.path.join(FIX, "ql-cata.txt.gz"), baseline_copy)
     plain = divaeval_cmd(*RUNS_2012, QRELS_2012, "-m", "ndeval", "-q")
+    without = "2012: 9 runs -m ndeval, no baseline"
     cases = {
-        "2012: 9 runs -m ndeval, no baseline": plain,
+        without: plain,
         "2012: 9 runs -m ndeval --baseline (a separate file)": [
-            *plain,
-            "--baseline",
-            baseline_copy,
-            "--risk-alpha",
-            "5",
-        ],
+            *plain, "--baseline", baseline_copy, "--risk-alpha", "5"],
         "2012: 9 runs -m ndeval --baseline (one of the runs)": [
-            *plain,
-            "--baseline",
-            RUNS_2012[1],
-            "--risk-alpha",
-            "5",
-        ],
-    }
-    best = dict.fromkeys(cases, float("inf"))
-    for _ in range(max(3, args.repeat)):
-        for key, command in cases.items():
-            best[key] = min(best[key], timed(command, 1)[0])
-    for key, seconds in best.items():
-        results[key] = {"seconds": round(seconds, 3)}
-        print(f"{key:<58} {seconds:8.3f} s", flush=True)
-        if key != "2012: 9 runs -m ndeval, no baseline":
-            ratio = seconds / best["2012: 9 runs -m ndeval, no baseline"]
-            results[f"ratio {key} / without"] = {"ratio": round(ratio, 2)}
-            print(f"{'  -> risk mode time / plain time (limit 1.2)':<58} {ratio:8.2f}")
-    record(
+            *plain, "--baseline", RUNS_2012[1], "--risk-alpha", "5"],
+    }  # fmt: skip
+    found = measure(cases, max(3, repeat))
+    for key, command in cases.items():
+        report.add(key, found[key], show_memory=False, command=" ".join(command))
+        if key != without:
+            report.ratio(
+                f"ratio {key} / without",
+                found[key].median_seconds / found[without].median_seconds,
+                1.2,
+                "risk mode time / plain time",
+            )
+    report.time(
         "2012: divaeval risk, 9 runs, -m ndeval (URisk..GeoRisk)",
         divaeval_cmd(
             "risk", *RUNS_2012, QRELS_2012, "-m", "ndeval", "--baseline", RUNS_2012[1], "-f", "csv"
         ),
     )
-
-    ndeval = os.environ.get("NDEVAL")
-    if ndeval:
-        # The C tool itself (a binary you built; none ships here): one process per run, as
-        # ndeval takes one run at a time, on unzipped copies (ndeval cannot read gzip).
-        plain = [_gunzip(path) for path in (*RUNS_2012, QRELS_2012)]
-        loop = " ; ".join(
-            f"{ndeval} -traditional {plain[-1]} {run} > /dev/null" for run in plain[:-1]
-        )
-        record("2012: 9 runs, C ndeval 4.5 -traditional", ["sh", "-c", loop])
-        record(
-            "2012: 9 runs -m ndeval (divaeval, plain files)",
-            divaeval_cmd(*plain, "-m", "ndeval", "-q"),
-        )
-        ratio = (
-            results["2012: 9 runs, C ndeval 4.5 -traditional"]["seconds"]
-            / results["2012: 9 runs -m ndeval (divaeval, plain files)"]["seconds"]
-        )
-        results["ratio C ndeval/divaeval, 2012"] = {"ratio": round(ratio, 2)}
-        print(f"{'  -> C ndeval time / divaeval time':<58} {ratio:8.2f}")
-
     optional = {
         "2012: 9 runs -m ntcir@10,20": ["ntcir@10,20"],
         "2012: 9 runs, every metric @20": ["all@20"],
@@ -190,53 +222,270 @@ def main() -> None:
     for key, measures in optional.items():
         if all(registered(m) for m in measures):
             flags = [x for m in measures for x in ("-m", m)]
-            record(key, divaeval_cmd(*RUNS_2012, QRELS_2012, *flags, "-q"))
+            report.time(key, divaeval_cmd(*RUNS_2012, QRELS_2012, *flags, "-q"))
 
-    if not args.quick:
-        from generate import generate
 
-        qrels, run = generate(OUT, 10_000, 100, 5, 20, 42)
-        record(
-            "1M lines: alpha-nDCG@20 ERR-IA@20 strec@20",
-            divaeval_cmd(run, qrels, "-m", "alpha-ndcg@20", "-m", "err-ia@20", "-m", "strec@20"),
-        )
-        record("1M lines: -m ndeval (21 columns)", divaeval_cmd(run, qrels, "-m", "ndeval"))
-        if ndeval:
-            record("1M lines: C ndeval 4.5 -traditional", [ndeval, "-traditional", qrels, run])
-            ratio = (
-                results["1M lines: C ndeval 4.5 -traditional"]["seconds"]
-                / results["1M lines: -m ndeval (21 columns)"]["seconds"]
+# -- 2. the 1M-line ndeval workload ------------------------------------------------------------
+
+
+def bench_1m_ndeval(report: Report, ndeval: str | None) -> tuple[str, str]:
+    from generate import generate
+
+    report.heading("1M-line run + 1M-line qrels (generate.py --topics 10000 --depth 100)")
+    qrels, run = generate(OUT, 10_000, 100, 5, 20, 42)
+    report.time(
+        "1M lines: alpha-nDCG@20 ERR-IA@20 strec@20",
+        divaeval_cmd(run, qrels, "-m", "alpha-ndcg@20", "-m", "err-ia@20", "-m", "strec@20"),
+    )
+    ours = divaeval_cmd(run, qrels, "-m", "ndeval", "-f", "ndeval")
+    if ndeval is not None:
+        if output(ours) != output([ndeval, "-traditional", qrels, run]):
+            report.note("1M lines: divaeval -m ndeval -f ndeval differs from C ndeval; not timed")
+        else:
+            print("  check: divaeval -m ndeval -f ndeval prints C ndeval's output byte for byte")
+            report.compare(
+                "1M lines vs C ndeval",
+                ("1M lines: divaeval -m ndeval -f ndeval", ours),
+                ("1M lines: C ndeval -traditional", [ndeval, "-traditional", qrels, run]),
+                time_target=1.0, memory_target=2.0, label="C ndeval",
+            )  # fmt: skip
+    else:
+        report.time("1M lines: divaeval -m ndeval -f ndeval", ours)
+    extra = [m for m in ("rbu", "nDCG-IA@20", "alpha#-nDCG-IA@20") if registered(m)]
+    if extra:
+        flags = [x for m in extra for x in ("-m", m)]
+        report.time(f"1M lines: {' '.join(extra)}", divaeval_cmd(run, qrels, *flags))
+    report.time(
+        "1M lines: parse and judge only (divaeval -m strec@1)",
+        divaeval_cmd(run, qrels, "-m", "strec@1"),
+    )
+    return qrels, run
+
+
+# -- 3. ad hoc against trec_eval ---------------------------------------------------------------
+
+
+def trec_eval_values(text: str, names: dict[str, str] | None) -> dict[tuple[str, str], str]:
+    """(measure, topic) -> printed value of trec_eval-format lines (``names`` maps trec_eval's
+    measure names to divaeval's); runid and num_q lines left out."""
+    values = {}
+    for line in text.splitlines():
+        measure_name, topic, value = line.split()[:3]
+        if measure_name in ("runid", "num_q"):
+            continue
+        if names is not None:
+            measure_name = names[measure_name]
+        values[measure_name, topic] = value
+    return values
+
+
+def check_adhoc(report: Report, trec_eval: str, run: str, qrels: str) -> bool:
+    """Every per-topic value and mean of divaeval (17 decimals) against trec_eval -q's (4):
+    the largest absolute difference, and whether the 4-decimal strings are all equal."""
+    theirs = trec_eval_values(
+        output([trec_eval, "-q", *ADHOC_MEASURES, qrels, run]), TREC_EVAL_NAMES
+    )
+    ours = trec_eval_values(
+        output(divaeval_cmd(run, qrels, *ADHOC_MEASURES, "-q", "--precision", "17")), None
+    )
+    if ours.keys() != theirs.keys():
+        missing = len(theirs.keys() - ours.keys()) + len(ours.keys() - theirs.keys())
+        report.note(f"ad hoc: {missing} (measure, topic) pairs printed by one tool only")
+        return False
+    largest = max(abs(float(ours[key]) - float(theirs[key])) for key in ours)
+    differ = sum(f"{float(ours[key]):.4f}" != theirs[key] for key in ours)
+    report.results["ad hoc agreement with trec_eval"] = {
+        "values": len(ours), "max_abs_difference": largest, "differing_4_decimal_strings": differ
+    }  # fmt: skip
+    print(
+        f"  check: {len(ours):,} values (per topic and means) against trec_eval -q: largest "
+        f"absolute difference {largest:.2e} (trec_eval prints 4 decimals), "
+        f"{differ} differ when divaeval's are printed to 4 decimals"
+    )
+    if largest > 5e-5 + 1e-12 or differ:
+        report.note("ad hoc: divaeval disagrees with trec_eval; not timed")
+        return False
+    return True
+
+
+def bench_adhoc(report: Report, trec_eval: str | None) -> None:
+    from generate import generate_adhoc
+
+    report.heading("1M-line ad hoc run + 1M-line ad hoc qrels: nDCG@10, AP, RR")
+    qrels, run = generate_adhoc(OUT)
+    ours = divaeval_cmd(run, qrels, *ADHOC_MEASURES)
+    if trec_eval is None:
+        report.time("ad hoc 1M lines: divaeval -m ndcg_cut.10 -m map -m recip_rank", ours)
+        return
+    version = subprocess.run([trec_eval, "-v"], capture_output=True, text=True)
+    stated = (version.stdout + version.stderr).strip()
+    report.results["trec_eval version"] = {"version": stated}
+    print(f"  {stated}")
+    if not check_adhoc(report, trec_eval, run, qrels):
+        return
+    report.compare(
+        "ad hoc 1M lines vs trec_eval",
+        ("ad hoc 1M lines: divaeval -m ndcg_cut.10 -m map -m recip_rank", ours),
+        ("ad hoc 1M lines: trec_eval -m ndcg_cut.10 -m map -m recip_rank",
+         [trec_eval, *ADHOC_MEASURES, qrels, run]),
+        time_target=1.0, label="trec_eval",
+    )  # fmt: skip
+
+
+# -- 4. the parse floor ------------------------------------------------------------------------
+
+
+def bench_parse(report: Report, run: str, repeat: int) -> None:
+    import json
+
+    report.heading(f"parse floor: the 1M-line run of generate.py ({os.path.basename(run)})")
+    script = os.path.join(HERE, "bench_parse.py")
+    found = json.loads(output([sys.executable, script, run, "--repeat", str(repeat), "--json"]))
+    medians = found["medians"]
+    for name, seconds in medians.items():
+        report.results[f"parse in-process: {name}"] = {
+            "seconds": round(seconds, 3), "all_seconds": [round(s, 3) for s in found["all"][name]]
+        }  # fmt: skip
+        print(f"{'parse in-process: ' + name:<62} {seconds:8.3f} s", flush=True)
+    ours = medians["divaeval.io.read_run"]
+    report.ratio(
+        "ratio parse in-process: time",
+        ours / medians["pyarrow.csv.read_csv (threads)"],
+        2.0,
+        "read_run / pyarrow (threads), in-process",
+    )
+    report.ratio(
+        "ratio parse in-process, 1 thread: time",
+        ours / medians["pyarrow.csv.read_csv (1 thread)"],
+        None,
+        "read_run / pyarrow (1 thread), in-process",
+    )
+    report.compare(
+        "parse whole process",
+        ("parse whole process: python -c read_run",
+         [sys.executable, script, run, "--reader", "divaeval.io.read_run"]),
+        ("parse whole process: python -c pyarrow.csv.read_csv",
+         [sys.executable, script, run, "--reader", "pyarrow.csv.read_csv (threads)"]),
+        time_target=2.0, label="pyarrow (threads)",
+    )  # fmt: skip
+
+
+# -- 5. scaling --------------------------------------------------------------------------------
+
+
+def streaming_options() -> tuple[bool, bool]:
+    """(whether divaeval has ``--jobs``, whether it evaluates in bounded memory), read from
+    ``divaeval evaluate --help``."""
+    text = output(divaeval_cmd("evaluate", "--help"))
+    jobs = "--jobs" in text
+    return jobs, jobs or "--chunk-topics" in text
+
+
+def bench_scale(report: Report, repeat: int) -> None:
+    from generate import generate_scaled
+
+    report.heading(
+        "scaling: -m alpha-nDCG@20 -m ERR-IA@20, 100,000 topics, one 3M-line qrels "
+        "(100,000 topics x 3 subtopics x 10 judged)"
+    )
+    jobs, streaming = streaming_options()
+    sizes = [1_000_000, 10_000_000]
+    if os.environ.get("DIVAEVAL_BENCH_LARGE") == "1":
+        free = shutil.disk_usage(OUT).free
+        if not streaming:
+            report.note("scale: 100M lines skipped: this divaeval does not stream (~25 GB)")
+        elif free < 8 * 2**30:
+            report.note(f"scale: 100M lines skipped: {free / 2**30:.1f} GiB free under {OUT}")
+        else:
+            sizes.append(100_000_000)
+    else:
+        report.note("scale: 100M lines only with DIVAEVAL_BENCH_LARGE=1")
+    if not jobs:
+        report.note("scale: divaeval has no --jobs yet: one process only")
+    variants = {"": []} | ({", --jobs 2": ["--jobs", "2"]} if jobs else {})
+    seconds: dict[str, list[float]] = {name: [] for name in variants}
+    for lines in sizes:
+        qrels, run = generate_scaled(OUT, lines, topics=SCALE_TOPICS)
+        commands = {
+            f"scale {lines // 1_000_000}M lines{name}": divaeval_cmd(
+                run, qrels, *SCALE_MEASURES, *flags
             )
-            results["ratio C ndeval/divaeval, 1M lines"] = {"ratio": round(ratio, 2)}
-            print(f"{'  -> C ndeval time / divaeval time':<58} {ratio:8.2f}")
-        extra = [m for m in ("rbu", "nDCG-IA@20", "alpha#-nDCG-IA@20") if registered(m)]
-        if extra:
-            flags = [x for m in extra for x in ("-m", m)]
-            record(f"1M lines: {' '.join(extra)}", divaeval_cmd(run, qrels, *flags))
-        record(
-            "1M lines: parse only (divaeval -m strec@1)", divaeval_cmd(run, qrels, "-m", "strec@1")
+            for name, flags in variants.items()
+        }
+        found = measure(commands, repeat)
+        for name, (key, command) in zip(variants, commands.items(), strict=True):
+            report.add(key, found[key], command=" ".join(command), lines=lines)
+            seconds[name].append(found[key].median_seconds)
+            print(f"  {lines / found[key].median_seconds / 1e6:.2f} M lines/s")
+    for name, values in seconds.items():
+        slope = float(np.polyfit([math.log(n) for n in sizes], np.log(values), 1)[0])
+        report.ratio(
+            f"scale exponent{name}",
+            slope,
+            None,
+            f"exponent of time ~ lines^e, {len(sizes)} sizes{name}",
         )
+        # the fixed qrels cost hides linearity in the fit; the cost of each added line does not
+        points = list(zip(sizes, values, strict=True))
+        for (small, t_small), (large, t_large) in itertools.pairwise(points):
+            span = f"{small // 1_000_000}M to {large // 1_000_000}M lines{name}"
+            marginal = (t_large - t_small) / ((large - small) / 1e6)
+            exponent = math.log(t_large / t_small) / math.log(large / small)
+            report.results[f"scale {span}"] = {
+                "exponent": round(exponent, 3),
+                "seconds_per_million_added_lines": round(marginal, 3),
+            }
+            print(f"  {span}: {marginal:.3f} s per added million lines, exponent {exponent:.2f}")
+
+
+# -- the rest ----------------------------------------------------------------------------------
+
+
+def bench_small(report: Report) -> None:
     from generate import generate_long_token
 
+    report.heading("long tokens and start-up")
     for size in (100_000, 1_000_000, 10_000_000):  # one long docno in a 1,000-line run + qrels
         qrels, run = generate_long_token(OUT, size)
-        record(
+        report.time(
             f"1,000 lines, one {size // 1000:,} KB docno (run + qrels)",
             divaeval_cmd(run, qrels, "-m", "strec@5", "--order", "rank"),
         )
-    record("startup: divaeval --help", divaeval_cmd("--help"), repeat=5)
+    report.time("startup: divaeval --help", divaeval_cmd("--help"))
 
-    stats = os.path.join(HERE, "bench_stats.py")
-    if os.path.exists(stats):
-        print("\nresampling statistics (bench/bench_stats.py):", flush=True)
-        subprocess.run([sys.executable, stats], check=True)
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeat", type=int, default=5, help="runs per command (median)")
+    parser.add_argument("--scale-repeat", type=int, default=3, help="runs per scaling size")
+    parser.add_argument("--quick", action="store_true", help="skip the 1M-line and larger runs")
+    args = parser.parse_args()
+    if args.repeat < 1 or args.scale_repeat < 1:
+        parser.error("--repeat and --scale-repeat must be at least 1")
+    os.makedirs(OUT, exist_ok=True)
+    report = Report(OUT, args.repeat)
+    print(f"make bench: medians of {args.repeat} runs; ratio = divaeval / reference")
+    ndeval = reference_tool("NDEVAL", report)
+    trec_eval = reference_tool("TREC_EVAL", report)
+    bench_2012(report, ndeval)
+    bench_risk(report, args.repeat)
+    if not args.quick:
+        _, run_1m = bench_1m_ndeval(report, ndeval)
+        bench_adhoc(report, trec_eval)
+        bench_parse(report, run_1m, args.repeat)
+    bench_small(report)
+    if not args.quick:
+        bench_scale(report, args.scale_repeat)
+    report.write()
+    print("\nresampling statistics (bench/bench_stats.py):", flush=True)
+    subprocess.run([sys.executable, os.path.join(HERE, "bench_stats.py")], check=True)
     if not args.quick:
         print("\nthe Python API on in-memory data (bench/bench_memory.py):", flush=True)
-        subprocess.run([sys.executable, os.path.join(HERE, "bench_memory.py")], check=True)
-    with open(os.path.join(OUT, "results.json"), "w") as handle:
-        json.dump(results, handle, indent=1)
+        memory = [sys.executable, os.path.join(HERE, "bench_memory.py"), "--repeat"]
+        subprocess.run([*memory, str(args.repeat)], check=True)
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, HERE)
     main()

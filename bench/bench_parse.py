@@ -1,0 +1,93 @@
+"""The parse floor: divaeval's run reader against a pyarrow CSV read of the same file, in one
+process (imports done before the clock starts).
+
+``python bench/bench_parse.py RUN [--repeat 5] [--json]``: median wall seconds of
+``divaeval.io.read_run(RUN)`` and of ``pyarrow.csv.read_csv`` with the delimiter ' ', every
+column binary but the score (float64), with pyarrow's default threads and with one thread;
+interleaved, so that a busy machine slows them alike. The issue's target is divaeval ≤ 2 ×
+pyarrow (default threads). The whole-process comparison (startup and imports included) is in
+``run_all.py``, which runs this file's ``--reader`` mode as a command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUN_COLUMNS = ["topic", "q0", "docno", "rank", "score", "tag"]
+
+
+def pyarrow_reader(threads: bool) -> Callable[[str], int]:
+    """A pyarrow CSV read of a TREC run: ' '-delimited, no header, binary columns, float64
+    score; returns the number of rows."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    types = {name: pa.binary() for name in RUN_COLUMNS} | {"score": pa.float64()}
+
+    def read(path: str) -> int:
+        table = csv.read_csv(
+            path,
+            read_options=csv.ReadOptions(column_names=RUN_COLUMNS, use_threads=threads),
+            parse_options=csv.ParseOptions(delimiter=" "),
+            convert_options=csv.ConvertOptions(column_types=types),
+        )
+        return table.num_rows
+
+    return read
+
+
+def divaeval_reader() -> Callable[[str], int]:
+    """``divaeval.io.read_run``; returns the number of rows."""
+    from divaeval.io import read_run
+
+    def read(path: str) -> int:
+        return len(read_run(path))
+
+    return read
+
+
+READERS = {
+    "divaeval.io.read_run": divaeval_reader,
+    "pyarrow.csv.read_csv (threads)": lambda: pyarrow_reader(True),
+    "pyarrow.csv.read_csv (1 thread)": lambda: pyarrow_reader(False),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("run")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--json", action="store_true", help="print the medians as JSON")
+    parser.add_argument("--reader", choices=list(READERS), help="read RUN once with this, only")
+    args = parser.parse_args()
+    if args.reader:  # one read in a fresh process: the whole-process comparison
+        READERS[args.reader]()(args.run)
+        return
+    readers = {name: make() for name, make in READERS.items()}
+    times: dict[str, list[float]] = {name: [] for name in readers}
+    rows = {name: read(args.run) for name, read in readers.items()}  # warm the page cache
+    if len(set(rows.values())) != 1:
+        raise SystemExit(f"the readers disagree on the number of rows: {rows}")
+    for _ in range(args.repeat):
+        for name, read in readers.items():
+            started = time.perf_counter()
+            read(args.run)
+            times[name].append(time.perf_counter() - started)
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    if args.json:
+        print(json.dumps({"rows": next(iter(rows.values())), "medians": medians, "all": times}))
+        return
+    for name, seconds in medians.items():
+        print(f"{name:<40} {seconds:8.3f} s")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(HERE))
+    main()
