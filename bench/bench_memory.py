@@ -3,7 +3,7 @@
 ``python bench/bench_memory.py [--topics 10000] [--depth 100]``: the seeded synthetic data of
 ``generate.py`` (10,000 topics x 100 documents = a 1M-line run and a 1M-line qrels), scored on
 alpha-nDCG@20 from the files, from pandas DataFrames (read before the clock starts), from
-pytrec_eval-style dicts and from ir_measures-style records; best of ``--repeat`` runs. The
+pytrec_eval-style dicts and from ir_measures-style records; the median of ``--repeat`` runs. The
 numbers must be identical (checked); the difference is what turning the data into the readers'
 objects costs.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -30,13 +31,14 @@ import divaeval  # noqa: E402
 ScoredDoc = namedtuple("ScoredDoc", ["query_id", "doc_id", "score"])  # ir_measures' fields
 
 
-def best(repeat: int, call) -> tuple[float, object]:
+def median_time(repeat: int, call) -> tuple[float, object]:
+    """The median wall seconds of ``repeat`` calls, and the last call's result."""
     times, result = [], None
     for _ in range(repeat):
         started = time.perf_counter()
         result = call()
         times.append(time.perf_counter() - started)
-    return min(times), result
+    return statistics.median(times), result
 
 
 def main() -> None:
@@ -63,10 +65,10 @@ def main() -> None:
             "records": ({"gen": records}, qrels),
         }
         reference = None
-        print(f"{len(run):,} run lines, {len(qrels):,} qrels lines; alpha-nDCG@20, best of "
+        print(f"{len(run):,} run lines, {len(qrels):,} qrels lines; alpha-nDCG@20, median of "
               f"{args.repeat}")  # fmt: skip
         for name, (runs, judgments) in inputs.items():
-            seconds, table = best(
+            seconds, table = median_time(
                 args.repeat, lambda r=runs, j=judgments: divaeval.evaluate(r, j, "alpha-nDCG@20")
             )
             values = table["value"].to_numpy()  # type: ignore[index]
