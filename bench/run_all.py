@@ -49,8 +49,8 @@ they take part in are skipped, with a note, unless the environment names them:
    seconds per added million lines between consecutive sizes (equal when time is linear). The
    100M-line case (1,000 documents a topic, MS MARCO's shape; a 3 GB file written in bounded
    memory, about two minutes the first time) runs only with ``DIVAEVAL_BENCH_LARGE=1`` and
-   only when divaeval evaluates in bounded memory (its ``evaluate --help`` offers ``--jobs`` or
-   ``--chunk-topics``; without streaming it would need about 25 GB). Target (issue 13): peak
+   only when divaeval evaluates in bounded memory (its ``evaluate --help`` offers
+   ``--chunk-size``; without streaming it would need about 25 GB). Target (issue 13): peak
    memory under 1 GiB at 100M lines, time linear in lines. ``--scale-repeat`` (default 3)
    runs per size.
 
@@ -390,11 +390,10 @@ def bench_parse(report: Report, run: str, repeat: int) -> None:
 
 
 def streaming_options() -> tuple[bool, bool]:
-    """(whether divaeval has ``--jobs``, whether it evaluates in bounded memory), read from
-    ``divaeval evaluate --help``."""
+    """(whether divaeval has ``--jobs``, whether it evaluates in bounded memory: reads runs in
+    blocks of whole topics, ``--chunk-size``), read from ``divaeval evaluate --help``."""
     text = output(divaeval_cmd("evaluate", "--help"))
-    jobs = "--jobs" in text
-    return jobs, jobs or "--chunk-topics" in text
+    return "--jobs" in text, "--chunk-size" in text
 
 
 def bench_scale(report: Report, repeat: int) -> None:
