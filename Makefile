@@ -21,10 +21,12 @@ lint: dev
 	$(PYTHON) -m mypy
 
 # medians of REPEAT runs; NDEVAL=/path/to/ndeval and TREC_EVAL=/path/to/trec_eval add the C
-# tools, DIVAEVAL_BENCH_LARGE=1 the 100M-line run (see bench/run_all.py)
+# tools, DIVAEVAL_BENCH_LARGE=1 the 100M-line run, BENCH_ARGS="--only scale" one part (see
+# bench/run_all.py)
 REPEAT ?= 5
+BENCH_ARGS ?=
 bench:
-	$(PYTHON) bench/run_all.py --repeat $(REPEAT)
+	$(PYTHON) bench/run_all.py --repeat $(REPEAT) $(BENCH_ARGS)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache bench/out

@@ -52,11 +52,13 @@ they take part in are skipped, with a note, unless the environment names them:
    only when divaeval evaluates in bounded memory (its ``evaluate --help`` offers
    ``--chunk-size``; without streaming it would need about 25 GB). Target (issue 13): peak
    memory under 1 GiB at 100M lines, time linear in lines. ``--scale-repeat`` (default 3)
-   runs per size.
+   runs per size. With ``--jobs`` the peak memory of the largest process is printed and, when
+   psutil is installed, the sampled peak of all its processes' summed PSS.
 
 Older cases kept: pyndeval on the gzipped 2012 runs, risk mode (``--baseline``, at most 1.2 ×
 the time without), the long-token inputs, start-up, and ``bench_stats.py`` and
-``bench_memory.py``. ``--quick`` keeps only the 2012 and small cases.
+``bench_memory.py``. ``--quick`` keeps only the 2012 and small cases; ``--only PART,...`` runs
+some parts only (``--help`` lists them), e.g. ``python bench/run_all.py --only scale``.
 
 Usage: ``NDEVAL=/tmp/ndeval-build/ndeval TREC_EVAL=/tmp/trec_eval-src/trec_eval make bench``;
 ``DIVAEVAL_BENCH_LARGE=1 make bench REPEAT=3`` adds the 100M-line case.
@@ -65,6 +67,7 @@ Usage: ``NDEVAL=/tmp/ndeval-build/ndeval TREC_EVAL=/tmp/trec_eval-src/trec_eval 
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import itertools
 import math
@@ -244,11 +247,17 @@ def bench_risk(report: Report, repeat: int) -> None:
 # -- 2. the 1M-line ndeval workload ------------------------------------------------------------
 
 
-def bench_1m_ndeval(report: Report, ndeval: str | None) -> tuple[str, str]:
+@functools.cache
+def one_million() -> tuple[str, str]:
+    """(qrels, run) of ``generate.py --topics 10000 --depth 100``: 1M lines each."""
     from generate import generate
 
+    return generate(OUT, 10_000, 100, 5, 20, 42)
+
+
+def bench_1m_ndeval(report: Report, ndeval: str | None) -> None:
     report.heading("1M-line run + 1M-line qrels (generate.py --topics 10000 --depth 100)")
-    qrels, run = generate(OUT, 10_000, 100, 5, 20, 42)
+    qrels, run = one_million()
     report.time(
         "1M lines: alpha-nDCG@20 ERR-IA@20 strec@20",
         divaeval_cmd(run, qrels, "-m", "alpha-ndcg@20", "-m", "err-ia@20", "-m", "strec@20"),
@@ -275,7 +284,6 @@ def bench_1m_ndeval(report: Report, ndeval: str | None) -> tuple[str, str]:
         "1M lines: parse and judge only (divaeval -m strec@1)",
         divaeval_cmd(run, qrels, "-m", "strec@1"),
     )
-    return qrels, run
 
 
 # -- 3. ad hoc against trec_eval ---------------------------------------------------------------
@@ -351,9 +359,10 @@ def bench_adhoc(report: Report, trec_eval: str | None) -> None:
 # -- 4. the parse floor ------------------------------------------------------------------------
 
 
-def bench_parse(report: Report, run: str, repeat: int) -> None:
+def bench_parse(report: Report, repeat: int) -> None:
     import json
 
+    _, run = one_million()
     report.heading(f"parse floor: the 1M-line run of generate.py ({os.path.basename(run)})")
     script = os.path.join(HERE, "bench_parse.py")
     found = json.loads(output([sys.executable, script, run, "--repeat", str(repeat), "--json"]))
@@ -417,6 +426,13 @@ def bench_scale(report: Report, repeat: int) -> None:
         report.note("scale: 100M lines only with DIVAEVAL_BENCH_LARGE=1")
     if not jobs:
         report.note("scale: divaeval has no --jobs yet: one process only")
+    try:
+        import psutil  # noqa: F401
+
+        tree_memory = True
+    except ImportError:
+        tree_memory = False
+        report.note("scale: without psutil the memory of --jobs is its largest process's only")
     variants = {"": []} | ({", --jobs 2": ["--jobs", "2"]} if jobs else {})
     seconds: dict[str, list[float]] = {name: [] for name in variants}
     for lines in sizes:
@@ -427,7 +443,7 @@ def bench_scale(report: Report, repeat: int) -> None:
             )
             for name, flags in variants.items()
         }
-        found = measure(commands, repeat)
+        found = measure(commands, repeat, tree=jobs and tree_memory)
         for name, (key, command) in zip(variants, commands.items(), strict=True):
             report.add(key, found[key], command=" ".join(command), lines=lines)
             seconds[name].append(found[key].median_seconds)
@@ -476,31 +492,50 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="runs per command (median)")
     parser.add_argument("--scale-repeat", type=int, default=3, help="runs per scaling size")
     parser.add_argument("--quick", action="store_true", help="skip the 1M-line and larger runs")
+    parser.add_argument(
+        "--only",
+        metavar="PARTS",
+        help=f"run only these parts, comma-separated, of: {', '.join(PARTS)}",
+    )
     args = parser.parse_args()
     if args.repeat < 1 or args.scale_repeat < 1:
         parser.error("--repeat and --scale-repeat must be at least 1")
+    chosen = PARTS if args.only is None else args.only.split(",")
+    if unknown := set(chosen) - set(PARTS):
+        parser.error(f"unknown parts: {', '.join(sorted(unknown))} (known: {', '.join(PARTS)})")
+    if args.quick:
+        chosen = [part for part in chosen if part not in LARGE_PARTS]
     os.makedirs(OUT, exist_ok=True)
     report = Report(OUT, args.repeat)
     print(f"make bench: medians of {args.repeat} runs; ratio = divaeval / reference")
     compile_bytecode(report)
     ndeval = reference_tool("NDEVAL", report)
     trec_eval = reference_tool("TREC_EVAL", report)
-    bench_2012(report, ndeval)
-    bench_risk(report, args.repeat)
-    if not args.quick:
-        _, run_1m = bench_1m_ndeval(report, ndeval)
-        bench_adhoc(report, trec_eval)
-        bench_parse(report, run_1m, args.repeat)
-    bench_small(report)
-    if not args.quick:
-        bench_scale(report, args.scale_repeat)
-    report.write()
-    print("\nresampling statistics (bench/bench_stats.py):", flush=True)
-    subprocess.run([sys.executable, os.path.join(HERE, "bench_stats.py")], check=True)
-    if not args.quick:
-        print("\nthe Python API on in-memory data (bench/bench_memory.py):", flush=True)
-        memory = [sys.executable, os.path.join(HERE, "bench_memory.py"), "--repeat"]
-        subprocess.run([*memory, str(args.repeat)], check=True)
+    parts = {
+        "2012": lambda: bench_2012(report, ndeval),
+        "risk": lambda: bench_risk(report, args.repeat),
+        "ndeval-1m": lambda: bench_1m_ndeval(report, ndeval),
+        "adhoc": lambda: bench_adhoc(report, trec_eval),
+        "parse": lambda: bench_parse(report, args.repeat),
+        "small": lambda: bench_small(report),
+        "scale": lambda: bench_scale(report, args.scale_repeat),
+        "stats": lambda: bench_script(report, "bench_stats.py"),
+        "memory": lambda: bench_script(report, "bench_memory.py", "--repeat", str(args.repeat)),
+    }
+    for part in PARTS:
+        if part in chosen:
+            parts[part]()
+            report.write()  # after each part, so that an interrupted run keeps what it found
+
+
+def bench_script(report: Report, script: str, *args: str) -> None:
+    """One of the other bench scripts, which print their own table."""
+    report.heading(f"bench/{script}:")
+    subprocess.run([sys.executable, os.path.join(HERE, script), *args], check=True)
+
+
+PARTS = ["2012", "risk", "ndeval-1m", "adhoc", "parse", "small", "scale", "stats", "memory"]
+LARGE_PARTS = {"ndeval-1m", "adhoc", "parse", "scale", "memory"}
 
 
 if __name__ == "__main__":
