@@ -187,7 +187,7 @@ def generate_scaled(
     (at most the pool) and the rest unjudged, shuffled, with strictly decreasing scores. Both
     files are written in blocks of whole topics of about ``block_lines`` lines, each block from
     its own seeded generator: memory stays bounded (about 300 MB) whatever ``lines``, and the
-    qrels is the same file for every run size. 100M lines take 3.05 GB of disk and about two
+    qrels is the same file for every run size. 100M lines take 3.2 GB of disk and about two
     minutes.
     """
     depth = lines // topics

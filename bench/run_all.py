@@ -13,9 +13,10 @@ are reused by the next run.
 **Reference tools.** None ships here, and nothing built from them is committed; the comparisons
 they take part in are skipped, with a note, unless the environment names them:
 
-- ``NDEVAL=/path/to/ndeval``: ndeval 4.5, the TREC Web Track's diversity evaluator: the single
-  C file ``ndeval.c`` distributed with the Web Track 2009-2012 evaluation tools (and inside the
-  pyndeval package's sources), compiled with ``cc -O2 -o ndeval ndeval.c -lm``.
+- ``NDEVAL=/path/to/ndeval``: ndeval 4.5, the TREC Web Track's diversity evaluator, a single
+  C file: ``src/eval/ndeval.c`` in the GitHub repository trec-web/trec-web-2014, or
+  ``src/ndeval.c`` in seanmacavaney/pyndeval (the same file as in the pyndeval 0.0.8 sdist),
+  compiled with ``cc -O2 -o ndeval ndeval.c -lm``.
 - ``TREC_EVAL=/path/to/trec_eval``: trec_eval 10, built from its public repository
   https://github.com/usnistgov/trec_eval (a clone of the default branch, then ``make`` in it; no
   configure step); ``trec_eval -v`` must print version 10.x.
@@ -45,9 +46,9 @@ they take part in are skipped, with a note, unless the environment names them:
    divaeval has it) on runs of 1M and 10M lines over 100,000 topics (10 and 100 documents a
    topic) against one qrels of 3M lines (100,000 topics × 3 subtopics × 10 judged documents),
    so that only the run grows. Printed: the exponent of a least-squares fit of log time
-   against log lines (1 = linear; the fixed cost of the qrels pulls it below 1), and so the
+   against log lines (1 = linear; the fixed cost of the qrels pulls it below 1), and the
    seconds per added million lines between consecutive sizes (equal when time is linear). The
-   100M-line case (1,000 documents a topic, MS MARCO's shape; a 3 GB file written in bounded
+   100M-line case (1,000 documents a topic, MS MARCO's shape; a 3.2 GB file written in bounded
    memory, about two minutes the first time) runs only with ``DIVAEVAL_BENCH_LARGE=1`` and
    only when divaeval evaluates in bounded memory (its ``evaluate --help`` offers
    ``--chunk-size``; without streaming it would need about 25 GB). Target (issue 13): peak
@@ -60,8 +61,10 @@ the time without), the long-token inputs, start-up, and ``bench_stats.py`` and
 ``bench_memory.py``. ``--quick`` keeps only the 2012 and small cases; ``--only PART,...`` runs
 some parts only (``--help`` lists them), e.g. ``python bench/run_all.py --only scale``.
 
-Usage: ``NDEVAL=/tmp/ndeval-build/ndeval TREC_EVAL=/tmp/trec_eval-src/trec_eval make bench``;
-``DIVAEVAL_BENCH_LARGE=1 make bench REPEAT=3`` adds the 100M-line case.
+Usage: ``NDEVAL=/tmp/ndeval-build/ndeval TREC_EVAL=/tmp/trec_eval-src/trec_eval make bench``
+(about 15 minutes on 2 cores); ``DIVAEVAL_BENCH_LARGE=1 make bench`` adds the 100M-line case
+(about 15 minutes more: 3 runs of 2-3 minutes, with and without ``--jobs 2``), and
+``DIVAEVAL_BENCH_LARGE=1 make bench BENCH_ARGS="--only scale --scale-repeat 1"`` runs only it.
 """
 
 from __future__ import annotations
@@ -345,6 +348,8 @@ def bench_adhoc(report: Report, trec_eval: str | None) -> None:
     stated = (version.stdout + version.stderr).strip()
     report.results["trec_eval version"] = {"version": stated}
     print(f"  {stated}")
+    if "version 10." not in stated:
+        report.note(f"TREC_EVAL is not trec_eval 10 ({stated!r}); the target is about 10")
     if not check_adhoc(report, trec_eval, run, qrels):
         return
     report.compare(
