@@ -14,33 +14,37 @@ import numpy as np
 from divaeval.topics import sort_topics
 
 
-def _number(value: float, precision: int) -> str:
-    if np.isnan(value):
-        return "-nan"
-    return f"{value:.{precision}f}"
+def _rows(matrix: np.ndarray, precision: int) -> list[str]:
+    """Each row of ``matrix`` as ndeval prints it: ``%.6f`` values joined by commas, NaN as
+    ``-nan`` (glibc's printf of ndeval's NaNs)."""
+    number = f"{{:.{precision}f}}".format
+    rows = [",".join(map(number, row)) for row in matrix.tolist()]
+    if np.isnan(matrix).any():
+        rows = [row.replace("nan", "-nan") for row in rows]
+    return rows
 
 
 def write(evaluation, out: TextIO, options) -> None:
     precision = 6 if options.precision is None else options.precision
     measures = evaluation.measures
     out.write("runid,topic," + ",".join(m.name for m in measures) + "\n")
-    zero_row = ",".join(_number(0.0, precision) for _ in measures)
+    zero_row = _rows(np.zeros((1, len(measures))), precision)[0]
     for run in evaluation.runs:
-        missing = set(run.missing_topics)
-        position = {t: i for i, t in enumerate(run.topics.tolist())}
+        lines = []
         if options.per_topic or options.format == "ndeval":
-            printed = [t for t in position if t not in missing] + run.run_only_topics
-            for topic in sort_topics(printed):
-                if topic in position:
-                    i = position[topic]
-                    row = ",".join(_number(run.values[m][i], precision) for m in measures)
-                else:
-                    row = zero_row
-                out.write(f"{run.name},{topic},{row}\n")
+            missing = set(run.missing_topics)
+            topics = run.topics.tolist()
+            matrix = np.zeros((len(topics), len(measures)))
+            for column, measure in enumerate(measures):
+                matrix[:, column] = run.values[measure]
+            rows = dict(zip(topics, _rows(matrix, precision), strict=True))
+            printed = [t for t in topics if t not in missing] + run.run_only_topics
+            lines = [
+                f"{run.name},{topic},{rows.get(topic, zero_row)}\n"
+                for topic in sort_topics(printed)
+            ]
         if options.summary:
             averaged = evaluation.means(run, options.mean)
-            out.write(
-                f"{run.name},amean,"
-                + ",".join(_number(averaged[m], precision) for m in measures)
-                + "\n"
-            )
+            mean_row = np.array([[averaged[m] for m in measures]], dtype=np.float64)
+            lines.append(f"{run.name},amean,{_rows(mean_row, precision)[0]}\n")
+        out.write("".join(lines))
