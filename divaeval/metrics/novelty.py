@@ -50,59 +50,133 @@ class GreedyIdeal:
     largest marginal gain Σ_i v_i·w_i and decays w_i ← w_i·(1 − α) for the subtopics the chosen
     document is relevant to. ``pool_values[T, P, S]``: generalised gains v (None = binary);
     with them, sums equal up to :data:`TIE_TOLERANCE` (relative) are ties.
+
+    Documents of a topic with the same relevance (and gain) on every subtopic have the same
+    marginal gain at every step, so each step works on these *patterns*, not on documents: the
+    largest gain among the patterns, ties to the pattern whose next unplaced document comes
+    first in pool order, which is that document. A topic has at most 2^S − 1 binary patterns
+    however large its pool (8 on average on the TREC 2012 qrels, against 111 documents).
+    Topics whose pool is used up leave the working arrays.
     """
 
     def __init__(
         self, pool_relevant: np.ndarray, alpha: float, pool_values: np.ndarray | None = None
     ):
-        self.relevant = pool_relevant
         self.decay = 1.0 - alpha
-        n_topics, _, width = pool_relevant.shape
-        # One contiguous [T, P] plane per subtopic (v, or 1.0/0.0 for binary relevance): the
-        # marginal gain is Σ_s plane_s·w_s, summed in ascending s as ndeval does (0·w adds an
-        # exact 0, so the sums and their ties are those of ndeval's loop).
-        planes = pool_relevant if pool_values is None else np.where(pool_relevant, pool_values, 0.0)
-        self.planes = [
-            np.ascontiguousarray(planes[:, :, s], dtype=np.float64) for s in range(width)
-        ]
         self.exact_ties = pool_values is None
+        n_topics, pool, width = pool_relevant.shape
+        self.n_topics = n_topics
+        planes = pool_relevant if pool_values is None else np.where(pool_relevant, pool_values, 0.0)
         available = pool_relevant.any(axis=2)
         self.max_steps = int(available.sum(axis=1).max(initial=0))
-        self.penalty = np.where(available, 0.0, -np.inf)  # -inf: placed or never useful
+        topic, position = np.nonzero(available)  # topic-major, positions ascending
+        columns = [pool_relevant[topic, position, s] for s in range(width)]
+        if pool_values is not None:
+            columns += [planes[topic, position, s] for s in range(width)]
+        code = _row_codes(columns, len(topic))
+        if (int(code.max(initial=0)) + 1) * max(n_topics, 1) >= 1 << 62:
+            code = np.unique(code, return_inverse=True)[1].reshape(-1)
+        # documents grouped by (topic, pattern), in pool order within a pattern
+        order = np.argsort(topic * (int(code.max(initial=0)) + 1) + code, kind="stable")
+        topic, code, self.members = topic[order], code[order], position[order]
+        starts = np.flatnonzero(np.r_[True, (np.diff(topic) != 0) | (np.diff(code) != 0)])
+        starts = starts[: len(topic)]  # none without documents
+        group_topic = topic[starts]
+        first_group = np.searchsorted(group_topic, np.arange(n_topics))
+        column = np.arange(len(starts)) - first_group[group_topic]
+        n_patterns = int(column.max(initial=-1)) + 1
+        ends = np.r_[starts[1:], len(topic)]
+        #: [T, U] cursor into ``members`` (next unplaced document of the pattern) and its end
+        self.head = np.zeros((n_topics, n_patterns), dtype=np.int64)
+        self.end = np.zeros((n_topics, n_patterns), dtype=np.int64)
+        self.head[group_topic, column] = starts
+        self.end[group_topic, column] = ends
+        #: [T, U] pool position of the pattern's next document (``pool``: none left)
+        self.next = np.full((n_topics, n_patterns), pool, dtype=np.int64)
+        self.next[group_topic, column] = self.members[starts]
+        self.pool = pool
+        first_doc = (group_topic, self.members[starts])
+        self.relevant = np.zeros((n_topics, n_patterns, width), dtype=bool)
+        self.relevant[group_topic, column] = pool_relevant[first_doc]
+        values = np.zeros((n_topics, n_patterns, width))
+        values[group_topic, column] = planes[first_doc]
+        # one contiguous [T, U] plane per subtopic: the marginal gain is Σ_s plane_s·w_s,
+        # summed in ascending s as ndeval does (0·w adds an exact 0, so the sums and their ties
+        # are those of ndeval's loop over documents)
+        self.planes = [np.ascontiguousarray(values[:, :, s]) for s in range(width)]
+        self.penalty = np.where(self.next < pool, 0.0, -np.inf)  # -inf: used up or padding
         self.weight = np.ones((n_topics, width))
+        self.active = np.arange(n_topics)  # topics still in the working arrays
         self.done = np.zeros((n_topics, 0))
 
     def gains(self, length: int) -> np.ndarray:
         """g*(1..length), extending the ranking if needed (zeros past the relevant pool)."""
         if self.done.shape[1] < min(length, self.max_steps):
             self._extend(min(length, self.max_steps))
-        n_topics = self.relevant.shape[0]
         if self.done.shape[1] >= length:
             return self.done[:, :length]
         return np.concatenate(
-            [self.done, np.zeros((n_topics, length - self.done.shape[1]))], axis=1
+            [self.done, np.zeros((self.n_topics, length - self.done.shape[1]))], axis=1
         )
 
+    def _keep(self, rows: np.ndarray) -> None:
+        """Keep only the working rows ``rows`` (topics whose pool is not used up)."""
+        self.active = self.active[rows]
+        self.planes = [plane[rows] for plane in self.planes]
+        for name in ("head", "end", "next", "relevant", "penalty", "weight"):
+            setattr(self, name, getattr(self, name)[rows])
+
     def _extend(self, length: int) -> None:
-        n_topics, pool, width = self.relevant.shape
-        rows = np.arange(n_topics)
-        new = np.zeros((n_topics, length - self.done.shape[1]))
+        new = np.zeros((self.n_topics, length - self.done.shape[1]))
+        width = len(self.planes)
         for step in range(new.shape[1]):
+            if len(self.active) == 0:
+                break
             gain = self.planes[0] * self.weight[:, :1]
             for s in range(1, width):
                 gain += self.planes[s] * self.weight[:, s : s + 1]
             gain += self.penalty
-            if self.exact_ties:
-                pick = np.argmax(gain, axis=1)
-            else:
-                top = gain.max(axis=1)
-                pick = np.argmax(gain >= (top - TIE_TOLERANCE * np.abs(top))[:, None], axis=1)
+            top = gain.max(axis=1)
+            tied = (
+                gain == top[:, None]
+                if self.exact_ties
+                else (gain >= (top - TIE_TOLERANCE * np.abs(top))[:, None])
+            )
+            # among the tied patterns, the one whose next document comes first in pool order
+            pick = np.argmin(np.where(tied, self.next, self.pool), axis=1)
+            rows = np.arange(len(pick))
             best = gain[rows, pick]
-            new[:, step] = np.maximum(best, 0.0)
-            self.penalty[rows, pick] = -np.inf
+            new[self.active, step] = np.maximum(best, 0.0)
+            head = self.head[rows, pick] + 1
+            left = head < self.end[rows, pick]
+            self.head[rows, pick] = head
+            self.next[rows, pick] = np.where(left, self.members[np.where(left, head, 0)], self.pool)
+            self.penalty[rows, pick] = np.where(left, 0.0, -np.inf)
             hit = self.relevant[rows, pick] & (best > 0)[:, None]
             self.weight = np.where(hit, self.weight * self.decay, self.weight)
+            live = self.penalty.max(axis=1) == 0.0
+            if live.sum() < 0.75 * len(live):
+                self._keep(np.flatnonzero(live))
         self.done = np.concatenate([self.done, new], axis=1)
+
+
+def _row_codes(columns: list[np.ndarray], n_rows: int) -> np.ndarray:
+    """[N] int64 codes, equal exactly where the rows (``columns[c][n]`` over c) are equal bit
+    for bit: a mixed-radix number of per-column codes, re-ranked before it could overflow."""
+    code = np.zeros(n_rows, dtype=np.int64)
+    bound = 1
+    for values in columns:
+        if values.dtype == bool:
+            digits, radix = values.astype(np.int64), 2
+        else:
+            distinct, digits = np.unique(values.view(np.int64), return_inverse=True)
+            digits, radix = digits.reshape(-1), max(len(distinct), 1)
+        if bound * radix >= 1 << 62:
+            distinct, code = np.unique(code, return_inverse=True)
+            code, bound = code.reshape(-1), max(len(distinct), 1)
+        code = code * radix + digits
+        bound *= radix
+    return code
 
 
 def shared_ideal(
