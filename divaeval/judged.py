@@ -234,6 +234,29 @@ class JudgedRankings:
             self.cache[key] = self.grades >= level
         return self.cache[key]
 
+    def relevant_ranks(self, level: int, length: int) -> tuple[np.ndarray, np.ndarray]:
+        """The first ``length`` ranks that hold a document relevant (grade >= ``level``) to
+        some subtopic, in rank order: (their grades [T, R, S], 0 on padding; their 0-based ranks
+        [T, R], ``length`` on padding). A running sum over ranks whose skipped terms are all 0
+        (gains, hits) is the same sum bit for bit, so whole-run measures run over R ranks, not
+        the depth (R is 175 of 1,000 on the TREC 2012 runs). Cached."""
+        key = ("relevant-ranks", level, length)
+        if key not in self.cache:
+            grades = self.grades[:, :length]
+            relevant = np.zeros(grades.shape[:2], dtype=bool)
+            for s in range(grades.shape[2]):  # faster than .any(axis=2) over a short axis
+                relevant |= grades[:, :, s] >= level
+            topic, rank = np.nonzero(relevant)
+            counts = np.bincount(topic, minlength=self.n_topics)
+            column = np.arange(len(topic)) - np.repeat(np.cumsum(counts) - counts, counts)
+            width = int(counts.max(initial=0))
+            compact = np.zeros((self.n_topics, width, grades.shape[2]), dtype=np.int16)
+            compact[topic, column] = grades[topic, rank]
+            ranks = np.full((self.n_topics, width), length, dtype=np.int64)
+            ranks[topic, column] = rank
+            self.cache[key] = (compact, ranks)
+        return self.cache[key]
+
     def judged_only(self) -> JudgedRankings:
         """The rankings without unjudged documents (no qrels line, or a negative grade on every
         line): trec_eval's ``-J`` and ir_measures' ``judged_only=True``. The remaining documents

@@ -11,6 +11,7 @@ not yet placed, its gain Σ_s v_s·w_s summed in ascending s, the first maximum 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -90,3 +91,128 @@ def test_greedy_ties_go_to_the_first_document_of_the_pool():
     # gains .25 (w_2 = .25; w_1 = .125 does not concern it).
     relevant = np.array([[[1, 0], [0, 1], [1, 1], [1, 1]]], dtype=bool)
     assert GreedyIdeal(relevant, 0.5).gains(5).tolist() == [[2.0, 1.0, 0.25, 0.25, 0.0]]
+
+
+@st.composite
+def ranked_collections(draw):
+    """(qrels {(topic, subtopic, docno): grade}, run {topic: [docno, ...]} in ranking order):
+    long rankings, mostly unjudged, so that the whole-run measures skip many ranks."""
+    qrels: dict[tuple[str, str, str], int] = {}
+    run: dict[str, list[str]] = {}
+    for t in range(draw(st.integers(1, 4))):
+        topic = str(t + 1)
+        pool = [f"d{i}" for i in range(draw(st.integers(1, 12)))]
+        for s in range(1, draw(st.integers(1, 4)) + 1):
+            for doc in pool:
+                grade = draw(st.sampled_from([None, None, None, -2, 0, 1, 1, 2]))
+                if grade is not None:
+                    qrels[(topic, str(s), doc)] = grade
+        unjudged = [f"u{i}" for i in range(draw(st.integers(0, 40)))]
+        ranking = draw(st.permutations(pool + unjudged))
+        run[topic] = ranking[: draw(st.integers(1, len(ranking)))]
+    if not qrels:
+        qrels[("1", "1", "d0")] = 1
+    return qrels, run
+
+
+def _powers(base: float, n: int) -> list[float]:
+    """[1, base, base·base, ...] by repeated multiplication, as ndeval's ``w *= base``."""
+    out = [1.0]
+    for _ in range(n):
+        out.append(out[-1] * base)
+    return out
+
+
+def literal_whole_run(qrels, ranking, topic, alpha, beta, level, cutoff):
+    """(NRBP, nNRBP, MAP-IA) of one topic at ``cutoff`` (None: whole run), rank by rank over
+    every rank in ndeval's order of operations (reference/ndeval.md §6.6)."""
+    subtopics = sorted({s for (t, s, _) in qrels if t == topic}, key=int)
+    grade = {(s, d): g for (t, s, d), g in qrels.items() if t == topic}
+    relevant_docs = [sum(g >= level for (s2, _), g in grade.items() if s2 == s) for s in subtopics]
+    n_subtopics = sum(1 for r in relevant_docs if r)
+    decay = _powers(1.0 - alpha, len(ranking) + 1)
+    weights = _powers(beta, len(ranking) + 200)
+    factor = 1.0 - (1.0 - alpha) * beta
+    scale = factor / n_subtopics if n_subtopics else 0.0
+
+    def rbp(rows):  # Σ_r β^{r−1}·g(r), g(r) = Σ_s rel·(1 − α)^{c_s}
+        seen = [0] * len(subtopics)
+        total = 0.0
+        for r, row in enumerate(rows):
+            gain = 0.0
+            for j, is_relevant in enumerate(row):
+                gain = gain + (decay[seen[j]] if is_relevant else 0.0)
+                seen[j] += is_relevant
+            total = total + gain * weights[r]
+        return total
+
+    ranked = ranking if cutoff is None else ranking[:cutoff]
+    rows = [[grade.get((s, d), 0) >= level for s in subtopics] for d in ranked]
+    nrbp = rbp(rows) * scale
+    pool = sorted(
+        {d for (s, d), g in grade.items() if g >= level}, key=lambda d: d.encode(), reverse=True
+    )
+    pool_rows = np.array([[[grade.get((s, d), 0) >= level for s in subtopics] for d in pool]])
+    if len(pool):
+        ideal = literal_greedy(pool_rows, alpha, None, len(pool) if cutoff is None else cutoff)
+        total = 0.0
+        for r, gain in enumerate(ideal[0].tolist()):
+            total = total + gain * weights[r]
+        ideal_value = total * scale
+    else:
+        ideal_value = 0.0
+    n_nrbp = nrbp / ideal_value if ideal_value else 0.0
+    summed = 0.0
+    for j in range(len(subtopics)):
+        hits, total = 0, 0.0
+        for r, row in enumerate(rows):
+            hits += row[j]
+            total = total + (hits / (r + 1) if row[j] else 0.0)
+        summed = summed + (total / relevant_docs[j] if relevant_docs[j] else 0.0)
+    map_ia = summed / n_subtopics if n_subtopics else 0.0
+    return nrbp, n_nrbp, map_ia
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    ranked_collections(),
+    st.sampled_from([0.5, 0.25, 1.0, 0.0]),
+    st.sampled_from([0.5, 0.8, 0.0, 1.0]),
+    st.sampled_from([None, 1, 3, 17]),
+)
+def test_whole_run_measures_are_ndeval_loops(case, alpha, beta, cutoff):
+    from divaeval.judged import judge_texts, trec_run_text
+    from divaeval.metrics import compute_measures, parse_measures
+
+    qrels, run = case
+    qrels_text = "".join(f"{t} {s} {d} {g}\n" for (t, s, d), g in qrels.items())
+    pairs = [(topic, doc) for topic, docs in run.items() for doc in docs]
+    (jr,) = judge_texts(qrels_text, [trec_run_text(pairs)])
+    at = "" if cutoff is None else f"@{cutoff}"
+    names = [f"NRBP(alpha={alpha},beta={beta}){at}", f"nNRBP(alpha={alpha},beta={beta}){at}"]
+    measures = parse_measures([*names, f"MAP-IA{at}"])
+    values = compute_measures(jr, measures)
+    for row, topic in enumerate(jr.topics.tolist()):
+        expected = literal_whole_run(qrels, run[topic], topic, alpha, beta, 1, cutoff)
+        got = tuple(float(values[m][row]) for m in measures)
+        assert got == expected, (topic, got, expected)
+
+
+@pytest.mark.parametrize("beta", [0.5, 0.8, 0.3, 0.0, 1.0])
+@pytest.mark.parametrize("started", [0, 5])
+def test_rbp_length_gives_the_whole_ranking_sum(beta, started):
+    # Pools of up to 300 documents: the β-discounted sum of the ideal gains stops changing
+    # long before the pool ends (for β < 1); summed to rbp_length it is the whole sum, bit for
+    # bit, however far the ranking was built before.
+    rng = np.random.default_rng(7)
+    relevant = rng.random((6, 300, 4)) < rng.random((6, 1, 1)) * 0.6
+    greedy = GreedyIdeal(relevant, 0.5)
+    greedy.gains(started)
+    length = greedy.rbp_length(beta)
+    powers = np.cumprod(np.r_[1.0, np.full(greedy.max_steps, beta)])  # repeated products
+    whole = np.cumsum(greedy.gains(greedy.max_steps) * powers[: greedy.max_steps], axis=1)
+    short = np.cumsum(greedy.gains(length) * powers[:length], axis=1)
+    assert np.array_equal(short[:, -1], whole[:, -1])
+    if 0 < beta < 1:
+        assert length < greedy.max_steps / 2
+    assert greedy.rbp_length(beta) == length  # cached

@@ -65,49 +65,56 @@ class GreedyIdeal:
         self.decay = 1.0 - alpha
         self.exact_ties = pool_values is None
         n_topics, pool, width = pool_relevant.shape
-        self.n_topics = n_topics
+        self.n_topics, self.pool = n_topics, pool
+        self.relevant = np.ascontiguousarray(pool_relevant).reshape(n_topics * pool, width)
         planes = pool_relevant if pool_values is None else np.where(pool_relevant, pool_values, 0.0)
-        available = pool_relevant.any(axis=2)
-        self.max_steps = int(available.sum(axis=1).max(initial=0))
-        topic, position = np.nonzero(available)  # topic-major, positions ascending
-        columns = [pool_relevant[topic, position, s] for s in range(width)]
+        planes = np.ascontiguousarray(planes).reshape(n_topics * pool, width)
+        available = np.zeros((n_topics, pool), dtype=bool)
+        for s in range(width):  # faster than .any(axis=2) over a short axis
+            available |= pool_relevant[:, :, s]
+        self.remaining = available.sum(axis=1)  # unplaced documents of each working topic
+        self.max_steps = int(self.remaining.max(initial=0))
+        doc = np.flatnonzero(available)  # flat [T, P]: topic-major, pool order
+        rows = self.relevant[doc]
+        columns = [rows[:, s] for s in range(width)]
         if pool_values is not None:
-            columns += [planes[topic, position, s] for s in range(width)]
-        code = _row_codes(columns, len(topic))
+            values = planes[doc]
+            columns += [values[:, s] for s in range(width)]
+        code = _row_codes(columns, len(doc))
         if (int(code.max(initial=0)) + 1) * max(n_topics, 1) >= 1 << 62:
             code = np.unique(code, return_inverse=True)[1].reshape(-1)
         # documents grouped by (topic, pattern), in pool order within a pattern
+        topic = doc // max(pool, 1)
         order = np.argsort(topic * (int(code.max(initial=0)) + 1) + code, kind="stable")
-        topic, code, self.members = topic[order], code[order], position[order]
-        starts = np.flatnonzero(np.r_[True, (np.diff(topic) != 0) | (np.diff(code) != 0)])
-        starts = starts[: len(topic)]  # none without documents
+        doc, topic, code = doc[order], topic[order], code[order]
+        same = (topic[1:] == topic[:-1]) & (code[1:] == code[:-1])
+        #: flat [T, P]: the next document of the same pattern in pool order (``pool``: none)
+        self.successor = np.full(n_topics * pool, pool, dtype=np.int64)
+        self.successor[doc[:-1][same]] = doc[1:][same] - topic[1:][same] * pool
+        group = np.cumsum(np.r_[True, ~same]) - 1 if len(topic) else np.zeros(0, np.int64)
+        starts = np.flatnonzero(np.r_[True, ~same])[: len(topic)]
         group_topic = topic[starts]
-        first_group = np.searchsorted(group_topic, np.arange(n_topics))
-        column = np.arange(len(starts)) - first_group[group_topic]
+        column = np.arange(len(starts)) - np.searchsorted(group_topic, group_topic)
         n_patterns = int(column.max(initial=-1)) + 1
-        ends = np.r_[starts[1:], len(topic)]
-        #: [T, U] cursor into ``members`` (next unplaced document of the pattern) and its end
-        self.head = np.zeros((n_topics, n_patterns), dtype=np.int64)
-        self.end = np.zeros((n_topics, n_patterns), dtype=np.int64)
-        self.head[group_topic, column] = starts
-        self.end[group_topic, column] = ends
-        #: [T, U] pool position of the pattern's next document (``pool``: none left)
-        self.next = np.full((n_topics, n_patterns), pool, dtype=np.int64)
-        self.next[group_topic, column] = self.members[starts]
-        self.pool = pool
-        first_doc = (group_topic, self.members[starts])
-        self.relevant = np.zeros((n_topics, n_patterns, width), dtype=bool)
-        self.relevant[group_topic, column] = pool_relevant[first_doc]
-        values = np.zeros((n_topics, n_patterns, width))
-        values[group_topic, column] = planes[first_doc]
-        # one contiguous [T, U] plane per subtopic: the marginal gain is Σ_s plane_s·w_s,
-        # summed in ascending s as ndeval does (0·w adds an exact 0, so the sums and their ties
-        # are those of ndeval's loop over documents)
-        self.planes = [np.ascontiguousarray(values[:, :, s]) for s in range(width)]
-        self.penalty = np.where(self.next < pool, 0.0, -np.inf)  # -inf: used up or padding
-        self.weight = np.ones((n_topics, width))
+        #: flat [T, P]: the pattern (row of the working arrays) of each document
+        self.pattern = np.zeros(n_topics * pool, dtype=np.int64)
+        self.pattern[doc] = column[group]
+        # Working arrays, patterns x topics (topics along the contiguous axis, so that the
+        # maximum over patterns is a fast elementwise reduction): the pool position of each
+        # pattern's next unplaced document (``pool``: none left; -inf penalty), and one
+        # [U, T] plane per subtopic: the marginal gain is Σ_s plane_s·w_s, summed in ascending
+        # s as ndeval does (0·w adds an exact 0, so the sums and their ties are those of
+        # ndeval's loop over documents).
+        self.next = np.full((n_patterns, n_topics), pool, dtype=np.int64)
+        self.next[column, group_topic] = doc[starts] - group_topic * pool
+        self.penalty = np.where(self.next < pool, 0.0, -np.inf)
+        values = np.zeros((width, n_patterns, n_topics))
+        values[:, column, group_topic] = planes[doc[starts]].T
+        self.planes = list(values)
+        self.weight = np.ones((width, n_topics))
         self.active = np.arange(n_topics)  # topics still in the working arrays
         self.done = np.zeros((n_topics, 0))
+        self.rbp_lengths: dict[float, int] = {}  # β -> rbp_length(β)
 
     def gains(self, length: int) -> np.ndarray:
         """g*(1..length), extending the ranking if needed (zeros past the relevant pool)."""
@@ -119,43 +126,78 @@ class GreedyIdeal:
             [self.done, np.zeros((self.n_topics, length - self.done.shape[1]))], axis=1
         )
 
-    def _keep(self, rows: np.ndarray) -> None:
-        """Keep only the working rows ``rows`` (topics whose pool is not used up)."""
-        self.active = self.active[rows]
-        self.planes = [plane[rows] for plane in self.planes]
-        for name in ("head", "end", "next", "relevant", "penalty", "weight"):
-            setattr(self, name, getattr(self, name)[rows])
+    def rbp_length(self, beta: float, chunk: int = 16) -> int:
+        """A length L of the ideal ranking whose running sum Σ_{r≤L} β^{r−1}·g*(r), summed in
+        rank order as ``np.cumsum`` does, already equals the whole ranking's, bit for bit.
+
+        Past L every term is below half a unit in the last place of the sum, so adding it
+        changes nothing: a term of rank r > L is at most β^L·Σ_s max(v_s)·w_s (the weights
+        w_s after L steps only decrease), doubled for rounding. The ranking is extended in
+        steps of ``chunk`` ranks until that holds for every topic or the pools are used up."""
+        if beta in self.rbp_lengths:  # still enough: the sum cannot change past it
+            return self.rbp_lengths[beta]
+        powers = repeated_powers(beta, self.max_steps + 1)
+        length = min(self.done.shape[1], self.max_steps)
+        while length < self.max_steps and len(self.active):
+            if length:
+                total = np.cumsum(self.gains(length) * powers[:length], axis=1)[self.active, -1]
+            else:
+                total = np.zeros(len(self.active))
+            bound = sum(
+                plane.max(axis=0, initial=0.0) * self.weight[s]
+                for s, plane in enumerate(self.planes)
+            )
+            if np.all(2.0 * bound * powers[length] < np.spacing(total) / 2):
+                break
+            length = min(length + chunk, self.max_steps)
+            self.gains(length)
+        self.rbp_lengths[beta] = length
+        return length
+
+    def _keep(self, live: np.ndarray) -> None:
+        """Keep only the working topics ``live`` (those whose pool is not used up)."""
+        self.active = self.active[live]
+        self.planes = [plane[:, live] for plane in self.planes]
+        self.next, self.penalty = self.next[:, live], self.penalty[:, live]
+        self.weight, self.remaining = self.weight[:, live], self.remaining[live]
 
     def _extend(self, length: int) -> None:
         new = np.zeros((self.n_topics, length - self.done.shape[1]))
-        width = len(self.planes)
+        buffers = None
         for step in range(new.shape[1]):
             if len(self.active) == 0:
                 break
-            gain = self.planes[0] * self.weight[:, :1]
-            for s in range(1, width):
-                gain += self.planes[s] * self.weight[:, s : s + 1]
+            if buffers is None or buffers[0].shape != self.next.shape:
+                # reused [U, T] buffers: large temporaries would be mapped afresh every time
+                buffers = (np.empty(self.next.shape), np.empty(self.next.shape))
+                buffers += (np.empty(self.next.shape, dtype=bool), np.empty_like(self.next))
+            gain, term, tied, candidates = buffers
+            np.multiply(self.planes[0], self.weight[0], out=gain)
+            for s in range(1, len(self.planes)):
+                gain += np.multiply(self.planes[s], self.weight[s], out=term)
             gain += self.penalty
-            top = gain.max(axis=1)
-            tied = (
-                gain == top[:, None]
-                if self.exact_ties
-                else (gain >= (top - TIE_TOLERANCE * np.abs(top))[:, None])
-            )
-            # among the tied patterns, the one whose next document comes first in pool order
-            pick = np.argmin(np.where(tied, self.next, self.pool), axis=1)
-            rows = np.arange(len(pick))
-            best = gain[rows, pick]
-            new[self.active, step] = np.maximum(best, 0.0)
-            head = self.head[rows, pick] + 1
-            left = head < self.end[rows, pick]
-            self.head[rows, pick] = head
-            self.next[rows, pick] = np.where(left, self.members[np.where(left, head, 0)], self.pool)
-            self.penalty[rows, pick] = np.where(left, 0.0, -np.inf)
-            hit = self.relevant[rows, pick] & (best > 0)[:, None]
-            self.weight = np.where(hit, self.weight * self.decay, self.weight)
-            live = self.penalty.max(axis=1) == 0.0
-            if live.sum() < 0.75 * len(live):
+            top = gain.max(axis=0)
+            floor = top if self.exact_ties else top - TIE_TOLERANCE * np.abs(top)
+            np.greater_equal(gain, floor, out=tied)
+            # among the tied patterns, the document that comes first in pool order
+            candidates.fill(self.pool)
+            np.copyto(candidates, self.next, where=tied)
+            first = candidates.min(axis=0)
+            placed = np.flatnonzero(first < self.pool)
+            topic = self.active[placed]
+            doc = topic * self.pool + first[placed]  # flat [T, P] index of the chosen document
+            cell = self.pattern.take(doc) * len(first) + placed  # flat [U, T] working cell
+            best = top[placed] if self.exact_ties else gain.take(cell)
+            new[topic, step] = np.maximum(best, 0.0)
+            following = self.successor.take(doc)  # pool position
+            self.next.put(cell, following)
+            self.penalty.put(cell, np.where(following < self.pool, 0.0, -np.inf))
+            hit = (self.relevant.take(doc, axis=0) & (best > 0)[:, None]).T  # [S, placed]
+            weight = self.weight[:, placed]
+            self.weight[:, placed] = np.where(hit, weight * self.decay, weight)
+            self.remaining[placed] -= 1
+            live = self.remaining > 0
+            if np.count_nonzero(live) < 0.75 * len(live):
                 self._keep(np.flatnonzero(live))
         self.done = np.concatenate([self.done, new], axis=1)
 
@@ -179,10 +221,11 @@ def _row_codes(columns: list[np.ndarray], n_rows: int) -> np.ndarray:
     return code
 
 
-def shared_ideal(
-    material, key: tuple, build: Callable[[object], GreedyIdeal], length: int
-) -> np.ndarray:
-    """Ideal gains [T, length] for ``material``'s topics, built once on its root material.
+def shared_greedy(
+    material, key: tuple, build: Callable[[object], GreedyIdeal]
+) -> tuple[GreedyIdeal, np.ndarray | None]:
+    """The :class:`GreedyIdeal` of ``material``'s root material (built once, then cached there)
+    and ``material``'s rows in it (None: the root itself).
 
     ``build(root)`` makes the :class:`GreedyIdeal` from the root's pool; it may use only
     per-topic fields of the material it is given, so that rows of the root are valid for every
@@ -192,5 +235,13 @@ def shared_ideal(
     if state is None:
         state = build(root)
         root.cache[key] = state
+    return state, rows
+
+
+def shared_ideal(
+    material, key: tuple, build: Callable[[object], GreedyIdeal], length: int
+) -> np.ndarray:
+    """Ideal gains [T, length] for ``material``'s topics (see :func:`shared_greedy`)."""
+    state, rows = shared_greedy(material, key, build)
     gains = state.gains(length)
     return gains if rows is None else gains[rows]

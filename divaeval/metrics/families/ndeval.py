@@ -52,7 +52,7 @@ from divaeval.metrics.common import (
     repeated_powers,
     safe_divide,
 )
-from divaeval.metrics.novelty import GreedyIdeal, novelty_gains, shared_ideal
+from divaeval.metrics.novelty import GreedyIdeal, novelty_gains, shared_greedy
 from divaeval.metrics.per_aspect import average_precision, intent_aware, precision, weights_param
 from divaeval.metrics.registry import family_registrar, register_preset
 from divaeval.metrics.spec import Param, in_unit_interval
@@ -102,9 +102,10 @@ def _gain_values(material, grades: np.ndarray, relevant: np.ndarray, params) -> 
     return values
 
 
-def _ideal_gains(jr, params, rel_level: int, length: int) -> np.ndarray:
-    """Greedy ideal gains, built once per qrels and shared by every run and topic subset."""
-    alpha = params["alpha"]
+def _greedy(jr, params) -> tuple[GreedyIdeal, np.ndarray | None]:
+    """The greedy ideal, built once per qrels and shared by every run and topic subset, and
+    the rows of ``jr``'s topics in it."""
+    alpha, rel_level = params["alpha"], jr.material.rel_level
 
     def build(root):
         pool_relevant = root.pool_grades >= rel_level
@@ -112,26 +113,38 @@ def _ideal_gains(jr, params, rel_level: int, length: int) -> np.ndarray:
         return GreedyIdeal(pool_relevant, alpha, values)
 
     key = ("ndeval-greedy", alpha, rel_level, *_cascade_mode(params))
-    return shared_ideal(jr.material, key, build, length)
+    return shared_greedy(jr.material, key, build)
 
 
-def _tables(jr, params, cutoffs: tuple[int | None, ...], with_ideal_tail: bool = False):
-    """Run and ideal novelty gains over the ranks needed for ``cutoffs``."""
+def _ideal_gains(jr, params, length: int) -> np.ndarray:
+    """Greedy ideal gains g*(1..length) of ``jr``'s topics."""
+    greedy, rows = _greedy(jr, params)
+    ideal = greedy.gains(length)
+    return ideal if rows is None else ideal[rows]
+
+
+def _run_gains(jr, params, length: int) -> np.ndarray:
+    """The run's novelty gains g(1..length), cached on ``jr``."""
     alpha = params["alpha"]
-    length = depth_for(cutoffs, jr)
     rel_level = jr.material.rel_level
     key = ("novelty", alpha, rel_level, length, *_cascade_mode(params))
     if key not in jr.cache:
-        grades = jr.padded_to(length)
+        # over the ranks with a relevant document only: g is 0 elsewhere and c_i counts
+        # relevant documents (JudgedRankings.relevant_ranks)
+        grades, ranks = jr.relevant_ranks(rel_level, length)
         relevant = grades >= rel_level
         values = _gain_values(jr.material, grades, relevant, params)
-        jr.cache[key] = novelty_gains(relevant, alpha, values)
-    run = jr.cache[key]
-    ideal_length = length
-    if with_ideal_tail and any(k is None for k in cutoffs):
-        ideal_length = max(length, int(jr.material.pool_size.max(initial=0)))
-    ideal = _ideal_gains(jr, params, rel_level, ideal_length)
-    return run, ideal
+        gains = np.zeros((jr.n_topics, length))
+        inside = ranks < length
+        gains[np.nonzero(inside)[0], ranks[inside]] = novelty_gains(relevant, alpha, values)[inside]
+        jr.cache[key] = gains
+    return jr.cache[key]
+
+
+def _tables(jr, params, cutoffs: tuple[int | None, ...]):
+    """Run and ideal novelty gains over the (same) ranks needed for ``cutoffs``."""
+    length = depth_for(cutoffs, jr)
+    return _run_gains(jr, params, length), _ideal_gains(jr, params, length)
 
 
 def _subtopic_count(jr, params=None) -> np.ndarray:
@@ -226,17 +239,27 @@ def _nrbp_factor(jr, params) -> np.ndarray:
 
 def nrbp(jr, params, cutoffs):
     """NRBP = (1 − (1 − α)β)/S · Σ_r β^{r−1} g(r) (Clarke et al. 2009); whole run by default."""
-    run, _ = _tables(jr, params, cutoffs)
+    run = _run_gains(jr, params, depth_for(cutoffs, jr))
     return _rbp_sums(run, params["beta"], cutoffs) * _nrbp_factor(jr, params)
 
 
 def n_nrbp(jr, params, cutoffs):
     """nNRBP = NRBP / NRBP of the ideal ranking (full-length ideal for the whole run)."""
-    run, ideal = _tables(jr, params, cutoffs, with_ideal_tail=True)
+    beta = params["beta"]
+    length = depth_for(cutoffs, jr)
+    run = _run_gains(jr, params, length)
+    greedy, _ = _greedy(jr, params)
+    # The ideal's ranks: a cutoff k as many (zeros past the pool); the whole ranking as far as
+    # its RBP sum still changes (GreedyIdeal.rbp_length: the whole ranking's sum, bit for bit).
+    reach = max(length, greedy.max_steps)
+    ideal_length = max((min(k, reach) for k in cutoffs if k is not None), default=0)
+    if None in cutoffs:
+        ideal_length = max(ideal_length, greedy.rbp_length(beta))
+    ideal = _ideal_gains(jr, params, ideal_length)
     factor = _nrbp_factor(jr, params)
-    run_value = _rbp_sums(run, params["beta"], cutoffs) * factor
-    ideal_cutoffs = tuple(ideal.shape[1] if k is None else k for k in cutoffs)
-    ideal_value = _rbp_sums(ideal, params["beta"], ideal_cutoffs) * factor
+    run_value = _rbp_sums(run, beta, cutoffs) * factor
+    ideal_cutoffs = tuple(ideal_length if k is None else k for k in cutoffs)
+    ideal_value = _rbp_sums(ideal, beta, ideal_cutoffs) * factor
     if jr.settings.compat == "ndeval":
         with np.errstate(invalid="ignore", divide="ignore"):
             return run_value / ideal_value
@@ -249,22 +272,26 @@ def map_ia(jr, params, cutoffs):
     if params.get("weights", "uniform") == "intents":
         return intent_aware(jr, average_precision, params, cutoffs)
     length = depth_for(cutoffs, jr)
-    # [T, S, K]: running sums along the contiguous last axis (still sequential, as ndeval's
-    # T_i += h_i/r), a few times faster than along the middle axis of [T, K, S].
-    relevant = np.ascontiguousarray(
-        (jr.padded_to(length) >= jr.material.rel_level).transpose(0, 2, 1)
-    )
+    level = jr.material.rel_level
+    # Over the ranks with a relevant document only (the sums skip only zero terms), as
+    # [T, S, R]: running sums along the contiguous last axis (still sequential, as ndeval's
+    # T_i += h_i/r), a few times faster than along the middle axis of [T, R, S].
+    grades, ranks = jr.relevant_ranks(level, length)
+    relevant = np.ascontiguousarray((grades >= level).transpose(0, 2, 1))
     hits = np.cumsum(relevant, axis=2, dtype=np.int32)
-    ranks = np.arange(1.0, length + 1.0)
-    terms = np.where(relevant, hits / ranks, 0.0)
-    totals = np.cumsum(terms, axis=2)  # [T, S, K]
+    terms = np.where(relevant, hits / (ranks + 1.0)[:, None, :], 0.0)
+    totals = np.cumsum(terms, axis=2)  # [T, S, R]
     counts = jr.material.relevant_count.astype(np.float64)
+    topics = np.arange(jr.n_topics)
     out = np.zeros((jr.n_topics, len(cutoffs)))
     for column, k in enumerate(cutoffs):
         index = length if k is None else min(k, length)
-        if index == 0:
+        within = (ranks < index).sum(axis=1)  # relevant ranks in the top ``index``
+        if index == 0 or not within.any():
             continue
-        per_subtopic = safe_divide(totals[:, :, index - 1], counts)
+        last = totals[topics, :, np.maximum(within - 1, 0)]  # [T, S]
+        reached = np.where((within > 0)[:, None], last, 0.0)
+        per_subtopic = safe_divide(reached, counts)
         summed = np.zeros(jr.n_topics)
         for s in range(per_subtopic.shape[1]):
             summed += per_subtopic[:, s]
