@@ -702,6 +702,17 @@ def _order_rows(run, rows: np.ndarray, topic_code: np.ndarray, order: Order) -> 
     return perm
 
 
+def _has_repeats(keys: np.ndarray, bound: int) -> bool:
+    """Whether an int64 key in [0, ``bound``) occurs twice: by marking a table when the bound
+    is small (no sort), else by sorting."""
+    if bound > 4 * _DENSE_KEYS:
+        ordered = np.sort(keys)
+        return bool((ordered[1:] == ordered[:-1]).any())
+    seen = np.zeros(bound, dtype=bool)
+    seen[keys] = True
+    return int(np.count_nonzero(seen)) < len(keys)
+
+
 def _positions(topics_in_order: np.ndarray) -> np.ndarray:
     """0-based position of each element within its run of equal topics."""
     start = np.r_[True, topics_in_order[1:] != topics_in_order[:-1]]
@@ -739,10 +750,11 @@ def judge_run(
     rows_sorted = rows[perm]
     doc_codes = run.doc_codes[rows_sorted]
 
-    pair = topic_sorted * max(len(run.doc_words), 1) + doc_codes
-    ordered = np.sort(pair)
+    n_docs = max(len(run.doc_words), 1)
+    pair = topic_sorted * n_docs + doc_codes
     duplicate = np.zeros(len(pair), dtype=bool)
-    if (ordered[1:] == ordered[:-1]).any():  # flag every copy after the highest-ranked one
+    n_pairs = (int(topic_sorted.max(initial=0)) + 1) * n_docs
+    if _has_repeats(pair, n_pairs):  # flag every copy after the highest-ranked one
         by_pair = np.argsort(pair, kind="stable")
         duplicate[by_pair[1:]] = pair[by_pair[1:]] == pair[by_pair[:-1]]
 
@@ -787,20 +799,25 @@ def judge_run(
     else:
         kept_topic, kept_position, kept_docs = topic_sorted[keep], position[keep], doc_codes[keep]
     qdoc = index.doc_table.find(run.doc_words, run.doc_hashes)[kept_docs]
-    jrow = index.judged_rows(kept_topic, qdoc)
-    unjudged = jrow == len(index.judged_grades) - 1
+    known = np.flatnonzero(qdoc >= 0)  # docnos the qrels know (for any topic)
+    jrow = index.judged_rows(kept_topic[known], qdoc[known])
+    hit = jrow < len(index.judged_grades) - 1
+    known, jrow = known[hit], jrow[hit]  # the judged documents, and their qrels rows
 
     n_topics = len(eval_codes)
     depth = int(kept_position.max(initial=-1)) + 1
-    grades = np.zeros((n_topics, depth, index.width), dtype=np.int16)
-    judged = np.zeros((n_topics, depth), dtype=bool)
     trow = row_of_code[kept_topic]
-    grades[trow, kept_position] = index.judged_grades[jrow]
-    judged[trow, kept_position] = ~unjudged
-    scores = np.zeros((n_topics, depth), dtype=np.float64)
-    scores[trow, kept_position] = run.score[rows_sorted[keep] if not keep.all() else rows_sorted]
-    doc_rows = np.full((n_topics, depth), -1, dtype=np.int64)
-    doc_rows[trow, kept_position] = np.where(unjudged, -1, jrow)
+    cell = trow * depth + kept_position  # flat [T, D] cell of each ranked document
+    scores = np.zeros(n_topics * depth, dtype=np.float64)
+    scores[cell] = run.score[rows_sorted[keep] if not keep.all() else rows_sorted]
+    grades = np.zeros((n_topics * depth, index.width), dtype=np.int16)
+    grades[cell[known]] = index.judged_grades[jrow]
+    judged = np.zeros(n_topics * depth, dtype=bool)
+    judged[cell[known]] = True
+    doc_rows = np.full(n_topics * depth, -1, dtype=np.int64)
+    doc_rows[cell[known]] = jrow
+    grades = grades.reshape(n_topics, depth, index.width)
+    judged, scores, doc_rows = (a.reshape(n_topics, depth) for a in (judged, scores, doc_rows))
     length = np.bincount(trow, minlength=n_topics).astype(np.int64)
     in_run = np.zeros(n_topics, dtype=bool)
     in_run[row_of_code[run_topics]] = True
