@@ -306,8 +306,8 @@ class JudgedRankings:
 
 def _unique_keys(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(key, return_inverse=True)`` for int64 keys in [0, bound): by counting when
-    the bound is small (no sort), else by sorting."""
-    if bound > _DENSE_KEYS:
+    the bound is small, also next to the number of keys (no sort), else by sorting."""
+    if bound > min(_DENSE_KEYS, 32 * len(key)):
         uniques, inverse = np.unique(key, return_inverse=True)
         return uniques, inverse.reshape(-1)
     present = np.zeros(bound, dtype=bool)
@@ -381,7 +381,7 @@ class QrelsIndex:
             self.judged_row_of_key = None
             self.judged_keys = judged_keys
         grades = np.zeros((n_judged + 1, width), dtype=np.int16)  # last row: unjudged
-        grades[judged_row, column] = grade
+        grades.reshape(-1)[judged_row * width + column] = grade
         self.judged_grades = grades
         judged_topic = (judged_keys // n_docs).astype(np.int64)
         judged_doc = (judged_keys % n_docs).astype(np.int64)
@@ -405,29 +405,38 @@ class QrelsIndex:
         np.maximum.at(doc_grade, judged_row, grade)
         first_line = np.full(n_judged, len(grade), dtype=np.int64)
         np.minimum.at(first_line, judged_row, np.arange(len(grade)))
-        grade_levels, level_of = np.unique(doc_grade, return_inverse=True)
+        lowest = int(doc_grade.min(initial=0))
+        span = int(doc_grade.max(initial=0)) - lowest + 1
+        grade_levels, level_of = _unique_keys(doc_grade - lowest, span)
+        grade_levels = grade_levels + lowest
         level_counts = np.bincount(
-            judged_topic * len(grade_levels) + level_of.reshape(-1),
+            judged_topic * len(grade_levels) + level_of,
             minlength=n_topics * len(grade_levels),
         ).reshape(n_topics, len(grade_levels))
 
         # Ideal material: positively judged documents per topic, docno descending.
-        positive = grades[:n_judged].max(axis=1) > 0
+        positive = np.zeros(n_judged, dtype=bool)
+        for s in range(width):  # faster than .max(axis=1) over a short axis
+            positive |= grades[:n_judged, s] > 0
         pool_rows = np.flatnonzero(positive)
         pool_topic = judged_topic[pool_rows]
         doc_rank = byte_ranks(qrels.doc_words)[judged_doc[pool_rows]]
-        order = np.lexsort((-doc_rank, pool_topic))
+        # by topic, then docno descending: distinct keys, so their ranks are the order
+        _, slot = _unique_keys(pool_topic * n_docs + (n_docs - 1 - doc_rank), n_topics * n_docs)
+        order = np.empty_like(slot)
+        order[slot] = np.arange(len(slot))
         pool_rows, pool_topic = pool_rows[order], pool_topic[order]
         pool_size = np.bincount(pool_topic, minlength=n_topics)
         starts = np.r_[0, np.cumsum(pool_size)[:-1]]
         position = np.arange(len(pool_rows)) - starts[pool_topic]
         pool_width = max(int(pool_size.max(initial=0)), 1)
+        cell = pool_topic * pool_width + position  # flat [T, P]
         pool = np.zeros((n_topics, pool_width, width), np.int16)
-        pool[pool_topic, position] = grades[pool_rows]
+        pool.reshape(-1, width)[cell] = grades[pool_rows]
         pool_row_table = np.full((n_topics, pool_width), -1, dtype=np.int64)
-        pool_row_table[pool_topic, position] = pool_rows
+        pool_row_table.reshape(-1)[cell] = pool_rows
         pool_line_table = np.zeros((n_topics, pool_width), dtype=np.int64)
-        pool_line_table[pool_topic, position] = first_line[pool_rows]
+        pool_line_table.reshape(-1)[cell] = first_line[pool_rows]
 
         weight, nav = self._intents(
             subtopics,
@@ -605,7 +614,10 @@ class QrelsIndex:
         return np.where(known, rows, unjudged)
 
     def material(self, codes: np.ndarray) -> TopicMaterial:
-        """The material of the qrels topics with the given codes, in that order."""
+        """The material of the qrels topics with the given codes, in that order (all of them,
+        in order: the root material itself, no copy)."""
+        if len(codes) == len(self.topics) and np.array_equal(codes, np.arange(len(codes))):
+            return self.material_all
         key = codes.tobytes()
         if key not in self._materials:
             self._materials[key] = self.material_all.take(codes)
