@@ -105,7 +105,7 @@ class GreedyIdeal:
         # [U, T] plane per subtopic: the marginal gain is Σ_s plane_s·w_s, summed in ascending
         # s as ndeval does (0·w adds an exact 0, so the sums and their ties are those of
         # ndeval's loop over documents).
-        self.next = np.full((n_patterns, n_topics), pool, dtype=np.int64)
+        self.next = np.full((n_patterns, n_topics), pool, dtype=_position_type(pool))
         self.next[column, group_topic] = doc[starts] - group_topic * pool
         self.penalty = np.where(self.next < pool, 0.0, -np.inf)
         values = np.zeros((width, n_patterns, n_topics))
@@ -179,10 +179,11 @@ class GreedyIdeal:
             top = gain.max(axis=0)
             floor = top if self.exact_ties else top - TIE_TOLERANCE * np.abs(top)
             np.greater_equal(gain, floor, out=tied)
-            # among the tied patterns, the document that comes first in pool order
-            candidates.fill(self.pool)
-            np.copyto(candidates, self.next, where=tied)
-            first = candidates.min(axis=0)
+            # among the tied patterns, the document that comes first in pool order: the
+            # smallest next - (pool + 1) (negative only where tied)
+            np.multiply(tied, self.next.dtype.type(-(self.pool + 1)), out=candidates)
+            candidates += self.next
+            first = candidates.min(axis=0).astype(np.int64) + (self.pool + 1)
             placed = np.flatnonzero(first < self.pool)
             topic = self.active[placed]
             doc = topic * self.pool + first[placed]  # flat [T, P] index of the chosen document
@@ -200,6 +201,11 @@ class GreedyIdeal:
             if np.count_nonzero(live) < 0.75 * len(live):
                 self._keep(np.flatnonzero(live))
         self.done = np.concatenate([self.done, new], axis=1)
+
+
+def _position_type(pool: int) -> type:
+    """The smallest integer type for pool positions and their negated offsets."""
+    return np.int32 if pool < 1 << 30 else np.int64
 
 
 def _row_codes(columns: list[np.ndarray], n_rows: int) -> np.ndarray:
