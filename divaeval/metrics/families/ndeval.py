@@ -123,83 +123,115 @@ def _ideal_gains(jr, params, length: int) -> np.ndarray:
     return ideal if rows is None else ideal[rows]
 
 
-def _run_gains(jr, params, length: int) -> np.ndarray:
-    """The run's novelty gains g(1..length), cached on ``jr``."""
+def _compact_gains(jr, params, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """The run's novelty gains at the ranks with a relevant document among the first
+    ``length`` (g is 0 elsewhere, and c_i counts relevant documents): (gains [T, R], their
+    0-based ranks [T, R], ``length`` on padding); see JudgedRankings.relevant_ranks. Cached."""
     alpha = params["alpha"]
     rel_level = jr.material.rel_level
     key = ("novelty", alpha, rel_level, length, *_cascade_mode(params))
     if key not in jr.cache:
-        # over the ranks with a relevant document only: g is 0 elsewhere and c_i counts
-        # relevant documents (JudgedRankings.relevant_ranks)
         grades, ranks = jr.relevant_ranks(rel_level, length)
         relevant = grades >= rel_level
         values = _gain_values(jr.material, grades, relevant, params)
-        gains = np.zeros((jr.n_topics, length))
-        inside = ranks < length
-        gains[np.nonzero(inside)[0], ranks[inside]] = novelty_gains(relevant, alpha, values)[inside]
-        jr.cache[key] = gains
+        jr.cache[key] = novelty_gains(relevant, alpha, values), ranks
     return jr.cache[key]
 
 
-def _tables(jr, params, cutoffs: tuple[int | None, ...]):
-    """Run and ideal novelty gains over the (same) ranks needed for ``cutoffs``."""
-    length = depth_for(cutoffs, jr)
-    return _run_gains(jr, params, length), _ideal_gains(jr, params, length)
+def _run_gains(jr, params, length: int) -> np.ndarray:
+    """The run's novelty gains g(1..length) [T, length]."""
+    compact, ranks = _compact_gains(jr, params, length)
+    gains = np.zeros((jr.n_topics, length))
+    inside = ranks < length
+    gains[np.nonzero(inside)[0], ranks[inside]] = compact[inside]
+    return gains
 
 
-def _subtopic_count(jr, params=None) -> np.ndarray:
+def _at_ranks(running: np.ndarray, ranks: np.ndarray, cutoffs, length: int) -> np.ndarray:
+    """Values at each cutoff [T, ..., C] of running sums ``running[T, ..., R]`` taken at the
+    0-based ranks ``ranks[T, R]`` (``length`` on padding): the last one within the cutoff,
+    0 where there is none (sums of zero terms)."""
+    topics = np.arange(len(ranks))
+    out = np.zeros((*running.shape[:-1], len(cutoffs)))
+    for column, k in enumerate(cutoffs):
+        within = (ranks < (length if k is None else min(k, length))).sum(axis=1)
+        if within.any():
+            last = running[topics, ..., np.maximum(within - 1, 0)]
+            mask = (within > 0).reshape((-1,) + (1,) * (running.ndim - 2))
+            out[..., column] = np.where(mask, last, 0.0)
+    return out
+
+
+def _subtopic_count(material, params=None) -> np.ndarray:
     """S (ndeval), or with ``weights=intents`` the total weight Σ_{i∈A} w_i: the gain of one
     document of the top grade relevant to every subtopic (ideal-ideal and NRBP normaliser)."""
-    material = jr.material
     if params is not None and params.get("weights", "uniform") == "intents":
         return np.where(material.relevant_subtopic, material.intent_weight, 0.0).sum(axis=1)
     return material.n_relevant_subtopics.astype(np.float64)
 
 
-def _ideal_ideal_factors(jr, params, length: int) -> np.ndarray:
+def _ideal_ideal_factors(material, params, length: int) -> np.ndarray:
     """f_r = S·(1−α)^{r−1} by repeated multiplication from f = S (§6.6 step 4); the
     ideal-ideal values are running sums of f_r·disc(r) or f_r/r."""
-    factors = np.empty((jr.n_topics, length))
+    factors = np.empty((len(material.topics), length))
     factors[:, :] = 1.0 - params["alpha"]
     if length:
-        factors[:, 0] = _subtopic_count(jr, params)
+        factors[:, 0] = _subtopic_count(material, params)
     return np.multiply.accumulate(factors, axis=1)
+
+
+def _discounted_sums(values: np.ndarray, kind: str) -> np.ndarray:
+    """Running sums of g(r)·disc(r) (kind 'dcg') or g(r)/r (kind 'err', as ndeval divides)."""
+    length = values.shape[1]
+    if kind == "dcg":
+        return np.cumsum(values * log2_discount(length)[None, :], axis=1)
+    return np.cumsum(values / np.arange(1.0, length + 1.0)[None, :], axis=1)
+
+
+def _ideal_side(jr, params, cutoffs, kind: str, length: int):
+    """(C_k of the ideal ranking, II(k), whether II's series goes on past ``length``) for
+    ``jr``'s topics: values of the qrels alone, computed once on the root material and shared
+    by every run and topic subset."""
+    greedy, rows = _greedy(jr, params)
+    root = jr.material.root()[0]
+    key = ("ndeval-ideal-side", kind, params["alpha"], root.rel_level, *_cascade_mode(params))
+    key += (length, cutoffs)
+    if key not in root.cache:
+        factors = _ideal_ideal_factors(root, params, length)
+        ideal_ideal = _discounted_sums(factors, kind)
+        beyond = np.zeros(len(root.topics), dtype=bool)
+        if length and any(k is not None and k > length for k in cutoffs):
+            # arrays stop where the rankings do (depth_for); the ideal-ideal series would go on
+            next_factor = factors[:, -1] * (1.0 - params["alpha"])
+            next_term = next_factor / (length + 1.0)
+            if kind == "dcg":
+                next_term = next_factor / np.log2(length + 2.0)
+            beyond = ideal_ideal[:, -1] + next_term != ideal_ideal[:, -1]
+        ideal_k = at_cutoffs(_discounted_sums(greedy.gains(length), kind), cutoffs)
+        root.cache[key] = (ideal_k, at_cutoffs(ideal_ideal, cutoffs), beyond)
+    values = root.cache[key]
+    return values if rows is None else tuple(value[rows] for value in values)
 
 
 def _normalised(jr, params, cutoffs, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(N_k(run), N_k(ideal)) with N_k = C_k/II(k): the ndeval-normalised DCG (kind 'dcg')
-    or ERR (kind 'err') at each cutoff."""
-    run, ideal = _tables(jr, params, cutoffs)
-    length = run.shape[1]
-    factors = _ideal_ideal_factors(jr, params, length)
-    if kind == "dcg":
-        discount = log2_discount(length)[None, :]
-        run_sum = np.cumsum(run * discount, axis=1)
-        ideal_sum = np.cumsum(ideal * discount, axis=1)
-        ideal_ideal = np.cumsum(factors * discount, axis=1)
-    else:  # ndeval divides by the rank: g(r)/r and f_r/r
-        ranks = np.arange(1.0, length + 1.0)[None, :]
-        run_sum = np.cumsum(run / ranks, axis=1)
-        ideal_sum = np.cumsum(ideal / ranks, axis=1)
-        ideal_ideal = np.cumsum(factors / ranks, axis=1)
-    run_k = at_cutoffs(run_sum, cutoffs)
-    ideal_k = at_cutoffs(ideal_sum, cutoffs)
-    norm_k = at_cutoffs(ideal_ideal, cutoffs)
-    if length and any(k is not None and k > length for k in cutoffs):
-        # arrays stop where the rankings do (depth_for); the ideal-ideal series would go on
-        next_factor = factors[:, -1] * (1.0 - params["alpha"])
-        next_term = next_factor / (length + 1.0)
-        if kind == "dcg":
-            next_term = next_factor / np.log2(length + 2.0)
-        if np.any(ideal_ideal[:, -1] + next_term != ideal_ideal[:, -1]):
-            warn(
-                f"{kind.upper()}-based ndeval measure with alpha={params['alpha']:g} at a "
-                f"cutoff above {length} ranks: the ideal-ideal normaliser is summed over the "
-                f"first {length} ranks only"
-            )
-    raw_at_one = np.array([k == 1 for k in cutoffs]) & (jr.settings.compat == "ndeval")
-    run_n = np.where(raw_at_one, run_k, safe_divide(run_k, norm_k))
-    ideal_n = np.where(raw_at_one, ideal_k, safe_divide(ideal_k, norm_k))
+    or ERR (kind 'err') at each cutoff (cached on ``jr``: nERR-IA reuses ERR-IA's)."""
+    key = ("ndeval-normalised", kind, params["alpha"], *_cascade_mode(params), cutoffs)
+    if key not in jr.cache:
+        length = depth_for(cutoffs, jr)
+        run_k = at_cutoffs(_discounted_sums(_run_gains(jr, params, length), kind), cutoffs)
+        ideal_k, norm_k, beyond = _ideal_side(jr, params, cutoffs, kind, length)
+        raw_at_one = np.array([k == 1 for k in cutoffs]) & (jr.settings.compat == "ndeval")
+        run_n = np.where(raw_at_one, run_k, safe_divide(run_k, norm_k))
+        ideal_n = np.where(raw_at_one, ideal_k, safe_divide(ideal_k, norm_k))
+        jr.cache[key] = (run_n, ideal_n, bool(beyond.any()), length)
+    run_n, ideal_n, beyond, length = jr.cache[key]
+    if beyond:
+        warn(
+            f"{kind.upper()}-based ndeval measure with alpha={params['alpha']:g} at a "
+            f"cutoff above {length} ranks: the ideal-ideal normaliser is summed over the "
+            f"first {length} ranks only"
+        )
     return run_n, ideal_n
 
 
@@ -231,23 +263,34 @@ def _rbp_sums(gains: np.ndarray, beta: float, cutoffs) -> np.ndarray:
     return at_cutoffs(np.cumsum(gains * weights[None, :], axis=1), cutoffs)
 
 
+def _run_rbp_sums(jr, params, cutoffs) -> np.ndarray:
+    """Σ_{r≤k} β^{r−1} g(r) of the run at each cutoff, summed over the ranks with a relevant
+    document only (the other terms are 0). Cached: NRBP and nNRBP share it."""
+    key = ("ndeval-rbp", params["alpha"], params["beta"], *_cascade_mode(params), cutoffs)
+    if key not in jr.cache:
+        length = depth_for(cutoffs, jr)
+        gains, ranks = _compact_gains(jr, params, length)
+        weights = repeated_powers(params["beta"], length + 1)[ranks]  # β^{r−1} (0 on padding)
+        running = np.cumsum(gains * weights, axis=1)
+        jr.cache[key] = _at_ranks(running, ranks, cutoffs, length)
+    return jr.cache[key]
+
+
 def _nrbp_factor(jr, params) -> np.ndarray:
     alpha, beta = params["alpha"], params["beta"]
     factor = 1.0 - (1.0 - alpha) * beta
-    return safe_divide(np.full(jr.n_topics, factor), _subtopic_count(jr, params))[:, None]
+    return safe_divide(np.full(jr.n_topics, factor), _subtopic_count(jr.material, params))[:, None]
 
 
 def nrbp(jr, params, cutoffs):
     """NRBP = (1 − (1 − α)β)/S · Σ_r β^{r−1} g(r) (Clarke et al. 2009); whole run by default."""
-    run = _run_gains(jr, params, depth_for(cutoffs, jr))
-    return _rbp_sums(run, params["beta"], cutoffs) * _nrbp_factor(jr, params)
+    return _run_rbp_sums(jr, params, cutoffs) * _nrbp_factor(jr, params)
 
 
 def n_nrbp(jr, params, cutoffs):
     """nNRBP = NRBP / NRBP of the ideal ranking (full-length ideal for the whole run)."""
     beta = params["beta"]
     length = depth_for(cutoffs, jr)
-    run = _run_gains(jr, params, length)
     greedy, _ = _greedy(jr, params)
     # The ideal's ranks: a cutoff k as many (zeros past the pool); the whole ranking as far as
     # its RBP sum still changes (GreedyIdeal.rbp_length: the whole ranking's sum, bit for bit).
@@ -257,7 +300,7 @@ def n_nrbp(jr, params, cutoffs):
         ideal_length = max(ideal_length, greedy.rbp_length(beta))
     ideal = _ideal_gains(jr, params, ideal_length)
     factor = _nrbp_factor(jr, params)
-    run_value = _rbp_sums(run, beta, cutoffs) * factor
+    run_value = _run_rbp_sums(jr, params, cutoffs) * factor
     ideal_cutoffs = tuple(ideal_length if k is None else k for k in cutoffs)
     ideal_value = _rbp_sums(ideal, beta, ideal_cutoffs) * factor
     if jr.settings.compat == "ndeval":
@@ -282,20 +325,14 @@ def map_ia(jr, params, cutoffs):
     terms = np.where(relevant, hits / (ranks + 1.0)[:, None, :], 0.0)
     totals = np.cumsum(terms, axis=2)  # [T, S, R]
     counts = jr.material.relevant_count.astype(np.float64)
-    topics = np.arange(jr.n_topics)
+    reached = _at_ranks(totals, ranks, cutoffs, length)  # [T, S, C]
     out = np.zeros((jr.n_topics, len(cutoffs)))
-    for column, k in enumerate(cutoffs):
-        index = length if k is None else min(k, length)
-        within = (ranks < index).sum(axis=1)  # relevant ranks in the top ``index``
-        if index == 0 or not within.any():
-            continue
-        last = totals[topics, :, np.maximum(within - 1, 0)]  # [T, S]
-        reached = np.where((within > 0)[:, None], last, 0.0)
-        per_subtopic = safe_divide(reached, counts)
+    for column in range(len(cutoffs)):
+        per_subtopic = safe_divide(reached[:, :, column], counts)
         summed = np.zeros(jr.n_topics)
         for s in range(per_subtopic.shape[1]):
             summed += per_subtopic[:, s]
-        out[:, column] = safe_divide(summed, _subtopic_count(jr))
+        out[:, column] = safe_divide(summed, _subtopic_count(jr.material))
     return out
 
 
@@ -313,7 +350,7 @@ def p_ia(jr, params, cutoffs):
         return intent_aware(jr, precision, params, cutoffs)
     _, counts = _covered_counts(jr, cutoffs)
     ks = np.array(cutoffs, dtype=np.float64)
-    return safe_divide(counts, ks[None, :] * _subtopic_count(jr)[:, None])
+    return safe_divide(counts, ks[None, :] * _subtopic_count(jr.material)[:, None])
 
 
 def strec(jr, params, cutoffs):
@@ -321,7 +358,7 @@ def strec(jr, params, cutoffs):
     length = depth_for(cutoffs, jr)
     relevant = jr.padded_to(length) >= jr.material.rel_level
     seen = np.maximum.accumulate(relevant, axis=1).sum(axis=2).astype(np.float64)
-    return safe_divide(at_cutoffs(seen, cutoffs), _subtopic_count(jr)[:, None])
+    return safe_divide(at_cutoffs(seen, cutoffs), _subtopic_count(jr.material)[:, None])
 
 
 _spec = family_registrar(
