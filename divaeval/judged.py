@@ -176,6 +176,12 @@ class TopicMaterial:
         return nonnegative - self.relevant_documents(level) if level > 0 else 0 * nonnegative
 
 
+def _rows(matrix: np.ndarray) -> np.ndarray:
+    """The rows of a C-contiguous 2-D array as a 1-D array of records (a view): numpy gathers
+    and scatters short rows (a grade per subtopic) a few times faster this way."""
+    return matrix.view(np.dtype((np.void, matrix.shape[1] * matrix.itemsize)))[:, 0]
+
+
 def _rows_of(values: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     return None if values is None else values[rows]
 
@@ -243,17 +249,20 @@ class JudgedRankings:
         key = ("relevant-ranks", level, length)
         if key not in self.cache:
             grades = self.grades[:, :length]
-            relevant = np.zeros(grades.shape[:2], dtype=bool)
-            for s in range(grades.shape[2]):  # faster than .any(axis=2) over a short axis
+            n_topics, depth, width = grades.shape
+            relevant = np.zeros((n_topics, depth), dtype=bool)
+            for s in range(width):  # faster than .any(axis=2) over a short axis
                 relevant |= grades[:, :, s] >= level
-            topic, rank = np.nonzero(relevant)
-            counts = np.bincount(topic, minlength=self.n_topics)
-            column = np.arange(len(topic)) - np.repeat(np.cumsum(counts) - counts, counts)
-            width = int(counts.max(initial=0))
-            compact = np.zeros((self.n_topics, width, grades.shape[2]), dtype=np.int16)
-            compact[topic, column] = grades[topic, rank]
-            ranks = np.full((self.n_topics, width), length, dtype=np.int64)
-            ranks[topic, column] = rank
+            cell = np.flatnonzero(relevant)  # flat [T, D], topic-major
+            topic, rank = np.divmod(cell, max(depth, 1))
+            counts = np.bincount(topic, minlength=n_topics)
+            column = np.arange(len(cell)) - np.repeat(np.cumsum(counts) - counts, counts)
+            size = int(counts.max(initial=0))
+            slot = topic * size + column  # flat [T, R]
+            compact = np.zeros((n_topics, size, width), dtype=np.int16)
+            _rows(compact.reshape(-1, width))[slot] = _rows(grades.reshape(-1, width))[cell]
+            ranks = np.full((n_topics, size), length, dtype=np.int64)
+            ranks.reshape(-1)[slot] = rank
             self.cache[key] = (compact, ranks)
         return self.cache[key]
 
@@ -432,7 +441,7 @@ class QrelsIndex:
         pool_width = max(int(pool_size.max(initial=0)), 1)
         cell = pool_topic * pool_width + position  # flat [T, P]
         pool = np.zeros((n_topics, pool_width, width), np.int16)
-        pool.reshape(-1, width)[cell] = grades[pool_rows]
+        _rows(pool.reshape(-1, width))[cell] = _rows(grades)[pool_rows]
         pool_row_table = np.full((n_topics, pool_width), -1, dtype=np.int64)
         pool_row_table.reshape(-1)[cell] = pool_rows
         pool_line_table = np.zeros((n_topics, pool_width), dtype=np.int64)
@@ -823,7 +832,7 @@ def judge_run(
     scores = np.zeros(n_topics * depth, dtype=np.float64)
     scores[cell] = run.score[rows_sorted[keep] if not keep.all() else rows_sorted]
     grades = np.zeros((n_topics * depth, index.width), dtype=np.int16)
-    grades[cell[known]] = index.judged_grades[jrow]
+    _rows(grades)[cell[known]] = _rows(index.judged_grades)[jrow]
     judged = np.zeros(n_topics * depth, dtype=bool)
     judged[cell[known]] = True
     doc_rows = np.full(n_topics * depth, -1, dtype=np.int64)
