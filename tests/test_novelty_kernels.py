@@ -200,13 +200,16 @@ def test_whole_run_measures_are_ndeval_loops(case, alpha, beta, cutoff):
 
 @pytest.mark.parametrize("beta", [0.5, 0.8, 0.3, 0.0, 1.0])
 @pytest.mark.parametrize("started", [0, 5])
-def test_rbp_length_gives_the_whole_ranking_sum(beta, started):
+@pytest.mark.parametrize("generalised", [False, True])
+def test_rbp_length_gives_the_whole_ranking_sum(beta, started, generalised):
     # Pools of up to 300 documents: the β-discounted sum of the ideal gains stops changing
     # long before the pool ends (for β < 1); summed to rbp_length it is the whole sum, bit for
-    # bit, however far the ranking was built before.
+    # bit, however far the ranking was built before, with binary or generalised gains (whose
+    # near-ties may pick a gain just below the largest).
     rng = np.random.default_rng(7)
     relevant = rng.random((6, 300, 4)) < rng.random((6, 1, 1)) * 0.6
-    greedy = GreedyIdeal(relevant, 0.5)
+    values = rng.choice([0.25, 0.5, 1 / 3, 1.0], size=relevant.shape) if generalised else None
+    greedy = GreedyIdeal(relevant, 0.5, values)
     greedy.gains(started)
     length = greedy.rbp_length(beta)
     powers = np.cumprod(np.r_[1.0, np.full(greedy.max_steps, beta)])  # repeated products

@@ -113,44 +113,47 @@ class GreedyIdeal:
         self.planes = list(values)
         self.weight = np.ones((width, n_topics))
         self.active = np.arange(n_topics)  # topics still in the working arrays
-        self.done = np.zeros((n_topics, 0))
+        self.length = 0  # ranks built so far: the first columns of ``built``
+        self.built = np.zeros((n_topics, 0))
+        self.buffers: tuple = ()
         self.rbp_lengths: dict[float, int] = {}  # β -> rbp_length(β)
 
     def gains(self, length: int) -> np.ndarray:
         """g*(1..length), extending the ranking if needed (zeros past the relevant pool)."""
-        if self.done.shape[1] < min(length, self.max_steps):
+        if self.length < min(length, self.max_steps):
             self._extend(min(length, self.max_steps))
-        if self.done.shape[1] >= length:
-            return self.done[:, :length]
+        if length <= self.length:
+            return self.built[:, :length]
         return np.concatenate(
-            [self.done, np.zeros((self.n_topics, length - self.done.shape[1]))], axis=1
+            [self.built[:, : self.length], np.zeros((self.n_topics, length - self.length))],
+            axis=1,
         )
 
-    def rbp_length(self, beta: float, chunk: int = 16) -> int:
+    def rbp_length(self, beta: float) -> int:
         """A length L of the ideal ranking whose running sum Σ_{r≤L} β^{r−1}·g*(r), summed in
         rank order as ``np.cumsum`` does, already equals the whole ranking's, bit for bit.
 
-        Past L every term is below half a unit in the last place of the sum, so adding it
-        changes nothing: a term of rank r > L is at most β^L·Σ_s max(v_s)·w_s (the weights
-        w_s after L steps only decrease), doubled for rounding. The ranking is extended in
-        steps of ``chunk`` ranks until that holds for every topic or the pools are used up."""
+        The greedy gains never grow (weights only decay, the pool only shrinks; within
+        :data:`TIE_TOLERANCE` with generalised gains), so past L every term is at most
+        g*(L)·β^L, doubled here for the tolerance: once that is below half a unit in the
+        last place of the sum, adding it changes nothing. The ranking is extended one rank at
+        a time until that holds for every topic or the pools are used up."""
         if beta in self.rbp_lengths:  # still enough: the sum cannot change past it
             return self.rbp_lengths[beta]
         powers = repeated_powers(beta, self.max_steps + 1)
-        length = min(self.done.shape[1], self.max_steps)
-        while length < self.max_steps and len(self.active):
+        length = min(self.length, self.max_steps)
+        if length:
+            total = np.cumsum(self.gains(length) * powers[:length], axis=1)[:, -1]
+        else:
+            total = np.zeros(self.n_topics)
+        while length < self.max_steps:
             if length:
-                total = np.cumsum(self.gains(length) * powers[:length], axis=1)[self.active, -1]
-            else:
-                total = np.zeros(len(self.active))
-            bound = sum(
-                plane.max(axis=0, initial=0.0) * self.weight[s]
-                for s, plane in enumerate(self.planes)
-            )
-            if np.all(2.0 * bound * powers[length] < np.spacing(total) / 2):
-                break
-            length = min(length + chunk, self.max_steps)
-            self.gains(length)
+                bound = 2.0 * (self.built[:, length - 1] * powers[length])
+                if np.all(bound < np.spacing(total) / 2):
+                    break
+            self.gains(length + 1)
+            total = total + self.built[:, length] * powers[length]  # rank by rank, as cumsum
+            length += 1
         self.rbp_lengths[beta] = length
         return length
 
@@ -162,16 +165,22 @@ class GreedyIdeal:
         self.weight, self.remaining = self.weight[:, live], self.remaining[live]
 
     def _extend(self, length: int) -> None:
-        new = np.zeros((self.n_topics, length - self.done.shape[1]))
-        buffers = None
-        for step in range(new.shape[1]):
+        if length > self.built.shape[1]:  # room for the new ranks, grown geometrically
+            room = min(max(length, 2 * self.built.shape[1]), self.max_steps)
+            grown = np.zeros((self.n_topics, room))
+            grown[:, : self.length] = self.built[:, : self.length]
+            self.built = grown
+        new = self.built
+        for step in range(self.length, length):
+            self.length = step + 1
             if len(self.active) == 0:
-                break
-            if buffers is None or buffers[0].shape != self.next.shape:
+                continue
+            if not self.buffers or self.buffers[0].shape != self.next.shape:
                 # reused [U, T] buffers: large temporaries would be mapped afresh every time
-                buffers = (np.empty(self.next.shape), np.empty(self.next.shape))
-                buffers += (np.empty(self.next.shape, dtype=bool), np.empty_like(self.next))
-            gain, term, tied, candidates = buffers
+                shape = self.next.shape
+                self.buffers = (np.empty(shape), np.empty(shape), np.empty(shape, dtype=bool))
+                self.buffers += (np.empty_like(self.next),)
+            gain, term, tied, candidates = self.buffers
             np.multiply(self.planes[0], self.weight[0], out=gain)
             for s in range(1, len(self.planes)):
                 gain += np.multiply(self.planes[s], self.weight[s], out=term)
@@ -200,7 +209,6 @@ class GreedyIdeal:
             live = self.remaining > 0
             if np.count_nonzero(live) < 0.75 * len(live):
                 self._keep(np.flatnonzero(live))
-        self.done = np.concatenate([self.done, new], axis=1)
 
 
 def _position_type(pool: int) -> type:
