@@ -69,18 +69,17 @@ class GreedyIdeal:
         self.relevant = np.ascontiguousarray(pool_relevant).reshape(n_topics * pool, width)
         planes = pool_relevant if pool_values is None else np.where(pool_relevant, pool_values, 0.0)
         planes = np.ascontiguousarray(planes).reshape(n_topics * pool, width)
-        available = np.zeros((n_topics, pool), dtype=bool)
-        for s in range(width):  # faster than .any(axis=2) over a short axis
-            available |= pool_relevant[:, :, s]
+        # a code per document, equal for documents of a topic with the same relevance (and
+        # gains) on every subtopic; 0: relevant to none, never useful
+        code, bound = _relevance_codes(pool_relevant)
+        available = code != 0
         self.remaining = available.sum(axis=1)  # unplaced documents of each working topic
         self.max_steps = int(self.remaining.max(initial=0))
         doc = np.flatnonzero(available)  # flat [T, P]: topic-major, pool order
-        rows = self.relevant[doc]
-        columns = [rows[:, s] for s in range(width)]
+        code = code.reshape(-1)[doc].astype(np.int64)
         if pool_values is not None:
             values = planes[doc]
-            columns += [values[:, s] for s in range(width)]
-        code = _row_codes(columns, len(doc))
+            code = _row_codes([values[:, s] for s in range(width)], code, bound)
         if (int(code.max(initial=0)) + 1) * max(n_topics, 1) >= 1 << 62:
             code = np.unique(code, return_inverse=True)[1].reshape(-1)
         # documents grouped by (topic, pattern), in pool order within a pattern
@@ -90,11 +89,14 @@ class GreedyIdeal:
         same = (topic[1:] == topic[:-1]) & (code[1:] == code[:-1])
         #: flat [T, P]: the next document of the same pattern in pool order (``pool``: none)
         self.successor = np.full(n_topics * pool, pool, dtype=np.int64)
-        self.successor[doc[:-1][same]] = doc[1:][same] - topic[1:][same] * pool
+        linked = np.flatnonzero(same)
+        self.successor[doc[linked]] = doc[linked + 1] - topic[linked + 1] * pool
         group = np.cumsum(np.r_[True, ~same]) - 1 if len(topic) else np.zeros(0, np.int64)
         starts = np.flatnonzero(np.r_[True, ~same])[: len(topic)]
         group_topic = topic[starts]
-        column = np.arange(len(starts)) - np.searchsorted(group_topic, group_topic)
+        new_topic = np.r_[True, group_topic[1:] != group_topic[:-1]][: len(starts)]
+        first_group = np.maximum.accumulate(np.where(new_topic, np.arange(len(starts)), 0))
+        column = np.arange(len(starts)) - first_group
         n_patterns = int(column.max(initial=-1)) + 1
         #: flat [T, P]: the pattern (row of the working arrays) of each document
         self.pattern = np.zeros(n_topics * pool, dtype=np.int64)
@@ -105,12 +107,16 @@ class GreedyIdeal:
         # [U, T] plane per subtopic: the marginal gain is Σ_s plane_s·w_s, summed in ascending
         # s as ndeval does (0·w adds an exact 0, so the sums and their ties are those of
         # ndeval's loop over documents).
+        cell = column * n_topics + group_topic  # flat [U, T] cell of each pattern
         self.next = np.full((n_patterns, n_topics), pool, dtype=_position_type(pool))
-        self.next[column, group_topic] = doc[starts] - group_topic * pool
+        self.next.put(cell, doc[starts] - group_topic * pool)
         self.penalty = np.where(self.next < pool, 0.0, -np.inf)
-        values = np.zeros((width, n_patterns, n_topics))
-        values[:, column, group_topic] = planes[doc[starts]].T
-        self.planes = list(values)
+        first = planes[doc[starts]].astype(np.float64)  # [patterns, S]: v of each pattern
+        self.planes = []
+        for s in range(width):
+            plane = np.zeros((n_patterns, n_topics))
+            plane.put(cell, first[:, s])
+            self.planes.append(plane)
         self.weight = np.ones((width, n_topics))
         self.active = np.arange(n_topics)  # topics still in the working arrays
         self.length = 0  # ranks built so far: the first columns of ``built``
@@ -216,11 +222,30 @@ def _position_type(pool: int) -> type:
     return np.int32 if pool < 1 << 30 else np.int64
 
 
-def _row_codes(columns: list[np.ndarray], n_rows: int) -> np.ndarray:
-    """[N] int64 codes, equal exactly where the rows (``columns[c][n]`` over c) are equal bit
-    for bit: a mixed-radix number of per-column codes, re-ranked before it could overflow."""
-    code = np.zeros(n_rows, dtype=np.int64)
-    bound = 1
+def _relevance_codes(relevant: np.ndarray) -> tuple[np.ndarray, int]:
+    """([T, P] codes, their bound): equal codes for documents with the same relevance on every
+    subtopic, 0 for a document relevant to none. A bit per subtopic in the smallest unsigned
+    type that holds them (a uint8 for up to 8 subtopics); else a mixed-radix code."""
+    n_topics, pool, width = relevant.shape
+    if width <= 62:
+        kind = next(
+            t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= width
+        )
+        bits = np.zeros((n_topics, pool), dtype=kind)
+        for s in range(width):
+            bits |= relevant[:, :, s].astype(kind) << kind(s)
+        return bits, 1 << width
+    flat = relevant.reshape(n_topics * pool, width)
+    code = _row_codes([flat[:, s] for s in range(width)], np.zeros(len(flat), np.int64), 1)
+    return np.where(flat.any(axis=1), code + 1, 0).reshape(n_topics, pool), int(
+        code.max(initial=0)
+    ) + 2
+
+
+def _row_codes(columns: list[np.ndarray], code: np.ndarray, bound: int) -> np.ndarray:
+    """Codes extending ``code`` (values in [0, ``bound``)) with further columns: equal exactly
+    where the codes and the rows of ``columns`` are equal bit for bit; a mixed-radix number of
+    per-column codes, re-ranked before it could overflow."""
     for values in columns:
         if values.dtype == bool:
             digits, radix = values.astype(np.int64), 2
