@@ -5,26 +5,43 @@ stderr, ``divaeval: FILE:LINE: message``, with exit code 2 for usage errors and 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 
 import click
 
 from divaeval import __version__
-from divaeval.cli import collection, compare, evaluate, meta, metrics, prefer, risk
+
+#: subcommand -> (its module in divaeval.cli, the command in it). A command's module is
+#: imported when the command runs or is listed (``--help``): the main job loads only its own.
+COMMANDS = {
+    "evaluate": ("evaluate", "evaluate_command"),
+    "metrics": ("metrics", "metrics_command"),
+    "compare": ("compare", "compare_command"),
+    "risk": ("risk", "risk_command"),
+    "prefer": ("prefer", "prefer_command"),
+    "meta": ("meta", "meta_group"),
+    "collection": ("collection", "collection_command"),
+}
 
 
 class DefaultCommandGroup(click.Group):
     """A group whose first argument, when it is not a subcommand, goes to ``evaluate``:
     ``divaeval run.txt qrels.txt`` = ``divaeval evaluate run.txt qrels.txt``."""
 
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, name = COMMANDS[cmd_name]
+        return getattr(importlib.import_module(f"divaeval.cli.{module}"), name)
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if (
-            args
-            and args[0] not in self.commands
-            and args[0] not in ("--help", "-h", "--version", "-V")
-        ):
-            args = [evaluate.COMMAND_NAME, *args]
+        if args and args[0] not in COMMANDS and args[0] not in ("--help", "-h", "--version", "-V"):
+            args = ["evaluate", *args]
         return super().parse_args(ctx, args)
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -46,18 +63,6 @@ def cli() -> None:
     Example:    divaeval run.txt qrels.txt -m rbu -m alpha-ndcg@5,10,20 -q
     Measures:   divaeval metrics
     """
-
-
-for _command in (
-    evaluate.evaluate_command,
-    metrics.metrics_command,
-    compare.compare_command,
-    risk.risk_command,
-    prefer.prefer_command,
-    meta.meta_group,
-    collection.collection_command,
-):
-    cli.add_command(_command)
 
 
 COMPLETE_VAR = "_DIVAEVAL_COMPLETE"
