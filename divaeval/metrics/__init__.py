@@ -31,16 +31,25 @@ FAMILIES: tuple[str, ...] = (
     "cascade",
 )
 
-_loaded = False
+_loaded = 0  # the first families of FAMILIES imported so far
 
 
 def load_families() -> None:
+    """Import every family (``-m all``, ``divaeval metrics``)."""
+    while load_next_family():
+        pass
+
+
+def load_next_family() -> bool:
+    """Import the next family, in :data:`FAMILIES` order (so that registration order, the
+    order of ``-m all``, does not depend on which names were looked up first); False when all
+    are imported."""
     global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for name in FAMILIES:
-        importlib.import_module(f"divaeval.metrics.families.{name}")
+    if _loaded == len(FAMILIES):
+        return False
+    _loaded += 1
+    importlib.import_module(f"divaeval.metrics.families.{FAMILIES[_loaded - 1]}")
+    return True
 
 
 def compute_measures(jr, measures: Sequence[Measure]) -> dict[Measure, np.ndarray]:
@@ -70,6 +79,7 @@ __all__ = [
     "compute_measures",
     "get_spec",
     "load_families",
+    "load_next_family",
     "parse_measure",
     "parse_measures",
     "register",

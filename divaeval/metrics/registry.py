@@ -8,7 +8,6 @@ registration order is the order of ``-m all`` and of ``divaeval metrics``.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -133,15 +132,26 @@ def register_form(
 
 def get_form(name: str) -> Form | None:
     """The form registered under ``name`` (None if it is a metric name or unknown)."""
-    _load_families()
-    return _FORMS.get(normalize_name(name))
+    return _FORMS.get(_resolve(name))
 
 
 def is_known(name: str) -> bool:
     """``name`` is a metric, alias, form or preset."""
-    _load_families()
-    norm = normalize_name(name)
+    norm = _resolve(name)
     return norm in _LOOKUP or norm in _FORMS or norm in _PRESETS or norm == ALL_PRESET
+
+
+def _resolve(name: str) -> str:
+    """``name`` normalised, with the families imported one by one until one registers it (or
+    all are): a name belongs to one family only (registration refuses a taken name), so it
+    means the same however many families are imported, and ``-m ndeval`` imports one."""
+    from divaeval.metrics import load_next_family
+
+    norm = normalize_name(name)
+    while not (norm in _LOOKUP or norm in _FORMS or norm in _PRESETS or norm == ALL_PRESET):
+        if not load_next_family():
+            break
+    return norm
 
 
 def all_forms() -> list[Form]:
@@ -169,17 +179,17 @@ def presets() -> dict[str, tuple[tuple[str, ...], str]]:
 def preset_members(name: str) -> tuple[str, ...] | None:
     """The measure strings of the named preset (``None`` if ``name`` is not a preset;
     ``all`` is handled by the parser)."""
-    _load_families()
-    entry = _PRESETS.get(normalize_name(name))
+    entry = _PRESETS.get(_resolve(name))
     return None if entry is None else entry[0]
 
 
 def get_spec(name: str) -> MetricSpec:
-    _load_families()
-    norm = normalize_name(name)
+    norm = _resolve(name)
     if norm in _FORMS:
         return _REGISTRY[_FORMS[norm].spec]
     if norm not in _LOOKUP:
+        import difflib  # for the message only
+
         candidates = sorted(set(_LOOKUP) | set(_PRESETS) | set(_FORMS))
         close = difflib.get_close_matches(norm, candidates, n=4, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
