@@ -94,3 +94,42 @@ def test_the_main_job_imports_neither_pandas_nor_scipy():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_measure_names_resolve_alike_however_few_families_are_imported():
+    # Families are imported one by one until a looked-up name is registered: -m ndeval imports
+    # the first family only, and names from later families, looked up first, mean the same
+    # metrics and leave the registration order (the order of -m all) as importing all does.
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys; import divaeval.metrics as m; "
+        "first = [x.spec.name for x in m.parse_measures(sys.argv[1:])]; loaded = m._loaded; "
+        "print(json.dumps([first, loaded, [s.name for s in m.all_specs()]]))"
+    )
+
+    def run(*names: str) -> list:
+        done = subprocess.run(
+            [sys.executable, "-c", code, *names], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    ndeval = run("ndeval")
+    assert ndeval[1] == 1  # the ndeval family only
+    last_first = run("alpha#-nDCG-IA@5", "P_10", "nDCG-IA@5")
+    assert last_first[0] == ["alpha#-nDCG-IA", "P", "nDCG-IA"]
+    assert last_first[2] == run("all@5")[2] == ndeval[2]
+
+
+def test_a_name_with_measure_syntax_is_refused():
+    # what makes the lazy lookup sound: text with -m syntax in it is never a registered name
+    import pytest
+
+    from divaeval.metrics.registry import register_preset
+
+    for name in ("x@5", "x(a=1)", "x,y"):
+        with pytest.raises(ValueError, match="holds one of"):
+            register_preset(name, ["ERR-IA@5"], "never registered")

@@ -22,11 +22,23 @@ _PRESETS: dict[str, tuple[tuple[str, ...], str]] = {}
 ALL_PRESET = "all"
 
 
+#: characters of the ``-m`` syntax (parameters, cutoffs), never in a registered name
+_SYNTAX = frozenset("@(),= ")
+
+
+def _check_name(name: str) -> str:
+    """``name`` normalised; a name holding ``-m`` syntax could never be looked up whole."""
+    norm = normalize_name(name)
+    if _SYNTAX.intersection(norm):
+        raise ValueError(f"name {name!r} holds one of {''.join(sorted(_SYNTAX))!r}")
+    return norm
+
+
 def register(spec: MetricSpec) -> MetricSpec:
     """Add a metric to the registry (names and aliases must be unique)."""
     spec = MetricSpec(**{**spec.__dict__, "order": len(_REGISTRY)})
     for key in (spec.name, *spec.aliases):
-        norm = normalize_name(key)
+        norm = _check_name(key)
         owner = _LOOKUP.get(norm)
         if owner is not None and owner != spec.name:
             raise ValueError(f"metric name {key!r} already belongs to {owner}")
@@ -104,7 +116,7 @@ _SPEC_FIELDS = (
 
 def register_preset(name: str, measures: Sequence[str], summary: str) -> None:
     """A named list of measure strings, expanded by ``-m NAME``."""
-    norm = normalize_name(name)
+    norm = _check_name(name)
     if norm in _LOOKUP or norm in _FORMS:
         raise ValueError(f"preset {name!r} collides with a metric name")
     _PRESETS[norm] = (tuple(measures), summary)
@@ -120,7 +132,7 @@ def register_form(
 ) -> Form:
     """Another tool's name for the registered metric ``spec`` (see
     :class:`~divaeval.metrics.spec.Form`)."""
-    norm = normalize_name(name)
+    norm = _check_name(name)
     if norm in _LOOKUP or norm in _PRESETS or norm in _FORMS or norm == ALL_PRESET:
         raise ValueError(f"form name {name!r} is taken")
     if spec not in _REGISTRY:
@@ -144,10 +156,13 @@ def is_known(name: str) -> bool:
 def _resolve(name: str) -> str:
     """``name`` normalised, with the families imported one by one until one registers it (or
     all are): a name belongs to one family only (registration refuses a taken name), so it
-    means the same however many families are imported, and ``-m ndeval`` imports one."""
+    means the same however many families are imported, and ``-m ndeval`` imports one. Text
+    with ``-m`` syntax in it (``ERR-IA@5``) is no name: registration refuses such names."""
     from divaeval.metrics import load_next_family
 
     norm = normalize_name(name)
+    if _SYNTAX.intersection(norm):
+        return norm
     while not (norm in _LOOKUP or norm in _FORMS or norm in _PRESETS or norm == ALL_PRESET):
         if not load_next_family():
             break
