@@ -628,10 +628,18 @@ class QrelsIndex:
         if len(codes) == len(self.topics) and np.array_equal(codes, np.arange(len(codes))):
             return self.material_all
         key = codes.tobytes()
-        if key not in self._materials:
-            self._materials[key] = self.material_all.take(codes)
-        return self._materials[key]
+        material = self._materials.pop(key, None)
+        if material is None:
+            material = self.material_all.take(codes)
+        self._materials[key] = material  # the most recent last
+        while len(self._materials) > MATERIALS_KEPT:  # blocks of a streamed run differ
+            del self._materials[next(iter(self._materials))]
+        return material
 
+
+#: the most topic selections whose material :meth:`QrelsIndex.material` keeps (runs sharing
+#: their topics share one; a run streamed in blocks would otherwise keep one per block)
+MATERIALS_KEPT = 8
 
 _TYPE_NAMES = ("none", "inf", "nav")
 

@@ -287,3 +287,12 @@ def test_data_errors_cross_process_boundaries_with_their_line(tmp_path):
     with pytest.raises(DataError) as caught:
         run_evaluation([str(run)], str(qrels), ["ndeval"], chunk_bytes=500, jobs=2)
     assert (caught.value.file, caught.value.line) == (str(run), 451)
+
+
+def test_a_streamed_run_keeps_a_bounded_number_of_topic_materials(tmp_path, collected_warnings):
+    from divaeval.judged import MATERIALS_KEPT
+
+    runs, qrels = _varied_collection(tmp_path, seed=2, topics=MATERIALS_KEPT + 6)
+    evaluation = run_evaluation(runs, qrels, ["alpha-nDCG@5"], chunk_bytes=1)
+    assert len(evaluation.runs[0].topics) >= MATERIALS_KEPT + 4  # one block per topic
+    assert len(evaluation.index._materials) == MATERIALS_KEPT
