@@ -30,10 +30,17 @@ Sampling: each topic has its own generator, ``numpy.random.default_rng([seed, cr
 a topic are the argsort of an L × m matrix of uniform doubles (one row per list). All L lists of
 a batch of topics are evaluated at once, as the rows of one
 :class:`~divaeval.judged.JudgedRankings`.
+
+Parallel work (``workers``, :mod:`divaeval.parallel`: ``--jobs``, ``--scheduler``): every batch
+of topics is a task; with several workers the measures (the grid points) are also split into
+parts, each a task of its own that draws the batch's lists again (from the same per-topic
+generators) and evaluates its measures on them. A measure's values depend only on its topic's
+lists, so the results are the same bits wherever and however the work is split.
 """
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -44,9 +51,11 @@ import numpy as np
 from divaeval.errors import DataError, UsageError, check_rel_level, warn
 from divaeval.metrics.grid import Grid, grid_measures
 from divaeval.metrics.spec import Measure
+from divaeval.parallel import InProcess, Workers
 
 if TYPE_CHECKING:
     from divaeval.io import Qrels
+    from divaeval.judged import EvalSettings
 
 DEFAULT_SAMPLES = 1000
 DEFAULT_CUTOFF = 20
@@ -292,6 +301,63 @@ def _evaluate_batch(material, row_topic, positions, lengths, measures, settings,
     return compute_measures(jr, measures)
 
 
+@dataclass(frozen=True)
+class _SamplingWork:
+    """What every batch of topics needs to draw and score its lists (sent once to each
+    worker)."""
+
+    material: Any  # the qrels' topics (index.material_all)
+    measures: list[Measure]
+    samples: int
+    seed: int
+    depth: int
+    settings: EvalSettings
+    rel_level: int
+    keep_values: bool
+
+
+#: a task: (topic batch as (topic index, relevant pool positions), positions in the measures)
+_Batch = tuple[list[tuple[int, np.ndarray]], list[int]]
+#: its result, per measure: (position, (mean, sd, cv), any negative value, values or None)
+_BatchResult = list[tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray], bool, Any]]
+
+
+def _sample_and_score(work: _SamplingWork, batch: _Batch) -> _BatchResult:
+    """Draw the lists of a batch of topics and score them on some of the measures (one
+    task): per measure its (mean, sd, dss) per topic, whether a value was negative, and the
+    [topics, L] values if kept."""
+    chunk, positions = batch
+    measures = [work.measures[i] for i in positions]
+    row_topic, ranked, lengths = _sample_rankings(
+        work.material, chunk, work.samples, work.seed, work.depth
+    )
+    values = _evaluate_batch(
+        work.material, row_topic, ranked, lengths, measures, work.settings, work.rel_level
+    )
+    out: _BatchResult = []
+    for position, measure in zip(positions, measures, strict=True):
+        block = values.pop(measure).reshape(len(chunk), work.samples)
+        kept = block if work.keep_values else None
+        out.append((position, coefficient_of_variation(block), bool(np.any(block < 0)), kept))
+    return out
+
+
+def _measure_parts(measures: list[Measure], parts: int) -> list[list[int]]:
+    """The positions of ``measures`` in at most ``parts`` parts of consecutive whole groups
+    (the measures one metric computes together: same metric and parameters)."""
+    groups: dict[tuple, list[int]] = {}
+    for position, measure in enumerate(measures):
+        groups.setdefault((measure.spec.name, measure.params), []).append(position)
+    ordered = list(groups.values())
+    count = max(1, min(parts, len(ordered)))
+    size, longer = divmod(len(ordered), count)  # the first ``longer`` parts take one more
+    bounds = [k * size + min(k, longer) for k in range(count + 1)]
+    return [
+        [p for group in ordered[start:stop] for p in group]
+        for start, stop in zip(bounds, bounds[1:], strict=False)
+    ]
+
+
 def _topic_average(dss: np.ndarray, topics: np.ndarray, how: str, weights) -> tuple[float, int]:
     from divaeval.aggregate import topic_mean
 
@@ -321,6 +387,7 @@ def selection_sensitivity(
     grid: Grid | None = None,
     keep_values: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: Workers | None = None,
 ) -> SensitivityResult:
     """Document selection sensitivity of every measure on the qrels of ``index`` (a
     :class:`~divaeval.judged.QrelsIndex`); see the module docstring. ``measures`` are ``-m``
@@ -329,7 +396,8 @@ def selection_sensitivity(
     the grid on the same sampled lists, and ``result.grid_maxima`` holds each measure's
     largest topic average and where it is reached. ``keep_values`` keeps the [T, L] metric
     values (default: without a grid). ``progress(done, total)`` is called with the number of
-    topics done after each batch of topics."""
+    topics done after each batch of topics. The batches (and parts of the measures) run on
+    ``workers`` when given, with the same results."""
     from divaeval.collection.difficulty import check_dd_exponent
     from divaeval.judged import EvalSettings
     from divaeval.stats.significance import DEFAULT_SEED, GENERATOR_NAME, check_resamples
@@ -376,21 +444,26 @@ def selection_sensitivity(
     values: dict[str, list[np.ndarray]] = {name: [] for name in names}
     stats: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {n: [] for n in names}
     negative: set[str] = set()
-    for start in range(0, len(topic_rows), per_batch):
-        chunk = topic_rows[start : start + per_batch]
-        row_topic, positions, lengths = _sample_rankings(material, chunk, samples, seed, depth)
-        batch = _evaluate_batch(
-            material, row_topic, positions, lengths, parsed, settings, rel_level
-        )
-        for measure in parsed:
-            block = batch.pop(measure).reshape(len(chunk), samples)
-            stats[measure.name].append(coefficient_of_variation(block))
-            if np.any(block < 0):
-                negative.add(measure.name)
+    workers = workers or InProcess()
+    chunks = [topic_rows[s : s + per_batch] for s in range(0, len(topic_rows), per_batch)]
+    # one task per batch in process; with several workers, enough tasks to keep them busy
+    wanted_parts = 1 if workers.size == 1 else math.ceil(2 * workers.size / len(chunks))
+    parts = _measure_parts(parsed, wanted_parts)
+    tasks = [(chunk, part) for chunk in chunks for part in parts]
+    work = _SamplingWork(material, parsed, samples, seed, depth, settings, rel_level, keep_values)
+    done = 0
+    for number, result in enumerate(workers.map(_sample_and_score, tasks, work), start=1):
+        for position, stat, any_negative, block in result:
+            name = parsed[position].name
+            stats[name].append(stat)
+            if any_negative:
+                negative.add(name)
             if keep_values:
-                values[measure.name].append(block)
-        if progress is not None:
-            progress(start + len(chunk), len(topic_rows))
+                values[name].append(block)
+        if number % len(parts) == 0:  # a batch is complete
+            done += len(tasks[number - 1][0])
+            if progress is not None:
+                progress(done, len(topic_rows))
     kept = np.array([t for t, _ in topic_rows], dtype=np.int64)
     topics = material.topics[kept]
     n_relevant = np.array([len(rows) for _, rows in topic_rows], dtype=np.int64)
@@ -488,10 +561,11 @@ def sensitivity(
     topics: str | None = None,
     grid: Grid | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: Workers | None = None,
 ) -> SensitivityResult:
     """Read a qrels file (or take qrels already read, e.g. in memory) and optional intents /
-    topics XML, and compute :func:`selection_sensitivity` — the API behind ``divaeval meta
-    sensitivity``."""
+    topics XML, and compute :func:`selection_sensitivity` (on ``workers`` when given) — the
+    API behind ``divaeval meta sensitivity``."""
     from divaeval.io import read_intents, read_qrels, read_topic_types
     from divaeval.judged import QrelsIndex
 
@@ -512,4 +586,5 @@ def sensitivity(
         rel_level=rel_level,
         grid=grid,
         progress=progress,
+        workers=workers,
     )

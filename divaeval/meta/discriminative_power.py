@@ -6,6 +6,10 @@ reported with the test's Δ estimate (bootstrap: Fig. 3, max over pairs; Tukey H
 over significant pairs, ``None`` when there is none) and the ASL curve (the pairs' ASLs sorted
 ascending). Every metric is tested with the same seed, so the metrics see the same bootstrap
 index vectors / permutation stream. No correction is applied (Sakai counts raw ASL < α).
+
+With ``workers`` (:mod:`divaeval.parallel`) the metrics are tested in parallel, one task per
+metric (a single metric's test cuts its own work into pieces instead); each task is the serial
+computation, so the results are the same.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from divaeval.errors import DataError, UsageError
+from divaeval.parallel import InProcess, Workers
 from divaeval.stats.significance import (
     DEFAULT_SEED,
     GENERATOR_NAME,
@@ -121,6 +126,31 @@ def discriminative_power_signature(
     return "|".join(parts)
 
 
+@dataclass(frozen=True)
+class _MetricTests:
+    """The tables and the test settings every metric's task needs (sent once to each
+    worker)."""
+
+    tables: dict[str, np.ndarray]
+    test: str
+    B: int | None
+    seed: int
+    alpha: float
+    hsd_comparison: str
+
+
+def _test_metric(work: _MetricTests, metric: str) -> PairwiseTests:
+    """Every run pair of one metric's table under the test (one task)."""
+    return pairwise_tests(
+        work.tables[metric],
+        test=work.test,
+        B=work.B,
+        seed=work.seed,
+        alpha=work.alpha,
+        comparison=work.hsd_comparison,
+    )
+
+
 def discriminative_power(
     scores_by_metric: Mapping[str, np.ndarray],
     runs: Sequence[str],
@@ -131,6 +161,7 @@ def discriminative_power(
     alpha: float = 0.05,
     hsd_comparison: str = ">",
     progress: Callable[[str, int, int], None] | None = None,
+    workers: Workers | None = None,
 ) -> DiscriminativePower:
     """Discriminative power of every metric (share of run pairs with ASL < α) with ``test``.
 
@@ -138,19 +169,37 @@ def discriminative_power(
     same order for every metric). ``test`` is bootstrap (Sakai's, B = 1000) or tukey-hsd
     (B = 5000) as in the paper; ttest and randomization are accepted too (no Δ estimate).
     ``progress(metric, done, total)`` is called after each metric (for a CLI progress bar).
+    ``workers``: see the module docstring.
     """
     test = check_test_name(test)
     if not scores_by_metric:
         raise UsageError("discriminative power needs at least one metric")
     run_names = [str(r) for r in runs]
+    tables = {
+        metric: check_score_table(scores, run_names, min_runs=2, min_topics=2, name=metric)
+        for metric, scores in scores_by_metric.items()
+    }
+    workers = workers or InProcess()
+    if len(tables) == 1 or workers.size == 1:  # the test cuts its own work into pieces
+        metric_tests = (
+            pairwise_tests(
+                table,
+                test=test,
+                B=B,
+                seed=seed,
+                alpha=alpha,
+                comparison=hsd_comparison,
+                workers=workers,
+            )
+            for table in tables.values()
+        )
+    else:
+        work = _MetricTests(tables, test, B, seed, alpha, hsd_comparison)
+        metric_tests = workers.map(_test_metric, list(tables), work)
     results: dict[str, MetricDiscriminativePower] = {}
     used_B: int | None = None
     used_seed: int | None = None
-    for done, (metric, scores) in enumerate(scores_by_metric.items(), start=1):
-        table = check_score_table(scores, run_names, min_runs=2, min_topics=2, name=metric)
-        tests = pairwise_tests(
-            table, test=test, B=B, seed=seed, alpha=alpha, comparison=hsd_comparison
-        )
+    for done, (metric, tests) in enumerate(zip(tables, metric_tests, strict=True), start=1):
         used_B, used_seed = tests.B, tests.seed
         significant = int(np.count_nonzero(tests.p_values < alpha))
         results[metric] = MetricDiscriminativePower(

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from divaeval.errors import UsageError, warn
+from divaeval.parallel import Workers
 from divaeval.stats.corrections import adjust_p_values, check_correction_name
 from divaeval.stats.effects import (
     CI_METHODS,
@@ -125,6 +126,7 @@ def compare_runs(
     ci_B: int = DEFAULT_CI_B,
     hsd_comparison: str = ">",
     exact: bool | None = None,
+    workers: Workers | None = None,
 ) -> Comparison:
     """Compare every pair of runs of a ``[n_runs, n_topics]`` score table.
 
@@ -132,7 +134,8 @@ def compare_runs(
     default (bootstrap 1000, randomization 10000 sampled or exact for N ≤ 20, tukey-hsd 5000).
     ``correction``: holm | bh | bonferroni | none; ``None`` means holm for pairwise tests and
     none for tukey-hsd. A pair is significant iff its adjusted p-value is < α. ``ci``:
-    bootstrap (percentile, ``ci_B`` resamples, separate seed stream) or t.
+    bootstrap (percentile, ``ci_B`` resamples, separate seed stream) or t. The resampling
+    runs on ``workers`` (:mod:`divaeval.parallel`) when given, with the same results.
     """
     test = check_test_name(test)
     if ci not in CI_METHODS:
@@ -153,12 +156,21 @@ def compare_runs(
     table = check_score_table(scores, run_names, min_runs=2, min_topics=2)
 
     result = pairwise_tests(
-        table, test=test, B=B, seed=seed, alpha=alpha, comparison=hsd_comparison, exact=exact
+        table,
+        test=test,
+        B=B,
+        seed=seed,
+        alpha=alpha,
+        comparison=hsd_comparison,
+        exact=exact,
+        workers=workers,
     )
     adjusted = adjust_p_values(result.p_values, correction)
     significant = adjusted < alpha
     if ci == "bootstrap":
-        ci_low, ci_high = pairwise_bootstrap_cis(table, B=ci_B, seed=seed, alpha=alpha)
+        ci_low, ci_high = pairwise_bootstrap_cis(
+            table, B=ci_B, seed=seed, alpha=alpha, workers=workers
+        )
     else:
         ci_low, ci_high = pairwise_t_cis(table, alpha=alpha)
     means = table.mean(axis=1)

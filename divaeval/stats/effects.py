@@ -4,7 +4,8 @@
 - Percentile bootstrap CI of z̄: B resamples of the N differences with replacement (default
   B = 10,000), the α/2 and 1 − α/2 type-7 quantiles (numpy's default "linear") of the resampled
   means. Its random stream is separate from the tests': ``default_rng([seed, CI_STREAM])``.
-  As for the tests, the same B index vectors serve every run pair.
+  As for the tests, the same B index vectors serve every run pair; chunks of pairs run on
+  ``workers`` (:mod:`divaeval.parallel`) with the same results.
 - Student t CI z̄ ± t_{1−α/2, N−1}·s/√N, the quantile from scipy (``scipy.special.stdtrit``,
   which ``scipy.stats.t.ppf`` evaluates; offered alongside, not part of the reference spec).
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from divaeval.errors import UsageError
+from divaeval.parallel import InProcess, Workers
 from divaeval.stats.significance import (
     DEFAULT_SEED,
     _check_alpha,
@@ -29,6 +31,7 @@ from divaeval.stats.significance import (
     _check_pair,
     _check_seed,
     _pair_differences,
+    _spans,
     all_index_vectors,
     check_score_table,
     resample_counts,
@@ -86,20 +89,33 @@ def ci_bootstrap_indices(n_topics: int, B: int, seed: int) -> np.ndarray:
     return rng.integers(0, n_topics, size=(B, n_topics))
 
 
+@dataclass(frozen=True)
+class _IntervalWork:
+    """What every chunk of run pairs of the percentile intervals needs (sent once to each
+    worker)."""
+
+    z: np.ndarray  # [pairs, N]
+    counts: np.ndarray  # [B, N]: how often resample b draws topic t
+    alpha: float
+
+
+def _interval_chunk(work: _IntervalWork, span: tuple[int, int]) -> np.ndarray:
+    """The (low, high) quantiles ``[2, chunk]`` of the pairs ``span`` (one task)."""
+    start, stop = span
+    means = work.counts @ work.z[start:stop].T / work.z.shape[1]  # [B, chunk]
+    return np.quantile(means, [work.alpha / 2.0, 1.0 - work.alpha / 2.0], axis=0)
+
+
 def _percentile_intervals(
-    z: np.ndarray, indices: np.ndarray, alpha: float
+    z: np.ndarray, indices: np.ndarray, alpha: float, workers: Workers | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    n_pairs, n_topics = z.shape
-    counts = resample_counts(indices)
-    low = np.empty(n_pairs)
-    high = np.empty(n_pairs)
+    work = _IntervalWork(z, resample_counts(indices), alpha)
     chunk = max(1, _CHUNK_ELEMENTS // indices.shape[0])
-    for start in range(0, n_pairs, chunk):
-        means = counts @ z[start : start + chunk].T / n_topics  # [B, chunk]
-        quantiles = np.quantile(means, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
-        low[start : start + chunk] = quantiles[0]
-        high[start : start + chunk] = quantiles[1]
-    return low, high
+    spans = _spans(z.shape[0], chunk)
+    quantiles = np.concatenate(
+        [np.zeros((2, 0)), *(workers or InProcess()).map(_interval_chunk, spans, work)], axis=1
+    )
+    return quantiles[0], quantiles[1]
 
 
 def pairwise_bootstrap_cis(
@@ -107,12 +123,16 @@ def pairwise_bootstrap_cis(
     B: int = DEFAULT_CI_B,
     seed: int = DEFAULT_SEED,
     alpha: float = 0.05,
+    *,
+    workers: Workers | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap CIs (type-7 quantiles) of z̄ for every run pair: (low, high)."""
+    """Percentile bootstrap CIs (type-7 quantiles) of z̄ for every run pair: (low, high);
+    chunks of pairs run on ``workers``."""
     table = check_score_table(scores, min_runs=2, min_topics=1)
     B, seed, alpha = _check_B(B), _check_seed(seed), _check_alpha(alpha)
     z = _pair_differences(table, run_pair_indices(table.shape[0]))
-    return _percentile_intervals(z, ci_bootstrap_indices(table.shape[1], B, seed), alpha)
+    indices = ci_bootstrap_indices(table.shape[1], B, seed)
+    return _percentile_intervals(z, indices, alpha, workers)
 
 
 def bootstrap_mean_difference_ci(

@@ -14,7 +14,20 @@ Resampling conventions (conventions.md §1):
   ASL does not depend on which other runs are in the table;
 - comparisons between a resampled statistic and the observed one use the relative tolerance
   :func:`tolerance` (τ = 1e-9·max(1, |v_obs|), §1): "v ≥ v_obs" means ``v >= v_obs - τ`` and
-  "v > v_obs" means ``v > v_obs + τ``.
+  "v > v_obs" means ``v > v_obs + τ``;
+- randomised Tukey HSD draws its permutations in blocks of :data:`RESAMPLE_BLOCK` (1000)
+  resamples, block k from ``PCG64(seed).jumped(k)`` (numpy's independent streams for parallel
+  work); block 0 is ``default_rng(seed)``'s own stream, so B ≤ 1000 draws what one stream
+  draws. (Until divaeval 0.1.0 every resample came from one stream: results with B > 1000
+  differ from those, as any other seed's would.)
+
+Parallel work (``workers``, :mod:`divaeval.parallel`: ``--jobs``, ``--scheduler``): each
+function cuts its work into the pieces its serial loop already goes through (chunks of run
+pairs for the bootstrap and the exact randomisation test, chunks of sign vectors for the
+sampled one, Tukey HSD's blocks of resamples), each computed by the same function on the same
+arrays wherever it runs, and puts them together in order. The random numbers are drawn from the
+seed alone (in this process, or per Tukey block), never per worker, so the results are the
+same bits whatever the workers: in process, ``--jobs N`` or a Dask cluster.
 
 p-value conventions (every test is two-sided):
 
@@ -36,12 +49,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from divaeval.errors import DataError, UsageError
+from divaeval.parallel import InProcess, Workers
 
 DEFAULT_SEED = 42
 """Fixed, documented default seed of every resampling procedure."""
@@ -74,6 +88,14 @@ HSD_COMPARISONS = (">", ">=")
 
 # Elements per resampling chunk (keeps temporary arrays around 32 MB of float64).
 _CHUNK_ELEMENTS = 4_000_000
+
+RESAMPLE_BLOCK = 1000
+"""Resamples per block of randomised Tukey HSD: block k draws from ``PCG64(seed).jumped(k)``."""
+
+
+def _spans(total: int, size: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` of consecutive pieces of ``size`` (the last one shorter)."""
+    return [(start, min(start + size, total)) for start in range(0, total, size)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,8 +369,20 @@ def _select_in_order(values: np.ndarray, rank: int) -> np.ndarray:
     return np.argmax(tied_seen == (rank - above)[:, None], axis=1)
 
 
+@dataclass(frozen=True)
+class _BootstrapWork:
+    """What every chunk of run pairs of the bootstrap test needs (sent once to each worker)."""
+
+    w: np.ndarray  # [pairs, N]: the differences shifted to the null hypothesis
+    indices: np.ndarray  # [B, N] index vectors
+    counts_per_topic: np.ndarray  # [N, B]: how often resample b draws topic t
+    threshold: np.ndarray  # [pairs]: |t(z)| − τ
+    degenerate: np.ndarray  # [pairs]: all differences of the pair equal
+    rank: int  # ⌈αB⌉ of Fig. 3
+
+
 def _bootstrap_from_indices(
-    z: np.ndarray, indices: np.ndarray, alpha: float
+    z: np.ndarray, indices: np.ndarray, alpha: float, workers: Workers | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Fig. 2 and 3 for every row of z with the given index vectors.
 
@@ -359,9 +393,10 @@ def _bootstrap_from_indices(
     ulps wherever |t*| is near a threshold; it is clamped at 0, where |t*| is inf (0 if w̄* = 0).
     A resample whose drawn values are all equal (§2: t* = 0 for the value 0, +inf otherwise)
     has a computed Σ c·w² − N·w̄*² within 8·N·ε·Σ c·w² of 0; only those candidates are checked
-    value by value.
+    value by value. The pairs are computed in chunks (:func:`_bootstrap_chunk`), on
+    ``workers`` when given.
     """
-    n_pairs, n_topics = z.shape
+    n_pairs = z.shape[0]
     n_samples = indices.shape[0]
     t_observed, mean, degenerate = _t_statistics(z)
     abs_t_observed = np.abs(t_observed)
@@ -369,41 +404,53 @@ def _bootstrap_from_indices(
     w = np.where(degenerate[:, None], 0.0, z - mean[:, None])
     with np.errstate(invalid="ignore"):  # |t(z)| = inf gives NaN here; handled below
         threshold = abs_t_observed - tolerance(abs_t_observed)  # |t*| ≥ |t(z)| with tolerance
-    rank = _delta_rank(alpha, n_samples)
-    counts_per_topic = resample_counts(indices).T  # [N, B]
-    near_zero = 8.0 * n_topics * np.finfo(np.float64).eps
-    candidate_slice = max(1, _CHUNK_ELEMENTS // n_topics)
-    counts = np.zeros(n_pairs, dtype=np.int64)
-    deltas = np.zeros(n_pairs)
+    work = _BootstrapWork(
+        w=w,
+        indices=indices,
+        counts_per_topic=resample_counts(indices).T,
+        threshold=threshold,
+        degenerate=degenerate,
+        rank=_delta_rank(alpha, n_samples),
+    )
     # about ten [chunk, B] float arrays live at once: keep each near 4 MB
     chunk = max(1, _CHUNK_ELEMENTS // (8 * n_samples))
-    for start in range(0, n_pairs, chunk):
-        block = w[start : start + chunk]  # [chunk, N]
-        sums = block @ counts_per_topic  # [chunk, B]
-        resampled_mean = sums / n_topics
-        squares = (block * block) @ counts_per_topic
-        spread = squares - sums * resampled_mean  # (N − 1)·variance
-        with np.errstate(divide="ignore", invalid="ignore"):
-            abs_t_star = np.abs(resampled_mean) / np.sqrt(spread / ((n_topics - 1) * n_topics))
-        abs_t_star = np.where(spread > 0, abs_t_star, np.where(resampled_mean == 0, 0.0, np.inf))
-        # All drawn values equal: w̄* is that value, t* = 0 for the value 0, +inf otherwise (§2).
-        # (Observed degenerate rows are w = 0 throughout: already w̄* = 0 and t* = 0 there.)
-        candidates = (spread <= near_zero * squares) & ~degenerate[start : start + chunk, None]
-        for rows, samples in _in_slices(*np.nonzero(candidates), size=candidate_slice):
-            drawn = block[rows[:, None], indices[samples]]  # [candidates, N]
-            equal = drawn.max(axis=1) == drawn.min(axis=1)
-            rows, samples, value = rows[equal], samples[equal], drawn[equal, 0]
-            resampled_mean[rows, samples] = value
-            abs_t_star[rows, samples] = np.where(value == 0, 0.0, np.inf)
-        counts[start : start + chunk] = np.count_nonzero(
-            abs_t_star >= threshold[start : start + chunk, None], axis=1
-        )
-        # Fig. 3: the sample with the ⌈αB⌉-th largest |t*|, ties by sample index ascending.
-        chosen = _select_in_order(abs_t_star, rank)
-        deltas[start : start + chunk] = np.abs(resampled_mean[np.arange(len(block)), chosen])
+    pieces = list((workers or InProcess()).map(_bootstrap_chunk, _spans(n_pairs, chunk), work))
+    counts = np.concatenate([np.zeros(0, np.int64)] + [c for c, _ in pieces])
+    deltas = np.concatenate([np.zeros(0)] + [d for _, d in pieces])
     # Observed degenerate pairs: ASL 1 when z̄ = 0, else 0 (every t* = 0 < ∞ = |t(z)|).
     counts = np.where(degenerate, np.where(z[:, 0] == 0, n_samples, 0), counts)
     return t_observed, counts, deltas, degenerate
+
+
+def _bootstrap_chunk(work: _BootstrapWork, span: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(count, Δ) of the pairs ``span`` of :func:`_bootstrap_from_indices` (one task)."""
+    start, stop = span
+    block = work.w[start:stop]  # [chunk, N]
+    n_topics = block.shape[1]
+    indices = work.indices
+    near_zero = 8.0 * n_topics * np.finfo(np.float64).eps
+    candidate_slice = max(1, _CHUNK_ELEMENTS // n_topics)
+    sums = block @ work.counts_per_topic  # [chunk, B]
+    resampled_mean = sums / n_topics
+    squares = (block * block) @ work.counts_per_topic
+    spread = squares - sums * resampled_mean  # (N − 1)·variance
+    with np.errstate(divide="ignore", invalid="ignore"):
+        abs_t_star = np.abs(resampled_mean) / np.sqrt(spread / ((n_topics - 1) * n_topics))
+    abs_t_star = np.where(spread > 0, abs_t_star, np.where(resampled_mean == 0, 0.0, np.inf))
+    # All drawn values equal: w̄* is that value, t* = 0 for the value 0, +inf otherwise (§2).
+    # (Observed degenerate rows are w = 0 throughout: already w̄* = 0 and t* = 0 there.)
+    candidates = (spread <= near_zero * squares) & ~work.degenerate[start:stop, None]
+    for rows, samples in _in_slices(*np.nonzero(candidates), size=candidate_slice):
+        drawn = block[rows[:, None], indices[samples]]  # [candidates, N]
+        equal = drawn.max(axis=1) == drawn.min(axis=1)
+        rows, samples, value = rows[equal], samples[equal], drawn[equal, 0]
+        resampled_mean[rows, samples] = value
+        abs_t_star[rows, samples] = np.where(value == 0, 0.0, np.inf)
+    counts = np.count_nonzero(abs_t_star >= work.threshold[start:stop, None], axis=1)
+    # Fig. 3: the sample with the ⌈αB⌉-th largest |t*|, ties by sample index ascending.
+    chosen = _select_in_order(abs_t_star, work.rank)
+    deltas = np.abs(resampled_mean[np.arange(len(block)), chosen])
+    return counts.astype(np.int64), deltas
 
 
 def pairwise_bootstrap_tests(
@@ -411,13 +458,15 @@ def pairwise_bootstrap_tests(
     B: int = DEFAULT_BOOTSTRAP_B,
     seed: int = DEFAULT_SEED,
     alpha: float = 0.05,
+    *,
+    workers: Workers | None = None,
 ) -> PairwiseTests:
     """Sakai's studentised, shifted paired bootstrap test (Fig. 2) for every run pair.
 
     ASL = #{b : |t(w*ᵇ)| ≥ |t(z)|} / B (Sakai's count/B, not (count + 1)/(B + 1): an ASL of 0
     is possible). ``required_delta`` is Fig. 3's Δ_α: for every pair the |w̄*| of the sample
     with the ⌈αB⌉-th largest |t(w*)| (ties broken by sample index ascending), maximised over
-    pairs. The same B index vectors serve every pair.
+    pairs. The same B index vectors serve every pair. Chunks of pairs run on ``workers``.
     """
     table = check_score_table(scores, min_runs=2, min_topics=2)
     B = _check_B(B)
@@ -426,7 +475,7 @@ def pairwise_bootstrap_tests(
     pairs = run_pair_indices(table.shape[0])
     z = _pair_differences(table, pairs)
     indices = bootstrap_indices(table.shape[1], B, seed)
-    t_observed, counts, deltas, _ = _bootstrap_from_indices(z, indices, alpha)
+    t_observed, counts, deltas, _ = _bootstrap_from_indices(z, indices, alpha, workers)
     return PairwiseTests(
         "bootstrap",
         pairs,
@@ -506,13 +555,23 @@ def _subset_sums(z: np.ndarray) -> np.ndarray:
     return sums
 
 
-def _exact_sign_flip_counts(z: np.ndarray) -> np.ndarray:
+def _exact_sign_flip_counts(z: np.ndarray, workers: Workers | None = None) -> np.ndarray:
     """#{s ∈ {±1}ᴺ : |Σ s_t z_t| ≥ |Σ z_t|} per row of z.
 
     Meet in the middle: the sign vectors are split into the two halves of the topics; for each
     first-half sum a, the second-half sums b with a + b ≥ thr or a + b ≤ −thr are counted in
-    the sorted b (thr = |Σz| − τ).
+    the sorted b (thr = |Σz| − τ). Rows are counted in chunks (each row on its own), on
+    ``workers`` when given.
     """
+    n_pairs, n_topics = z.shape
+    chunk = max(1, _CHUNK_ELEMENTS // 2 ** (n_topics - n_topics // 2))
+    pieces = (workers or InProcess()).map(_exact_sign_flip_chunk, _spans(n_pairs, chunk), z)
+    return np.concatenate([np.zeros(0, np.int64), *pieces])
+
+
+def _exact_sign_flip_chunk(z: np.ndarray, span: tuple[int, int]) -> np.ndarray:
+    """:func:`_exact_sign_flip_counts` of the rows ``span`` of z (one task)."""
+    z = z[span[0] : span[1]]
     n_pairs, n_topics = z.shape
     observed = np.abs(z.sum(axis=1))
     threshold = observed - tolerance(observed)
@@ -531,19 +590,41 @@ def _exact_sign_flip_counts(z: np.ndarray) -> np.ndarray:
     return counts
 
 
-def _sampled_sign_flip_counts(z: np.ndarray, B: int, seed: int) -> np.ndarray:
-    n_pairs, n_topics = z.shape
-    observed = np.abs(z.sum(axis=1))
-    threshold = observed - tolerance(observed)
+@dataclass(frozen=True)
+class _SignFlipWork:
+    """What every chunk of sampled sign vectors needs (sent once to each worker)."""
+
+    z: np.ndarray  # [pairs, N]
+    threshold: np.ndarray  # [pairs]: |Σz| − τ
+
+
+def _sign_vector_chunks(n_topics: int, B: int, seed: int, chunk: int) -> Iterator[np.ndarray]:
+    """The B sampled sign vectors as 0/1 bits, ``chunk`` at a time, from one stream (drawn
+    here, in order, whatever the workers)."""
     rng = np.random.default_rng(seed)
-    counts = np.zeros(n_pairs, dtype=np.int64)
-    chunk = max(1, _CHUNK_ELEMENTS // max(n_topics, n_pairs))
     for start in range(0, B, chunk):
         size = min(chunk, B - start)
-        bits = rng.integers(0, 2, size=(size, n_topics), dtype=np.int8)
-        signs = 2.0 * bits - 1.0
-        sums = signs @ z.T  # [size, n_pairs]
-        counts += np.count_nonzero(np.abs(sums) >= threshold[None, :], axis=0)
+        yield rng.integers(0, 2, size=(size, n_topics), dtype=np.int8)
+
+
+def _sign_flip_chunk(work: _SignFlipWork, bits: np.ndarray) -> np.ndarray:
+    """Per pair, how many of the sign vectors ``bits`` reach the observed |Σz| (one task)."""
+    signs = 2.0 * bits - 1.0
+    sums = signs @ work.z.T  # [size, n_pairs]
+    return np.count_nonzero(np.abs(sums) >= work.threshold[None, :], axis=0)
+
+
+def _sampled_sign_flip_counts(
+    z: np.ndarray, B: int, seed: int, workers: Workers | None = None
+) -> np.ndarray:
+    n_pairs, n_topics = z.shape
+    observed = np.abs(z.sum(axis=1))
+    work = _SignFlipWork(z, observed - tolerance(observed))
+    chunk = max(1, _CHUNK_ELEMENTS // max(n_topics, n_pairs))
+    counts = np.zeros(n_pairs, dtype=np.int64)
+    chunks = _sign_vector_chunks(n_topics, B, seed, chunk)
+    for part in (workers or InProcess()).map(_sign_flip_chunk, chunks, work):
+        counts += part
     return counts
 
 
@@ -563,12 +644,15 @@ def pairwise_randomization_tests(
     seed: int = DEFAULT_SEED,
     alpha: float = 0.05,
     exact: bool | None = None,
+    *,
+    workers: Workers | None = None,
 ) -> PairwiseTests:
     """Two-sided paired sign-flip randomisation test for every run pair (§5.2).
 
     ``exact=None`` enumerates all 2ᴺ sign vectors when N ≤ 20 (p = count/2ᴺ, the observed vector
     included) and otherwise samples B sign vectors (p = (1 + count)/(B + 1)); the same sign
-    vectors serve every pair. ``B`` and ``seed`` are recorded as ``None`` when exact.
+    vectors serve every pair. ``B`` and ``seed`` are recorded as ``None`` when exact. Chunks of
+    pairs (exact) or of sign vectors (sampled) run on ``workers``.
     """
     table = check_score_table(scores, min_runs=2, min_topics=1)
     alpha = _check_alpha(alpha)
@@ -576,7 +660,7 @@ def pairwise_randomization_tests(
     z = _pair_differences(table, pairs)
     n_topics = table.shape[1]
     if _resolve_exact(exact, n_topics):
-        counts = _exact_sign_flip_counts(z)
+        counts = _exact_sign_flip_counts(z, workers)
         p_values = counts / float(2**n_topics)
         return PairwiseTests(
             "randomization",
@@ -591,7 +675,7 @@ def pairwise_randomization_tests(
         )
     B = _check_B(B)
     seed = _check_seed(seed)
-    counts = _sampled_sign_flip_counts(z, B, seed)
+    counts = _sampled_sign_flip_counts(z, B, seed, workers)
     p_values = (1.0 + counts) / (B + 1.0)
     return PairwiseTests(
         "randomization", pairs, z.sum(axis=1), p_values, B, seed, alpha, counts=counts
@@ -678,12 +762,39 @@ def _hsd_result(
     )
 
 
+@dataclass(frozen=True)
+class _TukeyWork:
+    """What every block of Tukey HSD's resamples needs (sent once to each worker)."""
+
+    by_topic: np.ndarray  # [T, R]: one row per topic, permuted within rows
+    seed: int
+    chunk: int  # resamples permuted at once (bounds memory)
+
+
+def _tukey_block(work: _TukeyWork, block: tuple[int, int]) -> np.ndarray:
+    """range_b = max − min of the permuted run means for the ``size`` resamples of block
+    ``number``, drawn from ``PCG64(seed).jumped(number)`` (one task)."""
+    number, size = block
+    rng = np.random.Generator(np.random.PCG64(work.seed).jumped(number))
+    n_topics, n_runs = work.by_topic.shape
+    ranges = np.empty(size)
+    for start in range(0, size, work.chunk):
+        part = min(work.chunk, size - start)
+        shape = (part, n_topics, n_runs)
+        permuted = rng.permuted(np.broadcast_to(work.by_topic, shape), axis=-1)
+        run_means = permuted.mean(axis=1)  # [part, R]
+        ranges[start : start + part] = run_means.max(axis=1) - run_means.min(axis=1)
+    return ranges
+
+
 def randomized_tukey_hsd(
     scores: np.ndarray,
     B: int = DEFAULT_TUKEY_B,
     seed: int = DEFAULT_SEED,
     alpha: float = 0.05,
     comparison: str = ">",
+    *,
+    workers: Workers | None = None,
 ) -> TukeyHSDResult:
     """Randomised Tukey HSD (Carterette 2012; Sakai 2012 Fig. 4) over all runs at once.
 
@@ -692,6 +803,9 @@ def randomized_tukey_hsd(
     (``comparison=">"`` as in Fig. 4, or ``">="``). The p-values are family-wise and must not be
     corrected again. ``required_delta`` is Fig. 5's Δ_α: the smallest |x̄_a − x̄_b'| among pairs
     with ASL < α, ``None`` if no pair is significant.
+
+    The resamples are drawn in blocks of :data:`RESAMPLE_BLOCK`, block k from
+    ``PCG64(seed).jumped(k)`` (block 0 is ``default_rng(seed)``), the blocks on ``workers``.
     """
     table = check_score_table(scores, min_runs=2, min_topics=1)
     B = _check_B(B)
@@ -699,15 +813,13 @@ def randomized_tukey_hsd(
     alpha = _check_alpha(alpha)
     comparison = _check_comparison(comparison)
     n_runs, n_topics = table.shape
-    by_topic = np.ascontiguousarray(table.T)  # [T, R]: one row per topic, permuted within rows
-    rng = np.random.default_rng(seed)
-    ranges = np.empty(B)
-    chunk = max(1, _CHUNK_ELEMENTS // (n_runs * n_topics))
-    for start in range(0, B, chunk):
-        size = min(chunk, B - start)
-        permuted = rng.permuted(np.broadcast_to(by_topic, (size, n_topics, n_runs)), axis=-1)
-        run_means = permuted.mean(axis=1)  # [size, R]
-        ranges[start : start + size] = run_means.max(axis=1) - run_means.min(axis=1)
+    work = _TukeyWork(
+        by_topic=np.ascontiguousarray(table.T),
+        seed=seed,
+        chunk=max(1, _CHUNK_ELEMENTS // (n_runs * n_topics)),
+    )
+    blocks = [(k, stop - start) for k, (start, stop) in enumerate(_spans(B, RESAMPLE_BLOCK))]
+    ranges = np.concatenate(list((workers or InProcess()).map(_tukey_block, blocks, work)))
     return _hsd_result(table, ranges, alpha, comparison, B, seed)
 
 
@@ -794,11 +906,14 @@ def pairwise_tests(
     alpha: float = 0.05,
     comparison: str = ">",
     exact: bool | None = None,
+    *,
+    workers: Workers | None = None,
 ) -> PairwiseTests:
     """Run ``test`` (ttest | bootstrap | randomization | tukey-hsd) on every run pair.
 
     ``B=None`` takes the test's default (1000, 10000, 5000). ``comparison`` only applies to
-    Tukey HSD and ``exact`` only to the randomisation test.
+    Tukey HSD and ``exact`` only to the randomisation test. The resampling tests run their
+    pieces on ``workers`` (same results, see the module docstring).
     """
     test = check_test_name(test)
     if test == "ttest":
@@ -806,9 +921,13 @@ def pairwise_tests(
     resamples = check_resamples(B) if B is not None else default_B(test)
     assert resamples is not None
     if test == "bootstrap":
-        return pairwise_bootstrap_tests(scores, B=resamples, seed=seed, alpha=alpha)
+        return pairwise_bootstrap_tests(
+            scores, B=resamples, seed=seed, alpha=alpha, workers=workers
+        )
     if test == "randomization":
         return pairwise_randomization_tests(
-            scores, B=resamples, seed=seed, alpha=alpha, exact=exact
+            scores, B=resamples, seed=seed, alpha=alpha, exact=exact, workers=workers
         )
-    return randomized_tukey_hsd(scores, B=resamples, seed=seed, alpha=alpha, comparison=comparison)
+    return randomized_tukey_hsd(
+        scores, B=resamples, seed=seed, alpha=alpha, comparison=comparison, workers=workers
+    )
