@@ -319,6 +319,7 @@ def run_evaluation(
     jobs: int | None = 1,
     scheduler: str | None = None,
     chunk_bytes: int | None = None,
+    workers: Workers | None = None,
 ) -> Evaluation:
     """Read, judge and score: the structured result behind :func:`divaeval.evaluate` and the
     CLI. Runs and qrels are files, or already read (:mod:`divaeval.io.memory`).
@@ -332,7 +333,8 @@ def run_evaluation(
     Run files are read in blocks of whole topics of about ``chunk_bytes`` of text (default
     8 MiB), so memory stays bounded however large a run is (:mod:`divaeval.streaming`); the
     blocks are scored by ``jobs`` local processes, or on the Dask cluster at ``scheduler``
-    (:mod:`divaeval.parallel`). The values are the same in every case.
+    (:mod:`divaeval.parallel`); or by ``workers`` already made (left open, for the analyses
+    that follow). The values are the same in every case.
     """
     settings = settings or EvalSettings()
     from divaeval.errors import check_dd_exponent
@@ -354,7 +356,8 @@ def run_evaluation(
     )
     from divaeval.parallel import workers_for
 
-    workers = workers_for(jobs, scheduler)
+    own_workers = workers is None
+    workers = workers or workers_for(jobs, scheduler)
     try:
 
         def score(runs_to_score, risk: bool):
@@ -388,7 +391,8 @@ def run_evaluation(
                 for run in scored
             ]
     finally:
-        workers.close()
+        if own_workers:
+            workers.close()
     return Evaluation(
         runs=scored,
         measures=parsed,

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from divaeval.api import Evaluation
     from divaeval.judged import EvalSettings
+    from divaeval.parallel import Workers
 
 __all__ = [
     "axioms",
@@ -84,6 +85,15 @@ def _signed(frame: pd.DataFrame, signature: str) -> pd.DataFrame:
     return frame
 
 
+def _workers(jobs: int | None, scheduler: str | None) -> closing[Workers]:
+    """The workers of ``jobs`` and ``scheduler`` (the CLI's ``--jobs``, ``--scheduler``; the
+    environment variable ``DIVAEVAL_SCHEDULER`` when ``scheduler`` is None), closed when the
+    ``with`` block ends."""
+    from divaeval.parallel import workers_for
+
+    return closing(workers_for(jobs, scheduler))
+
+
 @dataclass(frozen=True)
 class _Judging:
     """The judging options every analysis of runs shares (the CLI's judging options)."""
@@ -125,8 +135,10 @@ def _evaluation(
     baseline: Any = None,
     risk_alpha: float | str | None = None,
     dd_exponent: str = "xi",
+    workers: Workers | None = None,
 ) -> Evaluation:
-    """Read, judge and score (every qrels topic unless ``complete=False``)."""
+    """Read, judge and score (every qrels topic unless ``complete=False``), on ``workers``
+    when given."""
     from divaeval.api import run_evaluation
 
     return run_evaluation(
@@ -139,6 +151,7 @@ def _evaluation(
         baseline=inputs.baseline(baseline),
         risk_alpha=risk_alpha,
         dd_exponent=dd_exponent,
+        workers=workers,
     )
 
 
@@ -333,12 +346,15 @@ def compare(
     intents: str | os.PathLike | None = None,
     topics: str | os.PathLike | None = None,
     normalize_intents: bool = False,
+    jobs: int | None = 1,
+    scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Significance tests between every pair of runs (``divaeval compare``), per measure:
     ``table="pairs"`` gives the mean difference, effect size d_z, confidence interval, p-value
     and its correction per pair; ``table="runs"`` each run's mean and the runs it
     significantly beats. ``test``: ttest, bootstrap, randomization or tukey-hsd (``samples``
-    resamples, ``seed``, default 42).
+    resamples, ``seed``, default 42). ``jobs`` processes or the Dask ``scheduler`` score the
+    runs and resample (the same results).
 
     >>> frame = divaeval.compare(["sample_data/run.txt", "sample_data/run2.txt",
     ...                           "sample_data/run3.txt"], "sample_data/qrels.txt",
@@ -354,7 +370,7 @@ def compare(
 
     if table not in ("pairs", "runs"):
         raise UsageError(f"table must be 'pairs' or 'runs', not {table!r}")
-    with _library_call() as inputs:
+    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
         result = _evaluation(
             inputs,
             runs,
@@ -370,6 +386,7 @@ def compare(
                 topics=topics,
                 normalize_intents=normalize_intents,
             ),
+            workers=workers,
         )
         names, tables = _score_tables(result)
         if len(names) < 2:
@@ -386,6 +403,7 @@ def compare(
                 seed=DEFAULT_SEED if seed is None else seed,
                 alpha=alpha,
                 correction=correction,
+                workers=workers,
             )
             part = (comparison.pairs if table == "pairs" else comparison.runs).copy()
             part.insert(0, "measure", name)
@@ -473,11 +491,14 @@ def discriminative_power(
     intents: str | os.PathLike | None = None,
     topics: str | os.PathLike | None = None,
     normalize_intents: bool = False,
+    jobs: int | None = 1,
+    scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Discriminative power (``divaeval meta discriminative-power``; Sakai 2012, Figs. 3 and
     5): per measure, the share of run pairs significant at ``alpha`` under ``test`` (bootstrap
     or tukey-hsd) and the estimated performance difference required; ``plot`` draws the ASL
-    curves to an image file (needs matplotlib).
+    curves to an image file (needs matplotlib). ``jobs`` processes or the Dask ``scheduler``
+    score the runs and resample (the same results).
 
     >>> frame = divaeval.discriminative_power(
     ...     ["sample_data/run.txt", "sample_data/run2.txt", "sample_data/run3.txt"],
@@ -494,7 +515,7 @@ def discriminative_power(
 
     if plot is not None:
         check_plotting()  # before any computing
-    with _library_call() as inputs:
+    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
         result = _evaluation(
             inputs,
             runs,
@@ -510,6 +531,7 @@ def discriminative_power(
                 topics=topics,
                 normalize_intents=normalize_intents,
             ),
+            workers=workers,
         )
         names, tables = _score_tables(result)
         powers = power(
@@ -519,6 +541,7 @@ def discriminative_power(
             B=samples,
             seed=DEFAULT_SEED if seed is None else seed,
             alpha=alpha,
+            workers=workers,
         )
         if plot is not None:
             plot_asl_curves(powers, os.fspath(plot))
@@ -717,12 +740,15 @@ def sensitivity(
     intents: str | os.PathLike | None = None,
     topics: str | os.PathLike | None = None,
     per_topic: bool = True,
+    jobs: int | None = 1,
+    scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Document selection sensitivity (``divaeval meta sensitivity``; Golbus et al. 2013, §7,
     Eq. 11): per measure and topic, the coefficient of variation dss of the measure over
     ``samples`` random rankings of the topic's relevant documents, and its topic average
     (topic ``all``, by ``mean``). Measures without ``@k`` are evaluated at each ``cutoff``
-    (default 20).
+    (default 20). ``jobs`` processes or the Dask ``scheduler`` draw and score the rankings
+    (the same results).
 
     >>> frame = divaeval.sensitivity("sample_data/qrels.txt", "alpha-nDCG@20", samples=50,
     ...                              per_topic=False)
@@ -734,7 +760,7 @@ def sensitivity(
     from divaeval.collection.sensitivity import sensitivity as selection_sensitivity
 
     cutoffs = [cutoff] if isinstance(cutoff, int) else list(cutoff)
-    with _library_call() as inputs:
+    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
         result = selection_sensitivity(
             inputs.qrels(qrels),
             _measures(measures),
@@ -746,6 +772,7 @@ def sensitivity(
             rel_level=rel_level,
             intents=_file(intents),
             topics=_file(topics),
+            workers=workers,
         )
         frame = result.frame(per_topic=per_topic)
         frame.insert(frame.columns.get_loc("samples") + 1, "seed", result.seed)

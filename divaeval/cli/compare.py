@@ -14,6 +14,7 @@ from divaeval.cli.options import (
     resampling_options,
     resolve_format,
     score_tables,
+    workers_from,
 )
 from divaeval.cli.output import emit, keyed_frame, write_table, write_text
 
@@ -76,24 +77,29 @@ def compare_command(
     from divaeval.stats.significance import DEFAULT_SEED
 
     fmt = resolve_format(output_format)
-    runs, tables = score_tables(files, measures, judging)
-    if len(runs) < 2:
-        raise UsageError("compare needs at least two runs")
+    with workers_from(judging["jobs"], judging["scheduler"]) as workers:
+        runs, tables = score_tables(files, measures, judging, workers=workers)
+        if len(runs) < 2:
+            raise UsageError("compare needs at least two runs")
+        comparisons = {
+            name: compare_runs(
+                scores,
+                runs,
+                test=test,
+                B=B,
+                seed=DEFAULT_SEED if seed is None else seed,
+                alpha=significance,
+                correction=correction,
+                workers=workers,
+            )
+            for name, scores in tables.items()
+        }
     parts = ["runs", "pairs"] if which is None else [which]
     frames = []
     latex_runs: dict = {}  # measure -> comparison, for one runs x measures LaTeX table
     latex_pairs: list[str] = []
     latex_signatures: list[str] = []
-    for name, scores in tables.items():
-        comparison = compare_runs(
-            scores,
-            runs,
-            test=test,
-            B=B,
-            seed=DEFAULT_SEED if seed is None else seed,
-            alpha=significance,
-            correction=correction,
-        )
+    for name, comparison in comparisons.items():
         sig = f"divaeval {__version__}|compare|measure={name}|{comparison.signature}"
         if fmt == "latex":
             latex_runs[name] = comparison

@@ -23,6 +23,8 @@ from divaeval.cli.options import (
     scores_option,
     seed_option,
     topics_option,
+    workers_from,
+    workers_options,
 )
 from divaeval.cli.output import progress_bar, write_table, write_tables
 
@@ -72,17 +74,19 @@ def discriminative_power_command(
     if plot:
         check_plotting()  # before any computing
     fmt = resolve_format(output_format)
-    runs, tables = score_tables(files, measures, judging, score_files)
-    with progress_bar("resampling each metric") as bar:
-        result = discriminative_power(
-            tables,
-            runs,
-            test=test,
-            B=B,
-            seed=DEFAULT_SEED if seed is None else seed,
-            alpha=significance,
-            progress=None if bar is None else (lambda metric, done, total: bar(done, total)),
-        )
+    with workers_from(judging["jobs"], judging["scheduler"]) as workers:
+        runs, tables = score_tables(files, measures, judging, score_files, workers=workers)
+        with progress_bar("resampling each metric") as bar:
+            result = discriminative_power(
+                tables,
+                runs,
+                test=test,
+                B=B,
+                seed=DEFAULT_SEED if seed is None else seed,
+                alpha=significance,
+                progress=None if bar is None else (lambda metric, done, total: bar(done, total)),
+                workers=workers,
+            )
     if plot:
         plot_asl_curves(result, plot)
     write_table(
@@ -264,6 +268,7 @@ def unanimity_command(
     is_flag=True,
     help="with --grid: print the topic average at every grid point (Golbus Figure 7)",
 )
+@workers_options
 @output_options
 def sensitivity_command(
     qrels,
@@ -279,6 +284,8 @@ def sensitivity_command(
     per_topic,
     grids,
     all_points,
+    jobs,
+    scheduler,
     output_format,
     precision,
     output,
@@ -300,7 +307,10 @@ def sensitivity_command(
         raise UsageError("--all-points needs --grid")
     if grid is not None and per_topic:
         raise UsageError("-q prints one measure's per-topic values; with --grid use --all-points")
-    with progress_bar("sampling rankings of each topic") as progress:
+    with (
+        workers_from(jobs, scheduler) as workers,
+        progress_bar("sampling rankings of each topic") as progress,
+    ):
         result = sensitivity(
             qrels,
             measures,
@@ -314,6 +324,7 @@ def sensitivity_command(
             topics=topics_file,
             grid=grid,
             progress=progress,
+            workers=workers,
         )
     sig = f"divaeval {__version__}|meta sensitivity|{result.signature}"
     if grid is not None:

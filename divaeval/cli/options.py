@@ -5,7 +5,8 @@ file, signature) and resampling (test, B, seed, alpha, correction)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 import click
@@ -16,6 +17,7 @@ MAX_RESAMPLES = (
 
 if TYPE_CHECKING:
     from divaeval.judged import Order
+    from divaeval.parallel import Workers
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -123,6 +125,52 @@ def topics_option() -> Decorator:
     )
 
 
+#: ``-j/--jobs`` and ``--scheduler``: where the work runs (:mod:`divaeval.parallel`), for the
+#: main job and the resampling analyses alike
+_WORKERS_OPTIONS = (
+    click.option(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        show_default=True,
+        metavar="N",
+        help="work in N processes (0: one per core); the results are the same",
+    ),
+    click.option(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        envvar="DIVAEVAL_SCHEDULER",
+        help="work on the Dask cluster at ADDRESS (tcp://HOST:PORT), or 'local[:N]' for N "
+        "local worker processes; needs divaeval[dask]; the results are the same  "
+        "[env: DIVAEVAL_SCHEDULER]",
+    ),
+)
+
+
+def workers_options(command):
+    """Decorate a click command with ``-j/--jobs`` and ``--scheduler`` (keyword arguments
+    ``jobs`` and ``scheduler``); the judging options include them."""
+    for option in reversed(_WORKERS_OPTIONS):
+        command = option(command)
+    return command
+
+
+@contextmanager
+def workers_from(jobs: int | None, scheduler: str | None) -> Iterator[Workers]:
+    """The workers of ``--jobs`` and ``--scheduler`` for one command (the evaluation and the
+    analyses share them: a Dask cluster is connected to, or a local one started, once), closed
+    at the end."""
+    from divaeval.parallel import workers_for
+
+    workers = workers_for(jobs, scheduler)
+    try:
+        yield workers
+    finally:
+        workers.close()
+
+
 _JUDGING_OPTIONS = (
     depth_option(),
     rel_level_option("minimum grade that binary measures count as relevant"),
@@ -148,23 +196,7 @@ _JUDGING_OPTIONS = (
         help="read runs in blocks of whole topics of about SIZE of text (K, M, G suffixes); "
         "peak memory follows it, not the run  [default: 8M]",
     ),
-    click.option(
-        "-j",
-        "--jobs",
-        type=int,
-        default=1,
-        show_default=True,
-        metavar="N",
-        help="work in N processes (0: one per core); the results are the same",
-    ),
-    click.option(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        envvar="DIVAEVAL_SCHEDULER",
-        help="work on the Dask cluster at ADDRESS (tcp://HOST:PORT), or 'local[:N]' for N "
-        "local worker processes; needs divaeval[dask]  [env: DIVAEVAL_SCHEDULER]",
-    ),
+    *_WORKERS_OPTIONS,
 )
 
 JUDGING_KEYS = (
@@ -241,10 +273,12 @@ def evaluation_from(
     baseline: str | None = None,
     risk_alpha: str | None = None,
     dd_exponent: str = "xi",
+    workers: Workers | None = None,
 ):
     """Run the evaluation the judging options describe (the qrels file is the last file),
     relative to ``baseline`` when one is given (``--baseline``, ``--risk-alpha``), with
-    ``dd_exponent`` for ``--mean dd``."""
+    ``dd_exponent`` for ``--mean dd``; on ``workers`` when given (else those of ``--jobs`` and
+    ``--scheduler``, for this evaluation only)."""
     from divaeval.api import run_evaluation
     from divaeval.errors import UsageError
     from divaeval.judged import EvalSettings
@@ -274,6 +308,7 @@ def evaluation_from(
         jobs=judging["jobs"],
         scheduler=judging["scheduler"],
         chunk_bytes=parse_size(judging["chunk_size"]),
+        workers=workers,
     )
 
 
@@ -305,12 +340,17 @@ _JUDGING_DEFAULTS = {
 
 
 def score_tables(
-    files, measures, judging: dict, score_files: tuple[str, ...] = ()
+    files,
+    measures,
+    judging: dict,
+    score_files: tuple[str, ...] = (),
+    workers: Workers | None = None,
 ) -> tuple[list[str], dict]:
     """(run names, measure name -> scores[n_runs, n_topics]) over all qrels topics: a topic
     missing from a run scores 0 (as with ``-c``), so paired analyses compare like with like.
     With ``score_files`` (``--scores``) the tables are read from them instead
-    (:func:`divaeval.meta.scores.read_score_table`)."""
+    (:func:`divaeval.meta.scores.read_score_table`). The runs are scored on ``workers`` when
+    given (``--jobs`` and ``--scheduler`` also apply to ``--scores``: to the analysis)."""
     from divaeval.aggregate import score_matrix
     from divaeval.errors import UsageError
 
@@ -326,7 +366,7 @@ def score_tables(
         return table.runs, table.tables
     if not files:
         raise UsageError("give RUN... QRELS (qrels last) or --scores FILE")
-    result = evaluation_from(files, measures, judging, complete=True)
+    result = evaluation_from(files, measures, judging, complete=True, workers=workers)
     table = result.table(per_topic=True, summary=False)
     tables = {}
     runs: list[str] = []
