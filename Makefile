@@ -9,7 +9,7 @@ install:
 	$(PYTHON) -m divaeval sample_data/run.txt sample_data/qrels.txt -m rbu -m alpha-ndcg
 
 test: dev
-	$(PYTHON) -m pytest -q -n auto tests
+	$(PYTHON) -m pytest -q -n auto --dist loadgroup tests  # loadgroup: test_cluster.py starts one Dask cluster
 
 # the test, lint and plot tools (the extras test and plot); make test and make lint install them
 dev:

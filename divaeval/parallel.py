@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar
 
-from divaeval.errors import UsageError, set_warning_sink, warn
+from divaeval.errors import DivaevalError, UsageError, set_warning_sink, warn
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -161,8 +161,20 @@ class LocalProcesses:
         return f"{self.size} local processes"
 
 
+#: seconds to reach a Dask scheduler and hear it answer before giving up
+CONNECT_TIMEOUT = 5.0
+
+
 class Cluster:
-    """Tasks run on the workers of a dask.distributed scheduler."""
+    """Tasks run on the workers of a dask.distributed scheduler.
+
+    The scheduler is first asked who it is (within :data:`CONNECT_TIMEOUT` seconds), so that a
+    wrong address, a closed port or a server that is not a Dask scheduler (its dashboard port,
+    say) is one line and exit 2, not a hang. The workers must run the same divaeval and numpy
+    as this process (their results are this process's only then): a worker that cannot import
+    divaeval is an error, other versions a warning. ``shared`` is scattered to every worker
+    once per :meth:`map`; a worker or connection lost on the way is an error naming the
+    cluster."""
 
     def __init__(self, address: str):
         try:
@@ -171,46 +183,146 @@ class Cluster:
             raise UsageError("--scheduler needs Dask: pip install 'divaeval[dask]'") from None
         self.address = address
         self._cluster = None
+        self.client = None
+        local = address == "local" or address.startswith("local:")
+        count = address.partition(":")[2] if local else ""
+        n_workers = _positive(count, "local:N") if count else 2
+        if not local:
+            _identify_scheduler(address)
         try:
-            if address == "local" or address.startswith("local:"):
-                count = address.partition(":")[2]
-                n_workers = _positive(count, "local:N") if count else 2
+            if local:
                 self._cluster = LocalCluster(
                     n_workers=n_workers,
                     threads_per_worker=1,
                     processes=True,
                     host="127.0.0.1",
-                    dashboard_address=None,
+                    # no dashboard, and its HTTP server on a free port (not 8787, maybe taken)
+                    dashboard_address=":0",
+                    scheduler_kwargs={"dashboard": False},
                 )
-                self.client = Client(self._cluster)
-            else:
-                self.client = Client(address, timeout="10s")
-        except (OSError, TimeoutError) as exc:
+            connect_to = self._cluster if local else address
+            self.client = Client(connect_to, timeout=CONNECT_TIMEOUT, set_as_default=False)
+            self._check_workers()
+        except DivaevalError:
             self.close()
-            raise UsageError(f"cannot reach the Dask scheduler {address}: {exc}") from None
+            raise
+        except Exception as exc:
+            self.close()
+            reason = f"{type(exc).__name__}: {_first_line(exc)}"
+            raise UsageError(f"cannot use the Dask scheduler {address}: {reason}") from None
         workers = self.client.scheduler_info().get("workers", {})
         self.size = max(1, sum(w.get("nthreads", 1) for w in workers.values()))
 
+    def _check_workers(self) -> None:
+        """A worker that cannot import divaeval is an error; other versions of divaeval or
+        numpy than here, a warning."""
+        assert self.client is not None
+        try:
+            found = self.client.run(_versions)
+        except (ImportError, AttributeError) as exc:
+            raise UsageError(
+                f"the Dask workers of {self.address} cannot run divaeval ({_first_line(exc)}): "
+                "install the same divaeval on every worker"
+            ) from None
+        here = _versions()
+        other = sorted({versions for versions in found.values() if versions != here})
+        if other:
+            warn(
+                f"Dask workers run divaeval/numpy {', '.join('/'.join(v) for v in other)}, "
+                f"this process {'/'.join(here)}: results may differ from in-process ones"
+            )
+
     def map(self, task, items, shared=None, *, ahead=None):
         client = self.client
-        remote = client.scatter(shared, broadcast=True, hash=False) if shared is not None else None
+        assert client is not None
+        # a list of one, so that a shared dict or tuple is scattered as one object
+        remote = client.scatter([shared], broadcast=True, hash=False)[0]
         return _in_order(
             lambda item: client.submit(_collecting, task, remote, item, pure=False),
-            lambda future: future.result(),
+            self._result,
             lambda future: future.cancel(),
             items,
             ahead or 2 * self.size,
         )
 
+    def _result(self, future):
+        """The task's result; its own errors as they are, the cluster's as one line."""
+        try:
+            return future.result()
+        except DivaevalError:
+            raise
+        except Exception as exc:
+            origin = type(exc).__module__.split(".")[0]
+            if origin in ("distributed", "dask", "tornado", "asyncio") or isinstance(
+                exc, (OSError, TimeoutError)
+            ):
+                raise DivaevalError(
+                    f"the Dask cluster {self.address} failed: {type(exc).__name__}: "
+                    f"{_first_line(exc)}"
+                ) from None
+            raise
+
     def close(self) -> None:
-        client = getattr(self, "client", None)
-        if client is not None:
-            client.close()
+        if self.client is not None:
+            self.client.close()
+            self.client = None
         if self._cluster is not None:
             self._cluster.close()
+            self._cluster = None
 
     def describe(self) -> str:
         return f"Dask scheduler {self.address} ({self.size} worker threads)"
+
+
+def _versions() -> tuple[str, str]:
+    """(divaeval, numpy) versions of the process this runs in."""
+    import numpy
+
+    from divaeval import __version__
+
+    return __version__, numpy.__version__
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def _identify_scheduler(address: str) -> None:
+    """Ask the scheduler at ``address`` who it is, within :data:`CONNECT_TIMEOUT` seconds (in
+    a thread of its own, so that this works inside a running event loop too); a usage error if
+    nothing answers as a Dask scheduler."""
+    import asyncio
+    import threading
+
+    async def identify() -> dict:
+        from distributed.core import rpc
+
+        async with rpc(address, timeout=CONNECT_TIMEOUT) as scheduler:
+            return await scheduler.identity()
+
+    outcome: list = []
+    limit = CONNECT_TIMEOUT + 1.0  # distributed's own timeout first: it names the cause
+
+    def ask() -> None:
+        try:
+            outcome.append(asyncio.run(asyncio.wait_for(identify(), limit)))
+        except BaseException as exc:  # reported below, in the calling thread
+            outcome.append(exc)
+
+    asker = threading.Thread(target=ask, name="divaeval-dask-probe", daemon=True)
+    asker.start()
+    asker.join(limit + 1.0)
+    answer = outcome[0] if outcome else TimeoutError()
+    if isinstance(answer, BaseException):
+        if isinstance(answer, (asyncio.TimeoutError, TimeoutError)):
+            reason = f"no answer within {limit:g} s"
+        else:  # distributed's "Timed out trying to connect" names the cause in __cause__
+            cause = answer.__cause__
+            reason = _first_line(answer) + (f" ({_first_line(cause)})" if cause else "")
+        raise UsageError(f"cannot reach the Dask scheduler {address}: {reason}")
+    if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
+        raise UsageError(f"{address} is not a Dask scheduler (it answered {answer!r:.80})")
 
 
 def _positive(text: str, what: str) -> int:
