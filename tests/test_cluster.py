@@ -21,7 +21,7 @@ pytest.importorskip("distributed")  # the dask extra (part of the test extra)
 
 import divaeval.parallel as parallel  # noqa: E402
 from divaeval.api import run_evaluation  # noqa: E402
-from divaeval.errors import DataError, warn  # noqa: E402
+from divaeval.errors import DataError, DivaevalError, warn  # noqa: E402
 from divaeval.judged import EvalSettings  # noqa: E402
 from divaeval.meta.discriminative_power import discriminative_power  # noqa: E402
 from divaeval.parallel import Cluster, workers_for  # noqa: E402
@@ -288,3 +288,28 @@ def test_a_client_of_a_scheduler_is_closed_and_the_cluster_lives_on(
     assert client.client is None and connection.status == "closed"
     assert list(workers.map(_warn_twice, [4], "y")) == [16]
     assert collected_warnings == ["x 3 first", "x 3 second", "y 4 first", "y 4 second"]
+
+
+class _LostFuture:
+    def __init__(self, error: BaseException):
+        self.error = error
+
+    def result(self):
+        raise self.error
+
+
+def test_a_lost_worker_or_connection_is_one_line_and_a_task_bug_stays_a_bug():
+    from distributed import KilledWorker
+
+    cluster = Cluster.__new__(Cluster)  # no connection needed to map a future's failure
+    cluster.address = "tcp://10.0.0.1:8786"
+    worker = type("WorkerState", (), {"address": "tcp://10.0.0.2:4000"})()
+    for lost in (KilledWorker("block-7", worker, 3), OSError("Stream is closed")):
+        with pytest.raises(DivaevalError) as caught:
+            cluster._result(_LostFuture(lost))
+        assert str(caught.value).startswith(f"the Dask cluster {cluster.address} failed: ")
+        assert caught.value.exit_code == 1 and "\n" not in str(caught.value)
+    with pytest.raises(DataError):  # the task's own errors pass through as they are
+        cluster._result(_LostFuture(DataError("bad", file="run.txt", line=3)))
+    with pytest.raises(ZeroDivisionError):  # and a bug stays a bug (exit 3)
+        cluster._result(_LostFuture(ZeroDivisionError("x")))

@@ -17,9 +17,10 @@ Resampling conventions (conventions.md §1):
   "v > v_obs" means ``v > v_obs + τ``;
 - randomised Tukey HSD draws its permutations in blocks of :data:`RESAMPLE_BLOCK` (1000)
   resamples, block k from ``PCG64(seed).jumped(k)`` (numpy's independent streams for parallel
-  work); block 0 is ``default_rng(seed)``'s own stream, so B ≤ 1000 draws what one stream
-  draws. (Until divaeval 0.1.0 every resample came from one stream: results with B > 1000
-  differ from those, as any other seed's would.)
+  work), so that the blocks can be drawn anywhere; block 0 is ``default_rng(seed)``'s own
+  stream, so B ≤ 1000 draws what one stream draws. (Before these blocks every resample came
+  from that one stream: with B > 1000 a seed now gives other permutations, as another seed
+  would.)
 
 Parallel work (``workers``, :mod:`divaeval.parallel`: ``--jobs``, ``--scheduler``): each
 function cuts its work into the pieces its serial loop already goes through (chunks of run
