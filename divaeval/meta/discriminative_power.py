@@ -14,7 +14,7 @@ computation, so the results are the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -180,6 +180,7 @@ def discriminative_power(
         for metric, scores in scores_by_metric.items()
     }
     workers = workers or InProcess()
+    metric_tests: Iterator[PairwiseTests]
     if len(tables) == 1 or workers.size == 1:  # the test cuts its own work into pieces
         metric_tests = (
             pairwise_tests(

@@ -566,7 +566,9 @@ def _exact_sign_flip_counts(z: np.ndarray, workers: Workers | None = None) -> np
     """
     n_pairs, n_topics = z.shape
     chunk = max(1, _CHUNK_ELEMENTS // 2 ** (n_topics - n_topics // 2))
-    pieces = (workers or InProcess()).map(_exact_sign_flip_chunk, _spans(n_pairs, chunk), z)
+    pieces: Iterator[np.ndarray] = (workers or InProcess()).map(
+        _exact_sign_flip_chunk, _spans(n_pairs, chunk), z
+    )
     return np.concatenate([np.zeros(0, np.int64), *pieces])
 
 
