@@ -89,6 +89,9 @@ HSD_COMPARISONS = (">", ">=")
 
 # Elements per resampling chunk (keeps temporary arrays around 32 MB of float64).
 _CHUNK_ELEMENTS = 4_000_000
+# Elements permuted at once by Tukey HSD (2 MB: in cache, faster than larger arrays; its results
+# do not depend on it)
+_PERMUTED_ELEMENTS = 250_000
 
 RESAMPLE_BLOCK = 1000
 """Resamples per block of randomised Tukey HSD: block k draws from ``PCG64(seed).jumped(k)``."""
@@ -819,7 +822,7 @@ def randomized_tukey_hsd(
     work = _TukeyWork(
         by_topic=np.ascontiguousarray(table.T),
         seed=seed,
-        chunk=max(1, _CHUNK_ELEMENTS // (n_runs * n_topics)),
+        chunk=max(1, _PERMUTED_ELEMENTS // (n_runs * n_topics)),
     )
     blocks = [(k, stop - start) for k, (start, stop) in enumerate(_spans(B, RESAMPLE_BLOCK))]
     ranges = np.concatenate(list((workers or InProcess()).map(_tukey_block, blocks, work)))
