@@ -18,10 +18,10 @@ import divaeval
 import divaeval.collection.sensitivity as sensitivity_module
 import divaeval.stats.effects as effects
 import divaeval.stats.significance as significance
-from divaeval.collection.sensitivity import _measure_parts, sensitivity
+from divaeval.collection.sensitivity import _grid_units, _measure_parts, sensitivity
 from divaeval.meta.discriminative_power import discriminative_power
 from divaeval.metrics import parse_measures
-from divaeval.metrics.grid import parse_grid
+from divaeval.metrics.grid import grid_measures, parse_grid
 from divaeval.parallel import InProcess, LocalProcesses
 from divaeval.stats.compare import compare_runs
 from divaeval.stats.effects import pairwise_bootstrap_cis
@@ -169,7 +169,7 @@ def _sensitivity_fields(result) -> tuple:
 def test_sensitivity_batches_and_measure_parts_are_the_same_bits(
     processes, monkeypatch, batch_cells
 ):
-    if batch_cells:  # many batches of topics (else one batch, split by measures)
+    if batch_cells:  # many batches of topics (else a few, and a grid split by points)
         monkeypatch.setattr(sensitivity_module, "_BATCH_CELLS", batch_cells)
     parts = []
     split = sensitivity_module._measure_parts
@@ -188,17 +188,26 @@ def test_sensitivity_batches_and_measure_parts_are_the_same_bits(
         str(QRELS_2012), ["alpha-nDCG@10"], samples=40, seed=4, grid=grid, workers=processes
     )
     assert _same(_sensitivity_fields(serial), _sensitivity_fields(parallel))
-    split_by_measures = [len(p) > 1 for p in parts[1::2]]  # the parallel calls
-    assert split_by_measures == ([False, False] if batch_cells else [True, True])
+    split = [len(p) > 1 for p in parts[1::2]]  # the parallel calls: measures, then the grid
+    assert split == [False, batch_cells is None]
 
 
-def test_measure_parts_keep_a_metrics_cutoffs_together():
-    measures = parse_measures(["alpha-nDCG@5,10", "ERR-IA@5,10", "NRBP", "alpha-nDCG(alpha=0.1)@5"])
-    # groups: alpha-nDCG@5,@10 | ERR-IA@5,@10 | NRBP | alpha-nDCG(alpha=0.1)@5
-    assert _measure_parts(measures, 1) == [[0, 1, 2, 3, 4, 5]]
-    assert _measure_parts(measures, 2) == [[0, 1, 2, 3], [4, 5]]
-    assert _measure_parts(measures, 3) == [[0, 1, 2, 3], [4], [5]]
-    assert _measure_parts(measures, 99) == [[0, 1], [2, 3], [4], [5]]
+def test_grid_points_are_split_into_parts_of_consecutive_points():
+    bases = parse_measures(["alpha-nDCG@5,10", "ERR-IA@10"])
+    grid = parse_grid(["alpha=0:1:0.25"])  # five points
+    expanded = [grid_measures(base, grid) for base in bases]
+    measures = list({m.name: m for points in expanded for _, m in points}.values())
+    units = _grid_units(measures, expanded)
+    assert len(units) == 5
+    for k, unit in enumerate(units):  # each point: its three measures, every base's
+        names = sorted(measures[p].name for p in unit)
+        assert names == sorted(points[k][1].name for points in expanded)
+    assert sorted(p for unit in units for p in unit) == list(range(15))
+    assert _measure_parts(units, 1) == [[p for unit in units for p in unit]]
+    assert [len(part) for part in _measure_parts(units, 2)] == [9, 6]  # points 0-2 | 3-4
+    assert [len(part) for part in _measure_parts(units, 3)] == [6, 6, 3]
+    assert len(_measure_parts(units, 99)) == 5
+    assert _grid_units(bases, []) == [[0, 1, 2]]  # without a grid: never split
 
 
 # ---------------------------------------------------------------------------------------------
@@ -237,8 +246,8 @@ def test_tukey_blocks_draw_from_the_seed_stream_then_its_jumps():
 def test_tukey_does_not_depend_on_its_memory_chunks(monkeypatch):
     table = _table(7, 13, seed=2)
     whole = randomized_tukey_hsd(table, B=2500, seed=3)
-    for elements in (500, 91):
-        monkeypatch.setattr(significance, "_CHUNK_ELEMENTS", elements)
+    for elements in (4_000_000, 500, 91):
+        monkeypatch.setattr(significance, "_PERMUTED_ELEMENTS", elements)
         assert _same(_fields(whole), _fields(randomized_tukey_hsd(table, B=2500, seed=3)))
 
 

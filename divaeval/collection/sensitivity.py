@@ -32,10 +32,11 @@ a batch of topics are evaluated at once, as the rows of one
 :class:`~divaeval.judged.JudgedRankings`.
 
 Parallel work (``workers``, :mod:`divaeval.parallel`: ``--jobs``, ``--scheduler``): every batch
-of topics is a task; with several workers the measures (the grid points) are also split into
-parts, each a task of its own that draws the batch's lists again (from the same per-topic
-generators) and evaluates its measures on them. A measure's values depend only on its topic's
-lists, so the results are the same bits wherever and however the work is split.
+of topics is a task; with a grid and several workers, the grid points are also split into parts
+of consecutive points (whose measures share work, such as the novelty gains of one alpha), each a
+task of its own that draws the batch's lists again (from the same per-topic generators) and
+evaluates its points' measures on them. A measure's values depend only on its topic's lists, so
+the results are the same bits wherever and however the work is split.
 """
 
 from __future__ import annotations
@@ -342,18 +343,29 @@ def _sample_and_score(work: _SamplingWork, batch: _Batch) -> _BatchResult:
     return out
 
 
-def _measure_parts(measures: list[Measure], parts: int) -> list[list[int]]:
-    """The positions of ``measures`` in at most ``parts`` parts of consecutive whole groups
-    (the measures one metric computes together: same metric and parameters)."""
-    groups: dict[tuple, list[int]] = {}
-    for position, measure in enumerate(measures):
-        groups.setdefault((measure.spec.name, measure.params), []).append(position)
-    ordered = list(groups.values())
-    count = max(1, min(parts, len(ordered)))
-    size, longer = divmod(len(ordered), count)  # the first ``longer`` parts take one more
+def _grid_units(measures: list[Measure], expanded: list[list[tuple[dict, Measure]]]):
+    """The positions in ``measures`` of every grid point's measures (one list per point, in
+    grid order; each position once), or one list of all without a grid (``expanded`` empty)."""
+    if not expanded:
+        return [list(range(len(measures)))]
+    position = {m.name: k for k, m in enumerate(measures)}
+    placed: set[int] = set()
+    units = []
+    for point in zip(*expanded, strict=True):  # the bases' measures at one grid point
+        unit = [position[m.name] for _, m in point]
+        units.append([p for p in dict.fromkeys(unit) if p not in placed])
+        placed.update(unit)
+    return [unit for unit in units if unit]
+
+
+def _measure_parts(units: list[list[int]], parts: int) -> list[list[int]]:
+    """The ``units`` (lists of measure positions) in at most ``parts`` parts of consecutive
+    units, as even as can be."""
+    count = max(1, min(parts, len(units)))
+    size, longer = divmod(len(units), count)  # the first ``longer`` parts take one more
     bounds = [k * size + min(k, longer) for k in range(count + 1)]
     return [
-        [p for group in ordered[start:stop] for p in group]
+        [p for unit in units[start:stop] for p in unit]
         for start, stop in zip(bounds, bounds[1:], strict=False)
     ]
 
@@ -448,7 +460,7 @@ def selection_sensitivity(
     chunks = [topic_rows[s : s + per_batch] for s in range(0, len(topic_rows), per_batch)]
     # one task per batch in process; with several workers, enough tasks to keep them busy
     wanted_parts = 1 if workers.size == 1 else math.ceil(2 * workers.size / len(chunks))
-    parts = _measure_parts(parsed, wanted_parts)
+    parts = _measure_parts(_grid_units(parsed, expanded), wanted_parts)
     tasks = [(chunk, part) for chunk in chunks for part in parts]
     work = _SamplingWork(material, parsed, samples, seed, depth, settings, rel_level, keep_values)
     done = 0
