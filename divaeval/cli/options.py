@@ -4,6 +4,7 @@ file, signature) and resampling (test, B, seed, alpha, correction)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -125,6 +126,21 @@ def topics_option() -> Decorator:
     )
 
 
+#: the variables that set how many threads numpy's BLAS (OpenBLAS, MKL, OpenMP builds) starts
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _one_blas_thread_per_process(ctx: click.Context, param: click.Parameter, jobs: int) -> int:
+    """With ``-j N`` (N ≠ 1) every process is one core's worth of work: its BLAS gets one
+    thread (unless the variables are set), or N processes of a multithreaded BLAS would
+    oversubscribe the cores (as Dask does for its workers). Read when numpy loads, which the
+    command line does only after its options are parsed."""
+    if jobs != 1:
+        for name in BLAS_THREAD_VARIABLES:
+            os.environ.setdefault(name, "1")
+    return jobs
+
+
 #: ``-j/--jobs`` and ``--scheduler``: where the work runs (:mod:`divaeval.parallel`), for the
 #: main job and the resampling analyses alike
 _WORKERS_OPTIONS = (
@@ -135,7 +151,9 @@ _WORKERS_OPTIONS = (
         default=1,
         show_default=True,
         metavar="N",
-        help="work in N processes (0: one per core); the results are the same",
+        callback=_one_blas_thread_per_process,
+        help="work in N processes (0: one per core; each with one BLAS thread); the results "
+        "are the same",
     ),
     click.option(
         "--scheduler",
