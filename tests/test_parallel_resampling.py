@@ -330,3 +330,36 @@ def test_nothing_of_dask_is_imported_without_a_scheduler(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_jobs_give_each_process_one_blas_thread_before_numpy_loads():
+    probe = (
+        "import os, sys\n"
+        "from divaeval.cli import main\n"
+        "from divaeval.cli.app import cli\n"
+        "seen = []\n"
+        "option = next(p for p in cli.commands['compare'].params if p.name == 'jobs')\n"
+        "inner = option.callback\n"
+        "def spy(ctx, param, value):\n"
+        "    seen.append('numpy' in sys.modules)\n"
+        "    return inner(ctx, param, value)\n"
+        "option.callback = spy\n"
+        f"args = ['compare', {str(SAMPLE_DATA / 'run.txt')!r}, {str(SAMPLE_DATA / 'run2.txt')!r},\n"
+        f"        {str(SAMPLE_DATA / 'qrels.txt')!r}, '-m', 'P-IA@10', '-o', '/dev/null']\n"
+        "assert main(args + sys.argv[1:]) == 0\n"
+        "print(seen, os.environ.get('OPENBLAS_NUM_THREADS'), os.environ.get('OMP_NUM_THREADS'))"
+    )
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    for extra, threads in ([["-j", "2"], "1"], [[], None]):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *extra], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == ["[False]", str(threads), str(threads)]
+    done = subprocess.run(  # a value already set is kept
+        [sys.executable, "-c", probe, "-j", "2"],
+        capture_output=True,
+        text=True,
+        env={**env, "OPENBLAS_NUM_THREADS": "3"},
+    )
+    assert done.stdout.split() == ["[False]", "3", "1"]
