@@ -336,9 +336,9 @@ def test_jobs_give_each_process_one_blas_thread_before_numpy_loads():
     probe = (
         "import os, sys\n"
         "from divaeval.cli import main\n"
-        "from divaeval.cli.app import cli\n"
+        "from divaeval.cli.compare import compare_command\n"
         "seen = []\n"
-        "option = next(p for p in cli.commands['compare'].params if p.name == 'jobs')\n"
+        "option = next(p for p in compare_command.params if p.name == 'jobs')\n"
         "inner = option.callback\n"
         "def spy(ctx, param, value):\n"
         "    seen.append('numpy' in sys.modules)\n"
