@@ -5,7 +5,9 @@ its magic bytes), drops a leading UTF-8 byte-order mark, makes ``\\n`` of every 
 and a lone ``\\r`` end a line as ``\\n`` does, so line numbers count all three) and blanks out
 comment lines (first non-blank character ``#``); a ``#`` inside a field is data (MS MARCO docids
 contain it). Every file is then split by the one numpy tokenizer
-of :mod:`divaeval.io._tokens`, which also records the line number of every row.
+of :mod:`divaeval.io._tokens`, which also records the line number of every row; large plain runs
+and qrels go through pyarrow's CSV reader instead (:mod:`divaeval.io._arrow`, the same fields),
+and their line numbers are counted only when a message needs one.
 
 Row ``i`` of the table is the ``i``-th non-blank, non-comment line; :meth:`Source.line_of` maps it
 back to the physical 1-based line number for error messages. That mapping is computed lazily,
@@ -42,8 +44,9 @@ class Source:
     first_line: int = 1
     _line_numbers: np.ndarray | None = field(default=None, repr=False)
 
-    def set_row_lines(self, lines: np.ndarray) -> None:
-        """Record the physical line number of every row (known to the tokenizer)."""
+    def set_row_lines(self, lines: np.ndarray | None) -> None:
+        """Record the physical line number of every row (known to the tokenizer; None: not
+        known, as after pyarrow's fast path, so :meth:`line_of` counts lines when asked)."""
         self._line_numbers = lines
 
     def line_of(self, row: int | np.integer) -> int:

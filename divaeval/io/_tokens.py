@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -98,9 +98,12 @@ class Fields:
     """Selected fields of every row (non-blank line) of a text."""
 
     row_count: np.ndarray  # [R] int64: number of fields on the row
-    row_line: np.ndarray  # [R] int64: physical 1-based line number of the row
+    row_line: np.ndarray | None  # [R] int64: 1-based line number of the row (None: not known)
     columns: dict[int, np.ndarray]  # field j -> [R, W] uint64 words (zeros: the row lacks it)
     first_row: dict[int, str | None]  # field j of the first row as text (None: absent)
+    #: field j -> [R] float64, parsed, all finite (only from :mod:`divaeval.io._arrow`; the
+    #: tokenizer leaves numbers as words, in ``columns``)
+    numbers: dict[int, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_rows(self) -> int:
@@ -202,36 +205,43 @@ class _Piece:
         return raw.decode("utf-8", "surrogateescape")
 
     def words(self, tokens: np.ndarray, present: np.ndarray) -> np.ndarray:
-        """[len(tokens), W] uint64: the bytes of each token, little-endian, 8 per word,
-        zero-padded (W = words of the longest token that is not long, at least 1); a long
-        token's row is its marker; rows where ``present`` is False are zero."""
+        """[len(tokens), W] uint64 word matrix of the tokens (see :func:`gather_words`); rows
+        where ``present`` is False are zero."""
         starts = self.starts[tokens]
-        lengths = np.where(present, self.ends[tokens] - starts, 0)
-        long = lengths > LONG_TOKEN_BYTES
-        long_at = np.flatnonzero(long)
-        long_lengths = lengths[long_at]
+        return gather_words(self.buffer, starts, np.where(present, self.ends[tokens] - starts, 0))
+
+
+def gather_words(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """[N, W] uint64: the bytes ``buffer[starts[i] : starts[i] + lengths[i]]`` of each token,
+    little-endian, 8 per word, zero-padded (W = words of the longest token that is not long,
+    at least 1); a long token's row is its marker; a row of length 0 is zero.
+
+    ``buffer``: uint8, readable for at least :data:`_PAD` bytes past every token."""
+    long = lengths > LONG_TOKEN_BYTES
+    long_at = np.flatnonzero(long)
+    long_lengths = lengths[long_at]
+    if len(long_at):
+        lengths = lengths.copy()
         lengths[long_at] = 0
-        n_words = max(1, -(-int(lengths.max(initial=0)) // 8))
-        # 8-byte words starting at every byte offset (an overlapping strided view).
-        at = np.ndarray(
-            (len(self.buffer) - 7,), dtype="<u8", buffer=self.buffer, offset=0, strides=(1,)
-        )
-        out = np.empty((len(tokens), n_words), dtype=np.uint64)
-        last = len(at) - 1
-        for j in range(n_words):  # one vectorised pass per 8 bytes of the longest token
-            offset = starts + 8 * j
-            if j:
-                np.minimum(offset, last, out=offset)
-            remaining = lengths - 8 * j
-            np.maximum(remaining, 0, out=remaining)
-            np.minimum(remaining, 8, out=remaining)
-            np.bitwise_and(at[offset], _KEEP[remaining], out=out[:, j])
-        if len(long_at):  # one Python step per long token (at most the text's size / 128)
-            text = self.buffer.tobytes()
-            spans = zip(starts[long_at].tolist(), long_lengths.tolist(), strict=True)
-            numbers = [_long_number(text[start : start + length]) for start, length in spans]
-            out[long_at, 0] = np.array(numbers, dtype=np.uint64) << np.uint64(8)
-        return out
+    n_words = max(1, -(-int(lengths.max(initial=0)) // 8))
+    # 8-byte words starting at every byte offset (an overlapping strided view).
+    at = np.ndarray((len(buffer) - 7,), dtype="<u8", buffer=buffer, offset=0, strides=(1,))
+    out = np.empty((len(starts), n_words), dtype=np.uint64)
+    last = len(at) - 1
+    for j in range(n_words):  # one vectorised pass per 8 bytes of the longest token
+        offset = starts + 8 * j
+        if j:
+            np.minimum(offset, last, out=offset)
+        remaining = lengths - 8 * j
+        np.maximum(remaining, 0, out=remaining)
+        np.minimum(remaining, 8, out=remaining)
+        np.bitwise_and(at[offset], _KEEP[remaining], out=out[:, j])
+    if len(long_at):  # one Python step per long token (at most the text's size / 128)
+        text = buffer.tobytes()
+        spans = zip(starts[long_at].tolist(), long_lengths.tolist(), strict=True)
+        numbers = [_long_number(text[start : start + length]) for start, length in spans]
+        out[long_at, 0] = np.array(numbers, dtype=np.uint64) << np.uint64(8)
+    return out
 
 
 def _tokenize(buffer: np.ndarray, n: int) -> _Piece:

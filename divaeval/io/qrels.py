@@ -11,7 +11,9 @@
   double-counts such lines in MAP-IA; NTCIREVAL in the global gain).
 
 A :class:`Qrels` holds numpy arrays read by the vectorised tokenizer of
-:mod:`divaeval.io._tokens`; :attr:`Qrels.frame` builds a pandas view on request.
+:mod:`divaeval.io._tokens` (or, for a large plain file, by pyarrow's CSV reader,
+:mod:`divaeval.io._arrow`, with identical results); :attr:`Qrels.frame` builds a pandas view on
+request.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.errors import DataError, clip, shown
+from divaeval.io._arrow import split_table
 from divaeval.io._text import Source, read_source, text_column
 from divaeval.io._tokens import (
     decode,
@@ -30,7 +33,6 @@ from divaeval.io._tokens import (
     long_token,
     parse_floats,
     parse_integers,
-    split_fields,
     token_bytes,
 )
 
@@ -171,7 +173,7 @@ def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
     """Parse a (diversity or ad hoc) qrels file or an NTCIREVAL Dqrels file (``text``: its
     content in memory, named ``path``)."""
     source = read_source(path, what="qrels", text=text)
-    fields = split_fields(source.data, (0, 1, 2, 3, 4))
+    fields = split_table(source.data, (0, 1, 2, 3, 4), min_fields=4, max_fields=5)
     source.set_row_lines(fields.row_line)
     if fields.n_rows == 0:
         raise DataError("qrels file has no judgments", file=source.name)

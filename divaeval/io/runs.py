@@ -9,7 +9,9 @@ The rank column is kept as text and only checked when ``--order rank`` uses it: 
 the 64-bit range (a larger one is an error, never wrapped around).
 
 A :class:`Run` holds numpy arrays (topic and docno codes, scores), read by the vectorised
-tokenizer of :mod:`divaeval.io._tokens`; :attr:`Run.frame` builds a pandas view on request.
+tokenizer of :mod:`divaeval.io._tokens` (or, for a large plain file, by pyarrow's CSV reader,
+:mod:`divaeval.io._arrow`, with identical results); :attr:`Run.frame` builds a pandas view on
+request.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.errors import DataError, shown
+from divaeval.io._arrow import split_table
 from divaeval.io._text import Source, read_source, text_column
 from divaeval.io._tokens import (
+    Fields,
     decode,
     factorize,
     factorize_with_keys,
@@ -109,11 +113,26 @@ def _fail_row(source: Source, row: int, message: str) -> DataError:
     return DataError(message, file=source.name, line=source.line_of(row))
 
 
+def _parse_scores(source: Source, fields: Fields) -> np.ndarray:
+    """The score column (words) as float64; a score that is not a finite number is an error."""
+    scores, bad = parse_floats(fields.columns[4])
+    if bad is not None:
+        raise _fail_row(source, bad, f"score {shown(fields.text(4, bad))} is not a number")
+    not_finite = ~np.isfinite(scores)
+    if not_finite.any():
+        row = int(np.argmax(not_finite))
+        text = fields.text(4, row)
+        spelled = text.lstrip("+-").lower() in ("inf", "infinity", "nan")
+        why = "" if spelled else " (beyond the range of a double)"
+        raise _fail_row(source, row, f"score {shown(text)} is not a finite number{why}")
+    return scores
+
+
 def read_run(path: str, *, text: str | bytes | None = None, first_line: int = 1) -> Run:
     """Parse a TREC run file (``-`` = stdin; ``text``: its content in memory, named ``path``,
     its first line numbered ``first_line``)."""
     source = read_source(path, what="run", text=text, first_line=first_line)
-    fields = split_fields(source.data, (0, 2, 4), first_row=(5,))
+    fields = split_table(source.data, (0, 2), numbers=(4,), first_row=(5,), min_fields=6)
     source.set_row_lines(fields.row_line)
     if fields.n_rows == 0:
         raise DataError("run file has no lines", file=source.name)
@@ -131,16 +150,9 @@ def read_run(path: str, *, text: str | bytes | None = None, first_line: int = 1)
             )
         raise _fail_row(source, row, message)
 
-    scores, bad = parse_floats(fields.columns[4])
-    if bad is not None:
-        raise _fail_row(source, bad, f"score {shown(fields.text(4, bad))} is not a number")
-    not_finite = ~np.isfinite(scores)
-    if not_finite.any():
-        row = int(np.argmax(not_finite))
-        text = fields.text(4, row)
-        spelled = text.lstrip("+-").lower() in ("inf", "infinity", "nan")
-        why = "" if spelled else " (beyond the range of a double)"
-        raise _fail_row(source, row, f"score {shown(text)} is not a finite number{why}")
+    scores = fields.numbers.get(4)  # parsed (and finite) when pyarrow read the file
+    if scores is None:
+        scores = _parse_scores(source, fields)
 
     topic_codes, topic_words = factorize(fields.columns[0])
     doc_codes, doc_words, doc_hashes = factorize_with_keys(fields.columns[2])
