@@ -222,6 +222,38 @@ def test_hash_collisions_fall_back_to_exact(monkeypatch):
     assert found[1] == -1
 
 
+_KEY_SPACES = st.sampled_from([2**8, 2**20, 2**40, 2**44, 2**63, 2**64])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=40),
+    st.lists(st.integers(0, 300), max_size=300),
+    _KEY_SPACES,
+    st.integers(0, 2**64 - 1),
+)
+def test_unique_inverse_is_numpys(pool, picks, space, high):
+    # keys small enough to shift (room for the row number) and large ones (hashes), and keys
+    # sharing their high bits but not their low ones (the packed sort must fall back)
+    pool = [v % space for v in pool] + [(high & ~0xFFFF) | (v & 0xFFFF) for v in pool]
+    keys = np.array([pool[i % len(pool)] for i in picks] or pool, dtype=np.uint64)
+    uniques, codes, first = _tokens.unique_inverse(keys)
+    expected, index, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    assert uniques.tolist() == expected.tolist()
+    assert codes.tolist() == inverse.reshape(-1).tolist() and codes.dtype == np.int64
+    assert first.tolist() == index.tolist()
+    assert _tokens._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+
+
+def test_sort_order_of_hashes_sharing_their_high_bits():
+    # 1000 rows: 10 bits of row number; keys differing only in their 10 low bits collide
+    rng = np.random.default_rng(3)
+    keys = (np.uint64(0xABCDEF) << np.uint64(40)) | rng.integers(0, 1024, 1000).astype(np.uint64)
+    assert _tokens._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+    keys = rng.integers(0, 2**63, 1000).astype(np.uint64) << np.uint64(1)  # distinct high bits
+    assert _tokens._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+
+
 def test_decode():
     words = split_fields("é\nab\n".encode(), (0,)).columns[0]
     assert decode(words).tolist() == ["é", "ab"]

@@ -41,8 +41,8 @@ from divaeval.io._tokens import (
 PLAIN_MIN_BYTES = 4 << 20
 
 #: Bytes that are whitespace to the tokenizer but never part of a plain text (with the
-#: delimiter that is not used, and NUL, which the readers refuse anyway).
-_NEVER_PLAIN = (b"\r", b"\v", b"\f", b"\0")
+#: delimiter that is not used). NUL bytes are refused before (by the readers' read_source).
+_NEVER_PLAIN = (b"\r", b"\v", b"\f")
 _CONTENT = re.compile(rb"[^\n]")  # the first byte of the first non-empty line
 _UTF8_BOM = b"\xef\xbb\xbf"  # pyarrow drops one at the start of a text; the tokenizer does not
 
@@ -98,9 +98,9 @@ def split_plain(
     min_fields: int = 1,
     max_fields: int | None = None,
 ) -> Fields | None:
-    """The tokenizer's :class:`Fields` of a plain ``data`` (``\\n`` line ends), read by
-    pyarrow: word matrices of ``columns``, float64 values of ``numbers`` (all finite), texts
-    of ``first_row``; or None when ``data`` is not plain, a line does not hold
+    """The tokenizer's :class:`Fields` of a plain ``data`` (no NUL byte, as for the tokenizer),
+    read by pyarrow: word matrices of ``columns``, float64 values of ``numbers`` (all finite),
+    texts of ``first_row``; or None when ``data`` is not plain, a line does not hold
     ``min_fields``..``max_fields`` fields, or anything is unusual (module docstring)."""
     head = plain_head(data)
     if head is None:

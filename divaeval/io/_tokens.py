@@ -345,18 +345,67 @@ def factorize_with_keys(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 def _factorize_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    n, width = words.shape
-    if width == 1:  # the word is the token: exact
-        uniques, codes = np.unique(words[:, 0], return_inverse=True)
-        return codes.reshape(n).astype(np.int64, copy=False), uniques[:, None], None
-    hashes, codes = np.unique(_hash(words), return_inverse=True)
-    codes = codes.reshape(n)
-    first = np.empty(len(hashes), dtype=np.int64)
-    first[codes] = np.arange(n)
-    if not np.array_equal(words[first[codes]], words):  # a hash collision: sort exactly
+    if words.shape[1] == 1:  # the word is the token: exact
+        uniques, codes, _ = unique_inverse(words[:, 0])
+        return codes, uniques[:, None], None
+    hashes, codes, first = unique_inverse(_hash(words))
+    if not _groups_agree(words, codes, first):  # a hash collision: sort exactly
         codes, first = _exact_codes(words)
         return codes, words[first], None
     return codes, words[first], hashes  # hashes[c] is the hash of unique c
+
+
+def _groups_agree(words: np.ndarray, codes: np.ndarray, first: np.ndarray) -> bool:
+    """Every row equals the row ``first`` names for its code (no two tokens share a hash)."""
+    repeated = np.flatnonzero(first[codes] != np.arange(len(codes)))  # rows not their own first
+    return bool(np.array_equal(words[repeated], words[first[codes[repeated]]]))
+
+
+def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(uniques, codes, first) of uint64 ``keys``: the distinct keys in increasing order,
+    ``uniques[codes] == keys`` (int64 codes), and the first row holding each unique; what
+    ``np.unique(keys, return_inverse=True, return_index=True)`` gives, faster
+    (:func:`_sort_order`)."""
+    n = len(keys)
+    order = _sort_order(keys)
+    ordered = keys[order]
+    new = np.empty(n, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    codes = np.empty(n, dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return ordered[new], codes, order[new]
+
+
+def _sort_order(keys: np.ndarray) -> np.ndarray:
+    """[N] int64: a stable argsort of uint64 ``keys``, by numpy's (vectorised) sort of the
+    keys with the row number packed into their low bits, 2-3 times faster than ``argsort``.
+
+    Keys that leave room for the row number (short tokens as words) are shifted left to make
+    it; others (hashes) give up their low bits to it, which orders them by their high bits
+    only: if that misorders two keys (different keys sharing their high bits: about 3 % of
+    hash columns of a million rows), it is ``argsort`` after all."""
+    n = len(keys)
+    bits = max(1, (n - 1).bit_length())
+    if n < 2 or bits > 32:
+        return np.argsort(keys, kind="stable")
+    row = np.arange(n, dtype=np.uint64)
+    low = np.uint64((1 << bits) - 1)
+    if int(keys.max()) >> (64 - bits) == 0:  # room: shift
+        packed = keys << np.uint64(bits)
+        packed |= row
+        packed.sort()
+        packed &= low
+        return packed.astype(np.int64)
+    packed = keys & ~low
+    packed |= row
+    packed.sort()
+    packed &= low
+    order = packed.astype(np.int64)
+    ordered = keys[order]
+    if (ordered[1:] < ordered[:-1]).any():
+        return np.argsort(keys, kind="stable")
+    return order
 
 
 def byte_ranks(words: np.ndarray) -> np.ndarray:
@@ -392,7 +441,7 @@ class TokenTable:
         if width not in self._keys:
             table = pad_words(self.words, width)
             keys = table[:, 0] if width == 1 else _hash(table)
-            order = np.argsort(keys)
+            order = _sort_order(keys)
             keys = keys[order]
             unique = not (keys[1:] == keys[:-1]).any()  # else two tokens share a hash
             self._keys[width] = (keys, order, table, unique)
