@@ -55,17 +55,19 @@ class FastPathSpy:
         monkeypatch.setattr(_arrow, "split_plain", spy)
 
 
-def outcome(reader, text: bytes, fast: bool, **options):
+def outcome(reader, text: bytes, fast: bool, block: int = 1 << 20, **options):
     """(``"ok"``, every array of the result, the line of every row) or (``"error"``, type,
-    message, line) of one read, through the fast path or the tokenizer."""
-    saved = _arrow.PLAIN_MIN_BYTES
+    message, line) of one read, through the fast path (pyarrow reading blocks of ``block``
+    bytes) or the tokenizer."""
+    saved = _arrow.PLAIN_MIN_BYTES, _arrow.BLOCK_BYTES
     _arrow.PLAIN_MIN_BYTES = 0 if fast else 1 << 62
+    _arrow.BLOCK_BYTES = block
     try:
         parsed = reader("given.txt", text=text, **options)
     except DivaevalError as error:
         return ("error", type(error), str(error), error.line)
     finally:
-        _arrow.PLAIN_MIN_BYTES = saved
+        _arrow.PLAIN_MIN_BYTES, _arrow.BLOCK_BYTES = saved
     state = {}
     for name, value in vars(parsed).items():
         if name.startswith("_") or name == "source":
@@ -79,24 +81,27 @@ def outcome(reader, text: bytes, fast: bool, **options):
     return ("ok", state)
 
 
-def assert_same(reader, text: bytes, **options):
+def assert_same(reader, text: bytes, block: int = 1 << 20, **options):
     taken = []
     original = _arrow.split_plain
 
     def spy(*args, **kwargs):
         fields = original(*args, **kwargs)
         taken.append(fields is not None)
+        if fields is not None and fields.factorized:
+            taken.append("dictionary")
         return fields
 
     _arrow.split_plain = spy
     try:
-        fast = outcome(reader, text, True, **options)
+        fast = outcome(reader, text, True, block, **options)
     finally:
         _arrow.split_plain = original
     slow = outcome(reader, text, False, **options)
     assert fast == slow, text[:300]
     if currently_in_test_context():  # (--hypothesis-show-statistics: how often each)
-        event(f"{fast[0]}, {'fast path' if any(taken) else 'tokenizer'}")
+        path = "tokenizer" if not any(taken) else "dictionary" if "dictionary" in taken else "fast"
+        event(f"{fast[0]}, {path}")
     return fast
 
 
@@ -208,18 +213,22 @@ def layouts(draw, lines):
     return out
 
 
+# pyarrow's blocks (table chunks, each with its own dictionaries): one, or a few lines each
+_BLOCKS = st.sampled_from([1 << 20, 1 << 20, 64, 200])
+
+
 @EXAMPLES
-@given(data=st.data(), first_line=st.sampled_from([1, 1, 1000]))
-def test_runs_fast_path_equals_tokenizer(data, first_line):
+@given(data=st.data(), first_line=st.sampled_from([1, 1, 1000]), block=_BLOCKS)
+def test_runs_fast_path_equals_tokenizer(data, first_line, block):
     text = data.draw(layouts(data.draw(run_lines())))
-    assert_same(read_run, text, first_line=first_line)
+    assert_same(read_run, text, block, first_line=first_line)
 
 
 @EXAMPLES
-@given(data=st.data())
-def test_qrels_fast_path_equals_tokenizer(data):
+@given(data=st.data(), block=_BLOCKS)
+def test_qrels_fast_path_equals_tokenizer(data, block):
     text = data.draw(layouts(data.draw(qrels_lines())))
-    assert_same(read_qrels, text)
+    assert_same(read_qrels, text, block)
 
 
 @settings(max_examples=60, deadline=None)
@@ -233,8 +242,8 @@ def test_scores_are_bit_identical(scores):
 # focused cases
 
 
-def fast_fields(text: bytes, columns=(0, 2), numbers=(4,), **counts):
-    return _arrow.split_plain(text, columns, numbers=numbers, first_row=(5,), **counts)
+def fast_fields(text: bytes, columns=(0, 2), numbers=(4,), **options):
+    return _arrow.split_plain(text, columns, numbers=numbers, first_row=(5,), **options)
 
 
 PLAIN_RUN = b"1 Q0 a 1 2.5 t\n1 Q0 b 2 1.5 t\n2 Q0 c 1 0.5 t\n"
@@ -262,6 +271,22 @@ def test_plain_files_take_the_fast_path(monkeypatch):
     assert_same(read_qrels, qrels)
     assert_same(read_qrels, qrels.replace(b"\n", b" inf\n"))
     assert spy.taken == before + 2
+
+
+@pytest.mark.parametrize("block", [1 << 20, 100])
+def test_repetitive_fields_come_factorized(monkeypatch, block):
+    # docnos drawn from a few (synthetic runs, qrels): pyarrow's dictionaries, one per block
+    # (chunk), are factorized instead of every row; topics change rarely: their words are
+    monkeypatch.setattr(_arrow, "BLOCK_BYTES", block)
+    lines = [b"%d Q0 d%d %d %d t" % (i // 50, (i * 7) % 30, i % 50, -i) for i in range(400)]
+    text = b"\n".join(lines) + b"\n"
+    fields = fast_fields(text, columns=(), codes=(0, 2), min_fields=6)
+    assert fields is not None and list(fields.factorized) == [2] and 0 in fields.columns
+    assert_same(read_run, text, block)
+    qrels = b"".join(b"%d %d d%d %d\n" % (i // 60, i % 3, i % 20, i % 3) for i in range(600))
+    fields = _arrow.split_plain(qrels, (3,), codes=(0, 1, 2), min_fields=4)
+    assert fields is not None and list(fields.factorized) == [1, 2]
+    assert_same(read_qrels, qrels, block)
 
 
 @pytest.mark.parametrize(

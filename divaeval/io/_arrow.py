@@ -24,6 +24,7 @@ so small files, and programs that read none, never load it.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -32,6 +33,7 @@ from divaeval.io._tokens import (
     _PAD,
     LONG_TOKEN_BYTES,
     Fields,
+    factorize_with_keys,
     gather_words,
     pad_words,
     split_fields,
@@ -43,6 +45,7 @@ PLAIN_MIN_BYTES = 4 << 20
 #: Bytes that are whitespace to the tokenizer but never part of a plain text (with the
 #: delimiter that is not used). NUL bytes are refused before (by the readers' read_source).
 _NEVER_PLAIN = (b"\r", b"\v", b"\f")
+_LITTLE = sys.byteorder == "little"  # words are little-endian uint64 (see _tokens)
 _CONTENT = re.compile(rb"[^\n]")  # the first byte of the first non-empty line
 _UTF8_BOM = b"\xef\xbb\xbf"  # pyarrow drops one at the start of a text; the tokenizer does not
 
@@ -51,18 +54,21 @@ def split_table(
     data: bytes,
     columns: Sequence[int],
     *,
+    codes: Sequence[int] = (),
     numbers: Sequence[int] = (),
     first_row: Sequence[int] = (),
     min_fields: int = 1,
     max_fields: int | None = None,
 ) -> Fields:
-    """:func:`~divaeval.io._tokens.split_fields` of ``columns`` + ``numbers``, through
-    :func:`split_plain` when ``data`` is large and plain (the ``numbers`` columns then come
-    parsed, in :attr:`Fields.numbers`), else through the tokenizer."""
+    """:func:`~divaeval.io._tokens.split_fields` of ``columns`` + ``codes`` + ``numbers``,
+    through :func:`split_plain` when ``data`` is large and plain (``numbers`` then come parsed,
+    in :attr:`Fields.numbers`, and ``codes``, the fields the caller only factorizes, may come
+    factorized: :meth:`Fields.factorize`), else through the tokenizer."""
     if len(data) >= PLAIN_MIN_BYTES:
         fields = split_plain(
             data,
             columns,
+            codes=codes,
             numbers=numbers,
             first_row=first_row,
             min_fields=min_fields,
@@ -70,7 +76,7 @@ def split_table(
         )
         if fields is not None:
             return fields
-    return split_fields(data, tuple(columns) + tuple(numbers), first_row)
+    return split_fields(data, tuple(columns) + tuple(codes) + tuple(numbers), first_row)
 
 
 def plain_head(data: bytes) -> tuple[bytes, list[bytes]] | None:
@@ -93,15 +99,17 @@ def split_plain(
     data: bytes,
     columns: Sequence[int],
     *,
+    codes: Sequence[int] = (),
     numbers: Sequence[int] = (),
     first_row: Sequence[int] = (),
     min_fields: int = 1,
     max_fields: int | None = None,
 ) -> Fields | None:
     """The tokenizer's :class:`Fields` of a plain ``data`` (no NUL byte, as for the tokenizer),
-    read by pyarrow: word matrices of ``columns``, float64 values of ``numbers`` (all finite),
-    texts of ``first_row``; or None when ``data`` is not plain, a line does not hold
-    ``min_fields``..``max_fields`` fields, or anything is unusual (module docstring)."""
+    read by pyarrow: word matrices of ``columns`` and ``codes`` (or, for the latter, their
+    factorization), float64 values of ``numbers`` (all finite), texts of ``first_row``; or None
+    when ``data`` is not plain, a line does not hold ``min_fields``..``max_fields`` fields, or
+    anything is unusual (module docstring)."""
     head = plain_head(data)
     if head is None:
         return None
@@ -111,13 +119,14 @@ def split_plain(
         return None
     if any(j >= n_fields for j in numbers):
         return None
-    table = _read_csv(data, delimiter, n_fields, numbers)
+    encoded = [j for j in _repetitive(data, delimiter, codes) if j < n_fields]
+    table = _read_csv(data, delimiter, n_fields, numbers, encoded)
     if table is None:
         return None
     try:
         return _table_fields(
             table,
-            columns,
+            tuple(columns) + tuple(codes),
             numbers,
             {
                 j: first[j].decode("utf-8", "surrogateescape") if j < n_fields else None
@@ -129,17 +138,48 @@ def split_plain(
         release_free_memory()
 
 
+#: pyarrow reads a text in blocks of this many bytes (in parallel), each a chunk of the table
+BLOCK_BYTES = 1 << 20
+
+#: lines sampled from the start of a text to tell repetitive fields (:func:`_repetitive`)
+SAMPLE_LINES = 2000
+
+
+def _repetitive(data: bytes, delimiter: bytes, candidates: Sequence[int]) -> list[int]:
+    """The fields among ``candidates`` worth reading dictionary-encoded: in the first
+    :data:`SAMPLE_LINES` lines, at most half of their values are distinct, but most differ
+    from the line above (a field that changes rarely, like a run's topic, is cheaper to
+    factorize from its words, one row per stretch of equal values). Docnos of synthetic runs
+    and of qrels are repetitive; docnos of real runs rarely are. Only speed depends on it."""
+    if not candidates:
+        return []
+    head = data[: data.rfind(b"\n", 0, 256 * SAMPLE_LINES) + 1 or len(data)]
+    rows = [line.split(delimiter) for line in head.split(b"\n", SAMPLE_LINES)[:SAMPLE_LINES]]
+    chosen = []
+    for j in candidates:
+        values = [row[j] for row in rows if len(row) > j]
+        changes = sum(a != b for a, b in zip(values, values[1:], strict=False))
+        if 2 * len(set(values)) <= len(values) and 2 * changes > len(values):
+            chosen.append(j)
+    return chosen
+
+
 def _table_fields(
     table, columns: Sequence[int], numbers: Sequence[int], first_row: dict[int, str | None]
 ) -> Fields | None:
     """:class:`Fields` of a table read by :func:`_read_csv` (None if it holds an empty field,
     a long token or a number that is not finite), consuming it column by column, so that the
-    memory of each is free again before the next is converted."""
+    memory of each is free again before the next is converted. A dictionary-encoded column
+    comes factorized: its chunks' dictionaries (the distinct values of each chunk, so every
+    value of the column) are factorized as one word matrix, then each row takes the code of
+    its value (the same codes and uniques as factorizing every row: they depend only on the
+    set of values)."""
     n_rows, n_fields = table.num_rows, table.num_columns
     if n_rows == 0:
         return None
     words: dict[int, np.ndarray] = {}
     values: dict[int, np.ndarray] = {}
+    factorized: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
     for j in range(n_fields):
         column = table.column(0)
         table = table.remove_column(0)
@@ -150,9 +190,11 @@ def _table_fields(
             if not np.isfinite(values[j]).all():
                 return None
             continue
-        parts = []
+        encoded = hasattr(column.type, "value_type")  # a dictionary column
+        parts, indices, n_values = [], [], 0
         for chunk in column.chunks:
-            offsets = _offsets(chunk)
+            binary = chunk.dictionary if encoded else chunk
+            offsets = _offsets(binary)
             lengths = np.diff(offsets)
             if len(lengths) and lengths.min() == 0:
                 return None  # an empty field: not plain after all
@@ -160,11 +202,20 @@ def _table_fields(
                 continue  # fields read only to find empty ones
             if lengths.max(initial=0) > LONG_TOKEN_BYTES:
                 return None  # long tokens are numbered in tokenizer order: leave them to it
-            parts.append(gather_words(_padded(chunk, offsets), offsets[:-1], lengths))
+            parts.append(_words(binary, offsets, lengths))
+            if encoded:
+                index = np.frombuffer(chunk.indices.buffers()[1], dtype=np.int32)
+                indices.append(index[chunk.offset : chunk.offset + len(chunk)] + n_values)
+                n_values += len(binary)
         if j in columns:
             width = max((part.shape[1] for part in parts), default=1)
-            words[j] = np.concatenate([pad_words(part, width) for part in parts])
-        del column, parts
+            matrix = np.concatenate([pad_words(part, width) for part in parts])
+            if encoded:
+                value_codes, uniques, keys = factorize_with_keys(matrix)
+                factorized[j] = (value_codes[np.concatenate(indices)], uniques, keys)
+            else:
+                words[j] = matrix
+        del column, parts, indices
     for j in columns:
         if j >= n_fields:  # as for the tokenizer: rows without field j hold zero words
             words[j] = np.zeros((n_rows, 1), dtype=np.uint64)
@@ -174,23 +225,34 @@ def _table_fields(
         columns=words,
         first_row=first_row,
         numbers=values,
+        factorized=factorized,
     )
 
 
-def _read_csv(data: bytes, delimiter: bytes, n_fields: int, numbers: Sequence[int]):
-    """pyarrow Table of ``data``: every field as binary, ``numbers`` as float64; None when
-    pyarrow is missing or refuses the text (e.g. lines with different field counts)."""
+def _read_csv(
+    data: bytes, delimiter: bytes, n_fields: int, numbers: Sequence[int], encoded: Sequence[int]
+):
+    """pyarrow Table of ``data``: every field as binary (``encoded`` ones dictionary-encoded),
+    ``numbers`` as float64; None when pyarrow is missing or refuses the text (e.g. lines with
+    different field counts)."""
     try:
         import pyarrow as pa
         import pyarrow.csv as csv
     except ImportError:  # pragma: no cover - a dependency; the tokenizer does without
         return None
     names = [f"f{j}" for j in range(n_fields)]
-    types = {name: pa.float64() if j in numbers else pa.binary() for j, name in enumerate(names)}
+    types = {
+        name: pa.float64()
+        if j in numbers
+        else pa.dictionary(pa.int32(), pa.binary())
+        if j in encoded
+        else pa.binary()
+        for j, name in enumerate(names)
+    }
     try:
         return csv.read_csv(
             pa.py_buffer(data),
-            read_options=csv.ReadOptions(column_names=names),
+            read_options=csv.ReadOptions(column_names=names, block_size=BLOCK_BYTES),
             parse_options=csv.ParseOptions(
                 delimiter=delimiter.decode(),
                 quote_char=False,
@@ -241,6 +303,21 @@ def _offsets(chunk) -> np.ndarray:
     """[len + 1] int64: where the values of a pyarrow binary array start in its data buffer."""
     offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
     return offsets[chunk.offset : chunk.offset + len(chunk) + 1].astype(np.int64)
+
+
+def _words(chunk, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The word matrix (:func:`gather_words`) of the values of a pyarrow binary array; when
+    they all have one length (docnos often do), one strided copy of its data buffer."""
+    n = len(lengths)
+    size = int(lengths[0]) if n else 0
+    if not n or int(lengths.max()) != size or int(lengths.min()) != size or not _LITTLE:
+        return gather_words(_padded(chunk, offsets), offsets[:-1], lengths)
+    width = -(-size // 8)
+    out = np.zeros((n, width), dtype=np.uint64)
+    data = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)
+    values = data[int(offsets[0]) : int(offsets[-1])].reshape(n, size)
+    out.view(np.uint8).reshape(n, 8 * width)[:, :size] = values  # (little-endian words)
+    return out
 
 
 def _padded(chunk, offsets: np.ndarray) -> np.ndarray:

@@ -104,6 +104,11 @@ class Fields:
     #: field j -> [R] float64, parsed, all finite (only from :mod:`divaeval.io._arrow`; the
     #: tokenizer leaves numbers as words, in ``columns``)
     numbers: dict[int, np.ndarray] = field(default_factory=dict)
+    #: field j -> its :func:`factorize_with_keys` (only from :mod:`divaeval.io._arrow`, for
+    #: fields pyarrow read dictionary-encoded; :meth:`factorize` serves both)
+    factorized: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = field(
+        default_factory=dict
+    )
 
     @property
     def n_rows(self) -> int:
@@ -112,6 +117,13 @@ class Fields:
     def text(self, column: int, row: int) -> str:
         """Field ``column`` of ``row`` as text."""
         return decode(self.columns[column][row : row + 1])[0]
+
+    def factorize(self, column: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """:func:`factorize_with_keys` of field ``column`` (done already if pyarrow read it
+        dictionary-encoded)."""
+        if column in self.factorized:
+            return self.factorized[column]
+        return factorize_with_keys(self.columns[column])
 
 
 def normalize_line_ends(data: bytes) -> bytes:
@@ -298,11 +310,13 @@ def pad_words(words: np.ndarray, width: int) -> np.ndarray:
 def _hash(words: np.ndarray) -> np.ndarray:
     """64-bit hash of each row; zero words add nothing, so padding does not change it."""
     out = np.zeros(len(words), dtype=np.uint64)
-    for j in range(words.shape[1]):
-        z = words[:, j] * _MULTIPLIERS[j % len(_MULTIPLIERS)]
-        z ^= z >> np.uint64(31)
+    z = np.empty(len(words), dtype=np.uint64)
+    shifted = np.empty(len(words), dtype=np.uint64)
+    for j in range(words.shape[1]):  # (in place: no temporary arrays per step)
+        np.multiply(words[:, j], _MULTIPLIERS[j % len(_MULTIPLIERS)], out=z)
+        z ^= np.right_shift(z, np.uint64(31), out=shifted)
         z *= np.uint64(0xBF58476D1CE4E5B9)
-        z ^= z >> np.uint64(29)
+        z ^= np.right_shift(z, np.uint64(29), out=shifted)
         out += z
     return out
 
@@ -334,12 +348,14 @@ def factorize_with_keys(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     """:func:`factorize`, plus the uniques' :class:`TokenTable` probe keys when they come for
     free (their hashes; None otherwise)."""
     n, width = words.shape
-    if n > 1:  # columns such as topic ids repeat in long runs: factorize one row per run
+    head = words[:4096]  # (rows that differ from the row above in most of these: not worth it)
+    if n > 1 and 2 * np.count_nonzero(np.any(head[1:] != head[:-1], axis=1)) < len(head):
+        # columns such as topic ids repeat in long runs: factorize one row per run
         change = np.flatnonzero(np.any(words[1:] != words[:-1], axis=1)) + 1
         if len(change) < n // 4:
             starts = np.empty(len(change) + 1, dtype=np.int64)
             starts[0], starts[1:] = 0, change
-            run_codes, uniques, keys = _factorize_rows(words[starts])
+            run_codes, uniques, keys = _factorize_rows(np.take(words, starts, axis=0))
             return np.repeat(run_codes, np.diff(np.append(starts, n))), uniques, keys
     return _factorize_rows(words)
 
@@ -351,14 +367,16 @@ def _factorize_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     hashes, codes, first = unique_inverse(_hash(words))
     if not _groups_agree(words, codes, first):  # a hash collision: sort exactly
         codes, first = _exact_codes(words)
-        return codes, words[first], None
-    return codes, words[first], hashes  # hashes[c] is the hash of unique c
+        return codes, np.take(words, first, axis=0), None
+    # (np.take: several times faster than words[first] for a matrix)
+    return codes, np.take(words, first, axis=0), hashes  # hashes[c]: the hash of unique c
 
 
 def _groups_agree(words: np.ndarray, codes: np.ndarray, first: np.ndarray) -> bool:
     """Every row equals the row ``first`` names for its code (no two tokens share a hash)."""
     repeated = np.flatnonzero(first[codes] != np.arange(len(codes)))  # rows not their own first
-    return bool(np.array_equal(words[repeated], words[first[codes[repeated]]]))
+    others = np.take(words, first[codes[repeated]], axis=0)
+    return bool(np.array_equal(np.take(words, repeated, axis=0), others))
 
 
 def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -27,7 +27,6 @@ from divaeval.io._arrow import split_table
 from divaeval.io._text import Source, read_source, text_column
 from divaeval.io._tokens import (
     decode,
-    factorize,
     integer_tokens,
     long_rows,
     long_token,
@@ -173,7 +172,7 @@ def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
     """Parse a (diversity or ad hoc) qrels file or an NTCIREVAL Dqrels file (``text``: its
     content in memory, named ``path``)."""
     source = read_source(path, what="qrels", text=text)
-    fields = split_table(source.data, (0, 1, 2, 3, 4), min_fields=4, max_fields=5)
+    fields = split_table(source.data, (3, 4), codes=(0, 1, 2), min_fields=4, max_fields=5)
     source.set_row_lines(fields.row_line)
     if fields.n_rows == 0:
         raise DataError("qrels file has no judgments", file=source.name)
@@ -189,9 +188,9 @@ def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
 
     type_code = _intent_types(source, fields)
     grades = _parse_grades(source, fields)
-    topic_codes, topic_words = factorize(fields.columns[0])
-    subtopic_codes, subtopic_words = factorize(fields.columns[1])
-    doc_codes, doc_words = factorize(fields.columns[2])
+    topic_codes, topic_words, _ = fields.factorize(0)
+    subtopic_codes, subtopic_words, _ = fields.factorize(1)
+    doc_codes, doc_words, _ = fields.factorize(2)
     qrels = Qrels(
         source=source,
         topic_codes=topic_codes,

@@ -26,8 +26,6 @@ from divaeval.io._text import Source, read_source, text_column
 from divaeval.io._tokens import (
     Fields,
     decode,
-    factorize,
-    factorize_with_keys,
     integer_tokens,
     parse_floats,
     parse_integers,
@@ -132,7 +130,7 @@ def read_run(path: str, *, text: str | bytes | None = None, first_line: int = 1)
     """Parse a TREC run file (``-`` = stdin; ``text``: its content in memory, named ``path``,
     its first line numbered ``first_line``)."""
     source = read_source(path, what="run", text=text, first_line=first_line)
-    fields = split_table(source.data, (0, 2), numbers=(4,), first_row=(5,), min_fields=6)
+    fields = split_table(source.data, (), codes=(0, 2), numbers=(4,), first_row=(5,), min_fields=6)
     source.set_row_lines(fields.row_line)
     if fields.n_rows == 0:
         raise DataError("run file has no lines", file=source.name)
@@ -154,8 +152,8 @@ def read_run(path: str, *, text: str | bytes | None = None, first_line: int = 1)
     if scores is None:
         scores = _parse_scores(source, fields)
 
-    topic_codes, topic_words = factorize(fields.columns[0])
-    doc_codes, doc_words, doc_hashes = factorize_with_keys(fields.columns[2])
+    topic_codes, topic_words, _ = fields.factorize(0)
+    doc_codes, doc_words, doc_hashes = fields.factorize(2)
     tag = fields.first_row[5]
     assert tag is not None  # every row has 6 fields (checked above)
     return Run(
