@@ -6,6 +6,9 @@
 3·judged documents (grades 0–2, about 60 % relevant); the run ranks ``--depth`` documents per
 topic, about half of them judged, with strictly decreasing scores.
 
+``--clueweb`` also writes ``cw.run`` and ``cw.qrels``, the same lines with distinct 25-byte
+ClueWeb docnos and Indri-like scores (``clueweb_variant``; for the parse benchmarks).
+
 The other generators write the larger or differently shaped inputs of ``make bench``:
 ``generate_adhoc`` an ordinary ad hoc run and qrels (``topic 0 docno grade``) for the trec_eval
 comparison, ``generate_scaled`` runs of 1M to 100M lines against one qrels of bounded size,
@@ -264,6 +267,34 @@ def generate_long_token(outdir: str, size: int, lines: int = 1000) -> tuple[str,
     return qrels_path, run_path
 
 
+def clueweb_variant(run_path: str, qrels_path: str, outdir: str, seed: int = 1):
+    """``OUTDIR/cw.run`` and ``OUTDIR/cw.qrels``: the lines of ``generate``'s files with every
+    docno made a distinct 25-byte ClueWeb-style one (``clueweb12-0000tw-00-09603``; docnos of
+    different topics differ, as in real runs, where the generated ``d17`` repeat across
+    topics) and Indri-like scores (``-5.37826``, seeded): token length and the number of
+    distinct docnos matter to parsing."""
+    os.makedirs(outdir, exist_ok=True)
+
+    def docno(topic: bytes, doc: bytes) -> bytes:
+        i = int(topic) * 300 + int(doc[1:])
+        return b"clueweb12-%04dtw-%02d-%05d" % (i // 100000, (i // 1000) % 100, i % 1000 * 97)
+
+    with open(run_path, "rb") as handle:
+        lines = handle.read().splitlines()
+    scores = np.sort(np.random.default_rng(seed).normal(-6, 1.5, len(lines)))[::-1]
+    out_run = os.path.join(outdir, "cw.run")
+    with open(out_run, "wb") as out:
+        for line, score in zip(lines, scores.tolist(), strict=True):
+            topic, _, doc, rank, _, _ = line.split()
+            out.write(b"%s Q0 %s %s %.6g indri\n" % (topic, docno(topic, doc), rank, score))
+    out_qrels = os.path.join(outdir, "cw.qrels")
+    with open(qrels_path, "rb") as handle, open(out_qrels, "wb") as out:
+        for line in handle:
+            topic, subtopic, doc, grade = line.split()
+            out.write(b"%s %s %s %s\n" % (topic, subtopic, docno(topic, doc), grade))
+    return out_qrels, out_run
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("outdir")
@@ -272,6 +303,12 @@ if __name__ == "__main__":
     parser.add_argument("--subtopics", type=int, default=5)
     parser.add_argument("--judged", type=int, default=20)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--clueweb", action="store_true", help="also write cw.run and cw.qrels (clueweb_variant)"
+    )
     a = parser.parse_args()
-    print(*generate(a.outdir, a.topics, a.depth, a.subtopics, a.judged, a.seed))
+    qrels, run = generate(a.outdir, a.topics, a.depth, a.subtopics, a.judged, a.seed)
+    print(qrels, run)
+    if a.clueweb:
+        print(*clueweb_variant(run, qrels, a.outdir))
     # the other shapes: python -c "from generate import generate_scaled; ..." from bench/
