@@ -24,6 +24,7 @@ from hypothesis.control import currently_in_test_context
 
 from divaeval.errors import DivaevalError, set_warning_sink
 from divaeval.io import _arrow, read_qrels, read_run
+from divaeval.io._text import _content_line_numbers
 from divaeval.io._tokens import LONG_TOKEN_BYTES, parse_floats, split_fields
 
 EXAMPLES = settings(
@@ -330,13 +331,28 @@ def test_fields_equal_the_tokenizers():
     text = b"\n1 Q0 a 1 2.5 t\n\n10 Q0 clueweb12-0000tw-00-09603 2 -1e-3 \xff\n"
     fast = fast_fields(text, columns=(0, 2, 7), min_fields=6)
     slow = split_fields(text, (0, 2, 4, 7), first_row=(5,))
-    assert fast is not None and fast.row_line is None
+    assert fast is not None and fast.row_line is None  # empty lines: counted when asked
     assert fast.row_count.tolist() == slow.row_count.tolist() == [6, 6]
     for j in (0, 2, 7):  # (7: absent on every row, zero words as for the tokenizer)
         assert fast.columns[j].tobytes() == slow.columns[j].tobytes()
         assert fast.columns[j].shape == slow.columns[j].shape
     assert fast.numbers[4].tobytes() == parse_floats(slow.columns[4])[0].tobytes()
     assert fast.first_row == slow.first_row == {5: "t"}
+
+
+def test_rows_of_texts_without_empty_lines_are_numbered():
+    fast = fast_fields(PLAIN_RUN, min_fields=6)
+    assert fast is not None and fast.row_line is not None
+    assert fast.row_line.tolist() == split_fields(PLAIN_RUN, (0,)).row_line.tolist() == [1, 2, 3]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=40).map(lambda raw: bytes(b"ab \t\n\x0b\x0c\n"[b % 8] for b in raw)))
+def test_content_line_numbers(data):
+    # lines holding a field, as the tokenizer numbers its rows (used for lines not recorded)
+    expected = [n for n, line in enumerate(data.split(b"\n"), start=1) if line.split()]
+    assert _content_line_numbers(data).tolist() == expected
+    assert split_fields(data, (0,)).row_line.tolist() == expected
 
 
 def test_line_numbers_of_errors_found_after_the_fast_path():

@@ -14,8 +14,9 @@ cast).
 Whatever is not plain, or is unusual (a varying field count, an empty field, a token longer
 than :data:`~divaeval.io._tokens.LONG_TOKEN_BYTES`, a number that is not finite, anything
 pyarrow refuses), returns None, and the caller splits the text with the tokenizer, the
-authoritative path: it words every error message and numbers every line. Plain fields
-record no line numbers; :meth:`divaeval.io._text.Source.line_of` counts them on demand.
+authoritative path: it words every error message and numbers every line. Plain fields of a
+text without empty lines are numbered 1, 2, ...; with empty lines they record no line numbers,
+and :meth:`divaeval.io._text.Source.line_of` counts them on demand.
 
 pyarrow is imported on the first large read only (its import costs about 0.1 s and 30 MiB),
 so small files, and programs that read none, never load it.
@@ -120,21 +121,21 @@ def split_plain(
     if any(j >= n_fields for j in numbers):
         return None
     encoded = [j for j in _repetitive(data, delimiter, codes) if j < n_fields]
-    table = _read_csv(data, delimiter, n_fields, numbers, encoded)
-    if table is None:
-        return None
+    texts = {
+        j: first[j].decode("utf-8", "surrogateescape") if j < n_fields else None for j in first_row
+    }
+    wanted = tuple(columns) + tuple(codes)
     try:
-        return _table_fields(
-            table,
-            tuple(columns) + tuple(codes),
-            numbers,
-            {
-                j: first[j].decode("utf-8", "surrogateescape") if j < n_fields else None
-                for j in first_row
-            },
-        )
+        # Empty lines kept: a text without any has row i on line i + 1 (numbered for free);
+        # an empty line is a row of empty fields, refused, and only then are they skipped.
+        table = _read_csv(data, delimiter, n_fields, numbers, encoded, skip_empty=False)
+        fields = _table_fields(table, wanted, numbers, texts, numbered=True) if table else None
+        if fields is None and (data.startswith(b"\n") or b"\n\n" in data):
+            table = _read_csv(data, delimiter, n_fields, numbers, encoded, skip_empty=True)
+            fields = _table_fields(table, wanted, numbers, texts, numbered=False) if table else None
+        return fields
     finally:
-        del table
+        table = None
         release_free_memory()
 
 
@@ -165,7 +166,11 @@ def _repetitive(data: bytes, delimiter: bytes, candidates: Sequence[int]) -> lis
 
 
 def _table_fields(
-    table, columns: Sequence[int], numbers: Sequence[int], first_row: dict[int, str | None]
+    table,
+    columns: Sequence[int],
+    numbers: Sequence[int],
+    first_row: dict[int, str | None],
+    numbered: bool,
 ) -> Fields | None:
     """:class:`Fields` of a table read by :func:`_read_csv` (None if it holds an empty field,
     a long token or a number that is not finite), consuming it column by column, so that the
@@ -173,7 +178,8 @@ def _table_fields(
     comes factorized: its chunks' dictionaries (the distinct values of each chunk, so every
     value of the column) are factorized as one word matrix, then each row takes the code of
     its value (the same codes and uniques as factorizing every row: they depend only on the
-    set of values)."""
+    set of values). ``numbered``: the table has a row for every line (none was empty), so row
+    ``i`` is on line ``i + 1``."""
     n_rows, n_fields = table.num_rows, table.num_columns
     if n_rows == 0:
         return None
@@ -221,7 +227,7 @@ def _table_fields(
             words[j] = np.zeros((n_rows, 1), dtype=np.uint64)
     return Fields(
         row_count=np.full(n_rows, n_fields, dtype=np.int64),
-        row_line=None,
+        row_line=np.arange(1, n_rows + 1, dtype=np.int64) if numbered else None,
         columns=words,
         first_row=first_row,
         numbers=values,
@@ -230,11 +236,16 @@ def _table_fields(
 
 
 def _read_csv(
-    data: bytes, delimiter: bytes, n_fields: int, numbers: Sequence[int], encoded: Sequence[int]
+    data: bytes,
+    delimiter: bytes,
+    n_fields: int,
+    numbers: Sequence[int],
+    encoded: Sequence[int],
+    skip_empty: bool,
 ):
     """pyarrow Table of ``data``: every field as binary (``encoded`` ones dictionary-encoded),
-    ``numbers`` as float64; None when pyarrow is missing or refuses the text (e.g. lines with
-    different field counts)."""
+    ``numbers`` as float64, empty lines skipped or not; None when pyarrow is missing or
+    refuses the text (e.g. lines with different field counts)."""
     try:
         import pyarrow as pa
         import pyarrow.csv as csv
@@ -259,7 +270,7 @@ def _read_csv(
                 double_quote=False,
                 escape_char=False,
                 newlines_in_values=False,
-                ignore_empty_lines=True,
+                ignore_empty_lines=skip_empty,
             ),
             convert_options=csv.ConvertOptions(
                 column_types=types,

@@ -57,13 +57,20 @@ class Source:
 
 
 def _content_line_numbers(data: bytes) -> np.ndarray:
-    """1-based numbers of the lines that hold at least one non-whitespace byte."""
+    """1-based numbers of the lines that hold at least one non-whitespace byte.
+
+    One bool per byte and one number per line (not per byte: pyarrow's fast path leaves every
+    block's line numbers to this)."""
     arr = np.frombuffer(data, dtype=np.uint8)
-    newlines = np.flatnonzero(arr == 10)
-    whitespace = np.isin(arr, np.frombuffer(b" \t\r\n\v\f", dtype=np.uint8))
-    content = np.flatnonzero(~whitespace)
-    line_ids = np.searchsorted(newlines, content)  # 0-based line of each content byte
-    return np.unique(line_ids) + 1
+    if not len(arr):
+        return np.zeros(0, dtype=np.int64)
+    content = arr != 32  # whitespace: space and 9..13 (\t \n \v \f \r), as for the tokenizer
+    content &= (arr < 9) | (arr > 13)
+    starts = np.flatnonzero(arr == 10)
+    starts += 1  # every line starts after a newline, and the first at 0
+    starts = np.concatenate(([0], starts[starts < len(arr)]))
+    # (an empty line spans just its newline, which is not content)
+    return np.flatnonzero(np.logical_or.reduceat(content, starts)) + 1
 
 
 def text_column(values):
