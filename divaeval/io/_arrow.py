@@ -173,12 +173,11 @@ def _table_fields(
     numbered: bool,
 ) -> Fields | None:
     """:class:`Fields` of a table read by :func:`_read_csv` (None if it holds an empty field,
-    a long token or a number that is not finite), consuming it column by column, so that the
-    memory of each is free again before the next is converted. A dictionary-encoded column
-    comes factorized: its chunks' dictionaries (the distinct values of each chunk, so every
-    value of the column) are factorized as one word matrix, then each row takes the code of
-    its value (the same codes and uniques as factorizing every row: they depend only on the
-    set of values). ``numbered``: the table has a row for every line (none was empty), so row
+    a long token or a number that is not finite). A dictionary-encoded column comes
+    factorized: its chunks' dictionaries (the distinct values of each chunk, so every value of
+    the column, and only those) are factorized as one word matrix, then each row takes the
+    code of its value (the same codes and uniques as factorizing every row: they depend only
+    on the set of values). ``numbered``: the table has a row for every line (none was empty), so row
     ``i`` is on line ``i + 1``."""
     n_rows, n_fields = table.num_rows, table.num_columns
     if n_rows == 0:
@@ -186,9 +185,7 @@ def _table_fields(
     words: dict[int, np.ndarray] = {}
     values: dict[int, np.ndarray] = {}
     factorized: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
-    for j in range(n_fields):
-        column = table.column(0)
-        table = table.remove_column(0)
+    for j, column in enumerate(table.columns):
         if column.null_count:
             return None
         if j in numbers:
@@ -211,7 +208,10 @@ def _table_fields(
             parts.append(_words(binary, offsets, lengths))
             if encoded:
                 index = np.frombuffer(chunk.indices.buffers()[1], dtype=np.int32)
-                indices.append(index[chunk.offset : chunk.offset + len(chunk)] + n_values)
+                index = index[chunk.offset : chunk.offset + len(chunk)]
+                if not np.bincount(index, minlength=len(binary)).all():
+                    return None  # a value no row holds (not pyarrow's way): be safe
+                indices.append(index + n_values)
                 n_values += len(binary)
         if j in columns:
             width = max((part.shape[1] for part in parts), default=1)
@@ -221,7 +221,6 @@ def _table_fields(
                 factorized[j] = (value_codes[np.concatenate(indices)], uniques, keys)
             else:
                 words[j] = matrix
-        del column, parts, indices
     for j in columns:
         if j >= n_fields:  # as for the tokenizer: rows without field j hold zero words
             words[j] = np.zeros((n_rows, 1), dtype=np.uint64)
