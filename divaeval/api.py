@@ -170,7 +170,7 @@ def load_inputs(
     inputs = (*run_paths, qrels_path, intents_path, topics_path, *other_paths)
     if sum(1 for p in inputs if isinstance(p, str) and p == "-") > 1:
         raise UsageError("only one input can be '-' (stdin)")
-    runs = []
+    runs: list = []
     for path in run_paths:
         if not isinstance(path, str):
             runs.append(path)

@@ -837,13 +837,13 @@ def judge_run(
     depth = int(kept_position.max(initial=-1)) + 1
     trow = row_of_code[kept_topic]
     cell = trow * depth + kept_position  # flat [T, D] cell of each ranked document
-    scores = np.zeros(n_topics * depth, dtype=np.float64)
+    scores: np.ndarray = np.zeros(n_topics * depth, dtype=np.float64)
     scores[cell] = run.score[rows_sorted[keep] if not keep.all() else rows_sorted]
-    grades = np.zeros((n_topics * depth, index.width), dtype=np.int16)
+    grades: np.ndarray = np.zeros((n_topics * depth, index.width), dtype=np.int16)
     _rows(grades)[cell[known]] = _rows(index.judged_grades)[jrow]
-    judged = np.zeros(n_topics * depth, dtype=bool)
+    judged: np.ndarray = np.zeros(n_topics * depth, dtype=bool)
     judged[cell[known]] = True
-    doc_rows = np.full(n_topics * depth, -1, dtype=np.int64)
+    doc_rows: np.ndarray = np.full(n_topics * depth, -1, dtype=np.int64)
     doc_rows[cell[known]] = jrow
     grades = grades.reshape(n_topics, depth, index.width)
     judged, scores, doc_rows = (a.reshape(n_topics, depth) for a in (judged, scores, doc_rows))

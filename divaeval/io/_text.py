@@ -22,7 +22,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from zlib import error as zlib_error
 
 import numpy as np
@@ -112,7 +112,7 @@ def open_binary(path: str, *, what: str) -> Iterator[BinaryIO]:
         else:
             handle = open(path, "rb")  # noqa: SIM115 (closed below)
             raw = handle
-        stream = raw if hasattr(raw, "peek") else _Peekable(raw)
+        stream: Any = raw if hasattr(raw, "peek") else _Peekable(raw)
         if stream.peek(2)[:2] == b"\x1f\x8b":
             stream = gzip.GzipFile(fileobj=stream, mode="rb")
         yield stream

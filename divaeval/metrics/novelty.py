@@ -108,7 +108,7 @@ class GreedyIdeal:
         # s as ndeval does (0·w adds an exact 0, so the sums and their ties are those of
         # ndeval's loop over documents).
         cell = column * n_topics + group_topic  # flat [U, T] cell of each pattern
-        self.next = np.full((n_patterns, n_topics), pool, dtype=_position_type(pool))
+        self.next: np.ndarray = np.full((n_patterns, n_topics), pool, dtype=_position_type(pool))
         self.next.put(cell, doc[starts] - group_topic * pool)
         self.penalty = np.where(self.next < pool, 0.0, -np.inf)
         first = planes[doc[starts]].astype(np.float64)  # [patterns, S]: v of each pattern

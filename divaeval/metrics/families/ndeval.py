@@ -194,8 +194,8 @@ def _ideal_side(jr, params, cutoffs, kind: str, length: int):
     by every run and topic subset."""
     greedy, rows = _greedy(jr, params)
     root = jr.material.root()[0]
-    key = ("ndeval-ideal-side", kind, params["alpha"], root.rel_level, *_cascade_mode(params))
-    key += (length, cutoffs)
+    key: tuple = ("ndeval-ideal-side", kind, params["alpha"], root.rel_level)
+    key += (*_cascade_mode(params), length, cutoffs)
     if key not in root.cache:
         factors = _ideal_ideal_factors(root, params, length)
         ideal_ideal = _discounted_sums(factors, kind)
