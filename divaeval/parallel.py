@@ -19,7 +19,7 @@ once (the qrels index, a score table), not with every task.
 
 At most ``ahead`` tasks are in flight (default: twice the workers), so a producer that reads a
 large file lazily keeps memory bounded. Warnings a task issues are collected where it runs and
-re-issued here, in item order, so they reach the user's terminal (or Python's warnings) from a
+re-issued here, in item order and each distinct message once per map, so they reach the user's terminal (or Python's warnings) from a
 worker process or a remote machine alike. A task's :class:`~divaeval.errors.DivaevalError`
 propagates with its file and line; the remaining tasks are cancelled.
 """
@@ -65,9 +65,13 @@ def _collecting(task: Task, shared: Any, item: Any) -> tuple[Any, list[str]]:
         set_warning_sink(previous)
 
 
-def _reissue(messages: list[str]) -> None:
+def _reissue(messages: list[str], issued: set[str]) -> None:
+    """Issue the warnings of one task, except those an earlier task of the same map issued
+    (the blocks of a streamed run would repeat a warning about the qrels once each)."""
     for message in messages:
-        warn(message)
+        if message not in issued:
+            issued.add(message)
+            warn(message)
 
 
 class InProcess:
@@ -76,8 +80,11 @@ class InProcess:
     size = 1
 
     def map(self, task, items, shared=None, *, ahead=None):
+        issued: set[str] = set()
         for item in items:
-            yield task(shared, item)
+            result, messages = _collecting(task, shared, item)
+            _reissue(messages, issued)
+            yield result
 
     def close(self) -> None:
         pass
@@ -102,16 +109,17 @@ def _call_with_worker_shared(task: Task, item: Any) -> tuple[Any, list[str]]:
 def _in_order(submit: Callable[[Any], Any], wait: Callable[[Any], Any], cancel, items, ahead):
     """Submit items with at most ``ahead`` pending; yield results in item order."""
     pending: deque = deque()
+    issued: set[str] = set()
     try:
         for item in items:
             pending.append(submit(item))
             if len(pending) >= ahead:
                 result, messages = wait(pending.popleft())
-                _reissue(messages)
+                _reissue(messages, issued)
                 yield result
         while pending:
             result, messages = wait(pending.popleft())
-            _reissue(messages)
+            _reissue(messages, issued)
             yield result
     finally:
         for future in pending:

@@ -296,3 +296,32 @@ def test_a_streamed_run_keeps_a_bounded_number_of_topic_materials(tmp_path, coll
     evaluation = run_evaluation(runs, qrels, ["alpha-nDCG@5"], chunk_bytes=1)
     assert len(evaluation.runs[0].topics) >= MATERIALS_KEPT + 4  # one block per topic
     assert len(evaluation.index._materials) == MATERIALS_KEPT
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_warning_about_the_qrels_is_told_once_however_many_blocks(tmp_path, jobs):
+    # Subtopic 2 of every topic has an intent probability but no relevant document: one
+    # warning counting all 6 topics, not one per block.
+    (tmp_path / "q.txt").write_text("".join(f"{t} 1 a 1\n{t} 2 b 0\n" for t in range(1, 7)))
+    (tmp_path / "i.txt").write_text("".join(f"{t} 1 0.6\n{t} 2 0.4\n" for t in range(1, 7)))
+    run = "".join(f"{t} Q0 {d} {r} {9 - r} tag\n" for t in range(1, 7) for r, d in [(1, "a")])
+    (tmp_path / "r.txt").write_text(run)
+    args = [sys.executable, "-m", "divaeval", tmp_path / "r.txt", tmp_path / "q.txt"]
+    proc = subprocess.run(
+        [
+            *args,
+            "--intents",
+            tmp_path / "i.txt",
+            "-m",
+            "RR-IA",
+            "--chunk-size",
+            "1",
+            "-j",
+            str(jobs),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    told = [line for line in proc.stderr.splitlines() if "intent probabilities" in line]
+    assert len(told) == 1 and told[0].startswith("divaeval: warning: 6 intent probabilities")

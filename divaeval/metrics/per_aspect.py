@@ -124,15 +124,17 @@ def aspect_weights(jr, mode: str) -> np.ndarray:
         count = relevant.sum(axis=1, keepdims=True)
         return np.where(relevant, 1.0 / np.maximum(count, 1), 0.0)
     if mode == "intents":
-        stray = (material.intent_weight > 0) & ~relevant
-        if stray.any() and not material.cache.get("warned-stray-intents"):
-            material.cache["warned-stray-intents"] = True
-            t, s = (int(i[0]) for i in np.nonzero(stray))
-            warn(
-                f"{int(stray.sum())} intent probabilities belong to subtopics without a document "
-                f"of grade >= {material.rel_level} (e.g. topic {material.topics[t]} subtopic "
-                f"{material.subtopics[t, s]}); intent-aware metrics leave them out"
-            )
+        root = material.root()[0]  # a fact of the qrels: counted and told once, for all topics
+        if not root.cache.get("warned-stray-intents"):
+            root.cache["warned-stray-intents"] = True
+            stray = (root.intent_weight > 0) & ~root.relevant_subtopic
+            if stray.any():
+                t, s = (int(i[0]) for i in np.nonzero(stray))
+                warn(
+                    f"{int(stray.sum())} intent probabilities belong to subtopics without a "
+                    f"document of grade >= {root.rel_level} (e.g. topic {root.topics[t]} "
+                    f"subtopic {root.subtopics[t, s]}); intent-aware metrics leave them out"
+                )
         return np.where(relevant, material.intent_weight, 0.0)
     raise ValueError(f"unknown weights {mode!r}")
 
