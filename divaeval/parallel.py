@@ -19,7 +19,8 @@ once (the qrels index, a score table), not with every task.
 
 At most ``ahead`` tasks are in flight (default: twice the workers), so a producer that reads a
 large file lazily keeps memory bounded. Warnings a task issues are collected where it runs and
-re-issued here, in item order and each distinct message once per map, so they reach the user's terminal (or Python's warnings) from a
+re-issued here, in item order and each distinct message once per map, so they reach the
+user's terminal (or Python's warnings) from a
 worker process or a remote machine alike. A task's :class:`~divaeval.errors.DivaevalError`
 propagates with its file and line; the remaining tasks are cancelled.
 """
@@ -93,6 +94,8 @@ class InProcess:
         return "in process"
 
 
+_NOTHING = object()
+
 #: the ``shared`` object of this worker process (set once by the pool's initializer)
 _WORKER_SHARED: Any = None
 
@@ -151,6 +154,8 @@ class LocalProcesses:
         return self._pools[key][0]
 
     def map(self, task, items, shared=None, *, ahead=None):
+        if id(shared) not in self._pools:
+            return self._warm_then_map(task, items, shared, ahead)
         pool = self._pool(shared)
         return _in_order(
             lambda item: pool.submit(_call_with_worker_shared, task, item),
@@ -159,6 +164,19 @@ class LocalProcesses:
             items,
             ahead or 2 * self.size,
         )
+
+    def _warm_then_map(self, task, items, shared, ahead):
+        """The first task runs here, before the workers are forked, so what it caches in
+        ``shared`` (ideal rankings of the whole qrels) is inherited, not rebuilt by each."""
+        items = iter(items)
+        first = next(items, _NOTHING)
+        if first is _NOTHING:
+            return
+        result, messages = _collecting(task, shared, first)
+        issued: set[str] = set()
+        _reissue(messages, issued)
+        yield result
+        yield from self.map(task, items, shared, ahead=ahead)
 
     def close(self) -> None:
         for pool, _ in self._pools.values():
