@@ -35,12 +35,10 @@ from divaeval.topics import sort_topics
 
 @dataclass
 class RunFile:
-    """A run to be read from ``path`` block by block when it is scored. ``tag`` (the first
-    line's) and ``name`` are known once its first block is read."""
+    """A run to be read from ``path`` block by block when it is scored (its tag, and so its
+    name, is known from its first block: :attr:`RunScores.tag`)."""
 
     path: str
-    tag: str = ""
-    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -213,10 +211,7 @@ def _whole_text(path: str) -> bytes:
 def _assemble(run, blocks: list[BlockScores], index, measures, settings) -> RunScores:
     """One RunScores from the blocks' scores: topics in qrels order, as one judged run has."""
     tag = blocks[0].tag if blocks else ""
-    if isinstance(run, RunFile):
-        run.tag = tag
-        run.name = run.name or tag
-    name = run.name
+    name = run.name if isinstance(run, Run) else tag
     dropped = sum(b.dropped_duplicates for b in blocks)
     if dropped:
         warn(f"{dropped} repeated docnos dropped (kept the highest-ranked copy)", file=run.path)
@@ -226,12 +221,11 @@ def _assemble(run, blocks: list[BlockScores], index, measures, settings) -> RunS
         if blocks
         else np.zeros((0, len(measures)), np.float64)
     )
-    evaluated = set(codes.tolist())
-    missing = [str(t) for code, t in enumerate(index.topics) if code not in evaluated]
-    if settings.complete and missing:  # -c: the topics the run lacks, as empty rankings
+    lacking = np.setdiff1d(np.arange(len(index.topics), dtype=np.int64), codes)
+    missing = [str(t) for t in index.topics[lacking]]
+    if settings.complete and len(lacking):  # -c: the topics the run lacks, as empty rankings
         from divaeval.metrics import compute_measures
 
-        lacking = np.array(sorted(set(range(len(index.topics))) - evaluated), dtype=np.int64)
         empty = judge_run(Run.empty(run.path, tag), index, settings, topics=lacking)
         scored = compute_measures(empty, measures)
         codes = np.concatenate([codes, lacking])
