@@ -109,10 +109,18 @@ def _call_with_worker_shared(task: Task, item: Any) -> tuple[Any, list[str]]:
     return _collecting(task, _WORKER_SHARED, item)
 
 
-def _in_order(submit: Callable[[Any], Any], wait: Callable[[Any], Any], cancel, items, ahead):
-    """Submit items with at most ``ahead`` pending; yield results in item order."""
+def _in_order(
+    submit: Callable[[Any], Any],
+    wait: Callable[[Any], Any],
+    cancel,
+    items,
+    ahead,
+    issued: set[str] | None = None,
+):
+    """Submit items with at most ``ahead`` pending; yield results in item order (``issued``:
+    the warnings already told in this map)."""
     pending: deque = deque()
-    issued: set[str] = set()
+    issued = set() if issued is None else issued
     try:
         for item in items:
             pending.append(submit(item))
@@ -156,6 +164,9 @@ class LocalProcesses:
     def map(self, task, items, shared=None, *, ahead=None):
         if id(shared) not in self._pools:
             return self._warm_then_map(task, items, shared, ahead)
+        return self._map_on_pool(task, items, shared, ahead, set())
+
+    def _map_on_pool(self, task, items, shared, ahead, issued: set[str]):
         pool = self._pool(shared)
         return _in_order(
             lambda item: pool.submit(_call_with_worker_shared, task, item),
@@ -163,6 +174,7 @@ class LocalProcesses:
             lambda future: future.cancel(),
             items,
             ahead or 2 * self.size,
+            issued,
         )
 
     def _warm_then_map(self, task, items, shared, ahead):
@@ -176,7 +188,7 @@ class LocalProcesses:
         issued: set[str] = set()
         _reissue(messages, issued)
         yield result
-        yield from self.map(task, items, shared, ahead=ahead)
+        yield from self._map_on_pool(task, items, shared, ahead, issued)
 
     def close(self) -> None:
         for pool, _ in self._pools.values():
