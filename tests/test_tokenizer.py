@@ -159,6 +159,45 @@ def test_float_parsing_random_reprs_bit_exact():
     assert np.array_equal(parsed.view(np.uint64), expected.view(np.uint64))
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="0123456789.+-eE_x", min_size=1, max_size=10), min_size=1))
+def test_short_decimal_path_agrees_with_float(tokens):
+    # Tokens of up to 10 bytes from the characters of numbers: the fast path (plain decimals of
+    # at most 8 bytes) and the cast (everything else) together give float()'s bits, and the
+    # first token float() refuses (or that holds "_", which float() takes) is the one found.
+    data = "\n".join(tokens).encode()
+    parsed, bad = parse_floats(split_fields(data, (0,)).columns[0])
+
+    def strtod(token):
+        try:
+            return None if "_" in token else float(token)
+        except ValueError:
+            return None
+
+    expected = [strtod(token) for token in tokens]
+    refused = [i for i, value in enumerate(expected) if value is None]
+    assert bad == (refused[0] if refused else None)
+    if not refused:  # (after a refusal, values are NaN)
+        assert parsed.tobytes() == np.array(expected).tobytes()
+
+
+def test_short_decimals_read_exactly():
+    # Every decimal of at most 8 bytes with its sign and dot anywhere: m / 10^k, correctly
+    # rounded (Clinger), so the bits equal float()'s; "-0" is -0.0.
+    rng = random.Random(11)
+    texts = ["-0", "+0.0", "5.", ".5", "-.5", "99999999", "-9999999", "0.000001"]
+    for _ in range(20000):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 7)))
+        cut = rng.randint(0, len(digits))
+        sign = rng.choice(["", "-", "+"])
+        texts.append(f"{sign}{digits[:cut]}.{digits[cut:]}"[:8] if rng.random() < 0.8 else digits)
+    texts = [t for t in texts if any(c.isdigit() for c in t)]
+    parsed, bad = parse_floats(split_fields("\n".join(texts).encode(), (0,)).columns[0])
+    assert bad is None
+    expected = np.array([float(t) for t in texts])
+    assert parsed.tobytes() == expected.tobytes()
+
+
 @pytest.mark.parametrize(
     ("column", "first_bad"),
     [
@@ -167,6 +206,13 @@ def test_float_parsing_random_reprs_bit_exact():
         ([b"1", b"2", b"1_0"], 2),
         ([b"nan", b"inf", b"-1e5", b".5"], None),
         ([b"0x10"], 0),
+        # refused by strtod, though made of a decimal's characters (the short-decimal path)
+        ([b"1", b"--5"], 1),
+        ([b"+-5"], 0),
+        ([b"2", b"1.2.3"], 1),
+        ([b"."], 0),
+        ([b"-"], 0),
+        ([b"5", b"-.", b"+"], 1),
     ],
 )
 def test_float_parsing_locates_first_bad(column, first_bad):

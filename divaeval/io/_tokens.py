@@ -304,7 +304,9 @@ def pad_words(words: np.ndarray, width: int) -> np.ndarray:
     """``words`` with zero words appended up to ``width`` columns (same tokens)."""
     if words.shape[1] >= width:
         return words
-    return np.pad(words, ((0, 0), (0, width - words.shape[1])))
+    padded = np.zeros((len(words), width), dtype=words.dtype)
+    padded[:, : words.shape[1]] = words
+    return padded
 
 
 def _hash(words: np.ndarray) -> np.ndarray:
@@ -494,7 +496,30 @@ def parse_floats(words: np.ndarray) -> tuple[np.ndarray, int | None]:
 
     Accepts what C's ``strtod`` and Python's ``float`` accept (``1e5``, ``.5``, ``inf``,
     ``nan``), correctly rounded, except digit-group underscores (``1_0``), which are refused.
-    Out-of-range values become ``±inf`` (``1e999``) or 0, as for ``strtod``."""
+    Out-of-range values become ``±inf`` (``1e999``) or 0, as for ``strtod``.
+
+    Plain decimals of at most 8 bytes (``-5.70123``, ``39.486``, ``1000``: nearly every score
+    of a run) are read by :func:`_parse_short_decimals`, exactly and about ten times faster
+    than numpy's bytes-to-float cast, which reads the others."""
+    values = np.empty(len(words), dtype=np.float64)
+    if len(words) == 0:
+        return values, None
+    short = ~long_rows(words)
+    if words.shape[1] > 1:
+        short &= ~np.any(words[:, 1:], axis=1)
+    fast, fine = _parse_short_decimals(words[:, 0])
+    fine &= short
+    values[fine] = fast[fine]
+    rest = np.flatnonzero(~fine)
+    if len(rest) == 0:
+        return values, None
+    rest_values, first_bad = _cast_floats(words[rest])
+    values[rest] = rest_values
+    return values, None if first_bad is None else int(rest[first_bad])
+
+
+def _cast_floats(words: np.ndarray) -> tuple[np.ndarray, int | None]:
+    """:func:`parse_floats` by numpy's bytes-to-float cast (long tokens by ``float``)."""
     long = np.flatnonzero(long_rows(words))
     long_values = [_long_float(token_bytes(words, row)) for row in long.tolist()]
     if len(long):  # cast a placeholder "0" in their place
@@ -524,6 +549,47 @@ def parse_floats(words: np.ndarray) -> tuple[np.ndarray, int | None]:
     for row, value in zip(long.tolist(), long_values, strict=True):
         values[row] = np.nan if value is None else value
     return values, first_bad
+
+
+_DOTS = 0x2E2E2E2E2E2E2E2E  # eight ASCII "."
+_LOW_BITS = 0x0101010101010101
+_HIGH_BITS = 0x8080808080808080
+#: 10.0 ** k, exact (every power of ten up to 10^22 is a double)
+_POWERS_OF_TEN = np.array([10.0**k for k in range(9)])
+
+
+def _parse_short_decimals(word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(values, fine): the tokens ``[+-]?[0-9]*[.]?[0-9]*`` with at least one digit, of one
+    word (at most 8 bytes), read exactly; ``fine`` is False for every other token.
+
+    A sign is dropped, the first ``.`` found by a zero-byte test and cut out of the word, and
+    the remaining digits read as an integer m by :func:`_parse_short_integers`; the value is
+    m / 10^k for the k digits after the dot. This is Clinger's fast path (m < 10^8 < 2^53 and
+    10^k are both doubles, and IEEE division rounds correctly), so the value is the correctly
+    rounded one that ``strtod`` gives, bit for bit (``-0`` included)."""
+    first = word & _U64(0xFF)
+    negative = first == ord("-")
+    signed = negative | (first == ord("+"))
+    body = np.where(signed, word >> _U64(8), word)
+    # the first dot: the lowest zero byte of body ^ dots (the zero-byte test is exact for
+    # the lowest one; padding bytes become "." ^ 0 = 0x2E, not zero)
+    x = body ^ _U64(_DOTS)
+    dots = (x - _U64(_LOW_BITS)) & ~x & _U64(_HIGH_BITS)
+    has_dot = dots != 0
+    lowest = dots & (~dots + _U64(1))
+    before = np.where(has_dot, (lowest >> _U64(7)) - _U64(1), _U64(0xFFFFFFFFFFFFFFFF))
+    digits = (body & before) | ((body >> _U64(8)) & ~before)
+    # digits before the dot (bytes of ``before``), and all digits (non-zero bytes)
+    n_before = ((before & _U64(_LOW_BITS)) * _U64(_LOW_BITS)) >> _U64(56)
+    zero_bytes = ((digits - _U64(_LOW_BITS)) & ~digits & _U64(_HIGH_BITS)) >> _U64(7)
+    n_digits = _U64(8) - ((zero_bytes * _U64(_LOW_BITS)) >> _U64(56))
+    after = np.where(has_dot, n_digits - np.minimum(n_before, n_digits), _U64(0))
+    mantissa, fine = _parse_short_integers(digits)
+    lead = digits & _U64(0xFF)
+    fine &= (lead != ord("-")) & (lead != ord("+"))  # "--5", "+-5": not a sign here
+    values = mantissa.astype(np.float64) / _POWERS_OF_TEN[after.astype(np.intp)]
+    np.negative(values, out=values, where=negative)
+    return values, fine
 
 
 def _long_float(raw: bytes) -> float | None:
