@@ -187,10 +187,14 @@ def evaluate(
     baseline: Any = None,
     risk_alpha: float | str | None = None,
     dd_exponent: str = "xi",
+    jobs: int | None = 1,
+    scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Score runs on measures (``divaeval RUN... QRELS``): the long table run, topic, measure,
     value, with ``topic == "all"`` for the mean over topics (``summary``). ``dd_exponent``
     (``xi`` or ``xi+1``) is the exponent of the ``mean="dd"`` topic weights (Golbus Eq. 1).
+    ``jobs`` local processes (0: one per core) or the Dask ``scheduler`` score the runs'
+    blocks of topics (the CLI's ``--jobs``, ``--scheduler``); the values are the same.
 
     ``baseline`` (a run, a path, or the name of one of ``runs``) turns every value into the
     run's risk value against it, as ``ndeval -baseline -riskAlpha`` (``risk_alpha``); runs are
@@ -214,7 +218,7 @@ def evaluate(
     1  mine   all  strec@1  0.500000
     2  mine   all  strec@3  1.000000
     """
-    with _library_call() as inputs:
+    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
         result = _evaluation(
             inputs,
             runs,
@@ -234,6 +238,7 @@ def evaluate(
             baseline=baseline,
             risk_alpha=risk_alpha,
             dd_exponent=dd_exponent,
+            workers=workers,
         )
         frame = result.table(per_topic=per_topic, summary=summary, mean=mean)
         names = ",".join(m.name for m in result.measures)
@@ -260,11 +265,14 @@ def risk(
     intents: str | os.PathLike | None = None,
     topics: str | os.PathLike | None = None,
     normalize_intents: bool = False,
+    jobs: int | None = 1,
+    scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Risk-sensitive comparison (``divaeval risk``): per measure and run the mean, URisk,
     TRisk, its p-value, wins and losses against ``baseline`` (left out without one), and
     ZRisk and GeoRisk against all the runs, at risk sensitivity ``risk_alpha``. Every run is
-    scored on every qrels topic.
+    scored on every qrels topic, by ``jobs`` local processes or on the Dask ``scheduler`` as
+    for :func:`evaluate`.
 
     >>> frame = divaeval.risk(["sample_data/run2.txt", "sample_data/run3.txt"],
     ...                       "sample_data/qrels.txt", "alpha-nDCG@20",
@@ -278,7 +286,7 @@ def risk(
     from divaeval.aggregate import check_risk_alpha
     from divaeval.stats.risk import risk_frame
 
-    with _library_call() as inputs:
+    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
         alpha, alpha_text = check_risk_alpha(risk_alpha)
         given = inputs.runs(runs)
         base = inputs.baseline(baseline)
@@ -302,6 +310,7 @@ def risk(
             intents=_file(intents),
             topics=_file(topics),
             settings=judging.settings(complete=True),
+            workers=workers,
         )
         frame = risk_frame(result, baseline=position, alpha=alpha)
         names = ",".join(m.name for m in result.measures)
@@ -582,7 +591,7 @@ def correlation(
     """
     from divaeval.meta import rank_correlation_matrix, rank_correlations
 
-    with _library_call() as inputs:
+    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
         result = _evaluation(
             inputs,
             runs,
@@ -703,7 +712,7 @@ def unanimity(
     """
     from divaeval.meta import metric_unanimity_table
 
-    with _library_call() as inputs:
+    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
         result = _evaluation(
             inputs,
             runs,

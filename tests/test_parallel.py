@@ -92,3 +92,24 @@ def test_workers_for_picks_by_jobs():
         assert isinstance(many, LocalProcesses) and many.size == 2
     finally:
         many.close()
+
+
+def test_library_evaluate_and_risk_take_jobs():
+    import warnings
+
+    import divaeval
+    from divaeval.errors import DivaevalWarning
+
+    warnings.simplefilter("ignore", DivaevalWarning)  # the runs share the tag "indri"
+    from support import TREC2012, TREC2012_RUNS
+
+    runs = [str(TREC2012_RUNS[name]) for name in ("ql-cata", "rm-catb", "dssa-wt2012")]
+    qrels = str(TREC2012 / "qrels-for-ndeval.txt.gz")
+    measures = ["alpha-nDCG@20", "ERR-IA@20", "NRBP"]
+    alone = divaeval.evaluate(runs, qrels, measures)
+    shared = divaeval.evaluate(runs, qrels, measures, jobs=2)
+    assert alone.equals(shared) and len(alone) > 100
+    base = runs[0]
+    assert divaeval.risk(runs[1:], qrels, measures, baseline=base, risk_alpha=1).equals(
+        divaeval.risk(runs[1:], qrels, measures, baseline=base, risk_alpha=1, jobs=2)
+    )
