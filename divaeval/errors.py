@@ -36,8 +36,9 @@ class DivaevalError(Exception):
         self.line = line
 
     def __reduce__(self):
-        # keep file and line when the error crosses a process boundary (--jobs, --scheduler)
-        return (self.__class__, (self.message,), {"file": self.file, "line": self.line})
+        # keep file, line (and what else is set on it, such as the warnings its task gave)
+        # when the error crosses a process boundary (--jobs, --scheduler)
+        return (self.__class__, (self.message,), dict(self.__dict__))
 
     def location(self) -> str:
         if self.file is None:

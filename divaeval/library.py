@@ -591,7 +591,7 @@ def correlation(
     """
     from divaeval.meta import rank_correlation_matrix, rank_correlations
 
-    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
+    with _library_call() as inputs:
         result = _evaluation(
             inputs,
             runs,
@@ -712,7 +712,7 @@ def unanimity(
     """
     from divaeval.meta import metric_unanimity_table
 
-    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
+    with _library_call() as inputs:
         result = _evaluation(
             inputs,
             runs,

@@ -62,8 +62,23 @@ def _collecting(task: Task, shared: Any, item: Any) -> tuple[Any, list[str]]:
     previous = set_warning_sink(messages.append)
     try:
         return task(shared, item), messages
+    except DivaevalError as error:
+        error.__dict__["task_warnings"] = messages  # told before the error (_outcome)
+        raise
     finally:
         set_warning_sink(previous)
+
+
+def _outcome(wait: Callable[[], tuple[Any, list[str]]], issued: set[str]) -> Any:
+    """The result of one task (``wait()``: its (result, warnings)), its warnings issued
+    (:func:`_reissue`); a task's error is raised after the warnings it gave before it."""
+    try:
+        result, messages = wait()
+    except DivaevalError as error:
+        _reissue(error.__dict__.pop("task_warnings", []), issued)
+        raise
+    _reissue(messages, issued)
+    return result
 
 
 def _reissue(messages: list[str], issued: set[str]) -> None:
@@ -83,9 +98,7 @@ class InProcess:
     def map(self, task, items, shared=None, *, ahead=None):
         issued: set[str] = set()
         for item in items:
-            result, messages = _collecting(task, shared, item)
-            _reissue(messages, issued)
-            yield result
+            yield _outcome(lambda: _collecting(task, shared, item), issued)  # noqa: B023
 
     def close(self) -> None:
         pass
@@ -125,13 +138,9 @@ def _in_order(
         for item in items:
             pending.append(submit(item))
             if len(pending) >= ahead:
-                result, messages = wait(pending.popleft())
-                _reissue(messages, issued)
-                yield result
+                yield _outcome(lambda: wait(pending.popleft()), issued)
         while pending:
-            result, messages = wait(pending.popleft())
-            _reissue(messages, issued)
-            yield result
+            yield _outcome(lambda: wait(pending.popleft()), issued)
     finally:
         for future in pending:
             cancel(future)
@@ -184,10 +193,8 @@ class LocalProcesses:
         first = next(items, _NOTHING)
         if first is _NOTHING:
             return
-        result, messages = _collecting(task, shared, first)
         issued: set[str] = set()
-        _reissue(messages, issued)
-        yield result
+        yield _outcome(lambda: _collecting(task, shared, first), issued)
         yield from self._map_on_pool(task, items, shared, ahead, issued)
 
     def close(self) -> None:

@@ -113,3 +113,26 @@ def test_library_evaluate_and_risk_take_jobs():
     assert divaeval.risk(runs[1:], qrels, measures, baseline=base, risk_alpha=1).equals(
         divaeval.risk(runs[1:], qrels, measures, baseline=base, risk_alpha=1, jobs=2)
     )
+
+
+def _warns_then_fails(shared, item):
+    warn(f"about item {item}")
+    if item == 2:
+        raise DataError("bad value", file="run.txt", line=9)
+    return item
+
+
+@pytest.mark.parametrize("make", [InProcess, lambda: LocalProcesses(2)])
+def test_the_warnings_a_task_gave_before_its_error_are_told(make):
+    workers = make()
+    told: list[str] = []
+    previous = set_warning_sink(told.append)
+    try:
+        with pytest.raises(DataError) as caught:
+            list(workers.map(_warns_then_fails, range(5)))
+    finally:
+        set_warning_sink(previous)
+        workers.close()
+    assert told[-1] == "about item 2"  # the failing task's own warning, then its error
+    assert (caught.value.file, caught.value.line) == ("run.txt", 9)
+    assert not hasattr(caught.value, "task_warnings")
