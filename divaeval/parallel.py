@@ -55,6 +55,11 @@ class Workers(Protocol):
 
     def describe(self) -> str: ...
 
+    def reads(self, path: str) -> bool:
+        """Whether the workers (not this process) should open the input ``path`` themselves:
+        they run elsewhere and can reach it."""
+        ...
+
 
 def _collecting(task: Task, shared: Any, item: Any) -> tuple[Any, list[str]]:
     """Run ``task`` with divaeval's warnings collected, not printed: (result, warnings)."""
@@ -105,6 +110,9 @@ class InProcess:
 
     def describe(self) -> str:
         return "in process"
+
+    def reads(self, path: str) -> bool:
+        return False  # this process reads: blocks as it goes
 
 
 _NOTHING = object()
@@ -204,6 +212,9 @@ class LocalProcesses:
 
     def describe(self) -> str:
         return f"{self.size} local processes"
+
+    def reads(self, path: str) -> bool:
+        return not _process_local(path)  # the same machine: the files this process opens
 
 
 #: seconds to reach a Dask scheduler and hear it answer before giving up
@@ -317,6 +328,19 @@ class Cluster:
 
     def describe(self) -> str:
         return f"Dask scheduler {self.address} ({self.size} worker threads)"
+
+    def reads(self, path: str) -> bool:
+        """Workers of a local cluster open what this process opens; remote ones, URLs
+        (shared or object storage: fsspec) but not this machine's files, which are read here
+        and sent (as are ``memory://`` URLs, which only this process sees)."""
+        from divaeval.io._text import is_url
+
+        return (self._cluster is not None or is_url(path)) and not _process_local(path)
+
+
+def _process_local(path: str) -> bool:
+    """A URL of fsspec's in-memory filesystem, which each process has for itself."""
+    return path.startswith("memory:")
 
 
 def _versions() -> tuple[str, str]:

@@ -19,6 +19,7 @@ read whole anyway.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -27,7 +28,14 @@ import numpy as np
 from divaeval.aggregate import RunScores
 from divaeval.errors import DataError, activity, warn
 from divaeval.io import Run, read_run
-from divaeval.io.blocks import DEFAULT_BLOCK_BYTES, Block, topic_blocks
+from divaeval.io.blocks import (
+    DEFAULT_BLOCK_BYTES,
+    Block,
+    FileRange,
+    file_size,
+    range_blocks,
+    topic_blocks,
+)
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics
 from divaeval.parallel import InProcess, Workers
 from divaeval.topics import sort_topics
@@ -61,6 +69,12 @@ class BlockScores:
     topic_lines: list[int]  # the line where each of ``topics`` first appears
     run_only: list[str]  # topics of the block that the qrels do not judge
     dropped_duplicates: int
+    #: the FileRange the block was read from (its ``topic_lines`` count from its start)
+    file_range: FileRange | None = None
+
+    def line(self, number: int) -> int:
+        """Line ``number`` of the block as a line of the file."""
+        return number + (self.file_range.lines_before() if self.file_range else 0)
 
 
 #: how much of a run file :func:`check_run_start` reads
@@ -83,15 +97,23 @@ def check_run_start(path: str) -> None:
         read_run(path, text=start)
 
 
-def score_block(scoring: Scoring, item: Block | Run) -> BlockScores:
-    """Parse, judge and score one block of whole topics (or a run already read)."""
+def score_block(scoring: Scoring, item: Block | FileRange | Run) -> BlockScores:
+    """Parse, judge and score one block of whole topics (read here for a :class:`FileRange`),
+    or a run already read."""
     from divaeval.metrics import compute_measures
 
-    if isinstance(item, Block):
-        run = read_run(item.name, text=item.data, first_line=item.first_line)
-    else:
-        run = item
-    jr = judge_run(run, scoring.index, scoring.settings, warn_duplicates=False)
+    try:
+        if isinstance(item, Block):
+            run = read_run(item.name, text=item.data, first_line=item.first_line)
+        elif isinstance(item, FileRange):
+            run = read_run(item.name, text=item.read())
+        else:
+            run = item
+        jr = judge_run(run, scoring.index, scoring.settings, warn_duplicates=False)
+    except DataError as error:  # a line of a range: counted from the file's start
+        if isinstance(item, FileRange) and error.file == item.name and error.line is not None:
+            error.line += item.lines_before()
+        raise
     matrix = np.zeros((jr.n_topics, len(scoring.measures)), dtype=np.float64)
     if jr.n_topics:  # a block may hold only topics the qrels lack
         values = compute_measures(jr, scoring.measures)
@@ -105,6 +127,7 @@ def score_block(scoring: Scoring, item: Block | Run) -> BlockScores:
         topic_lines=_first_lines(run),
         run_only=run_only_topics(run, scoring.index),
         dropped_duplicates=jr.dropped_duplicates,
+        file_range=item if isinstance(item, FileRange) else None,
     )
 
 
@@ -116,9 +139,17 @@ def _first_lines(run: Run) -> list[int]:
     return [run.line_of(int(row)) for row in first_rows]
 
 
-def _blocks_of(run: RunFile | Run, block_bytes: int) -> Iterator[Block | Run]:
+def _blocks_of(
+    run: RunFile | Run, block_bytes: int, workers: Workers
+) -> Iterator[Block | FileRange | Run]:
+    """The blocks of a run: read here (:func:`topic_blocks`), or, when the workers can open
+    the file and it is plain text, cut into :class:`FileRange` s that the workers read."""
     if isinstance(run, Run):
         yield run
+        return
+    location = _range_location(run.path, workers)
+    if location is not None and file_size(location) > block_bytes:
+        yield from range_blocks(run.path, location, block_bytes=block_bytes)
         return
     blocks = topic_blocks(run.path, block_bytes=block_bytes)
     while True:
@@ -129,9 +160,32 @@ def _blocks_of(run: RunFile | Run, block_bytes: int) -> Iterator[Block | Run]:
         yield block
 
 
-def _score_run_block(scoring: Scoring, item: tuple[int, Block | Run]):
+def _range_location(path: str, workers: Workers) -> str | None:
+    """Where workers open the run ``path`` to read ranges of it themselves, or None: they run
+    in this process (reading blocks here is as fast), cannot open it (a local file and a
+    remote cluster), or it is not plain text whose lines end in ``\n`` as far as its first
+    64 KiB tell (gzip, stdin, ``\r`` line ends: read here)."""
+    from divaeval.io._text import is_url
+
+    if path == "-" or not workers.reads(path):
+        return None
+    location = path if is_url(path) else os.path.abspath(path)
+    try:
+        from divaeval.io.blocks import open_plain
+
+        with open_plain(location, path) as stream:
+            start = stream.read(START_BYTES)
+    except DataError:
+        return None  # told when the file is read the usual way
+    if start[:2] == b"\x1f\x8b" or b"\r" in start:
+        return None
+    return location
+
+
+def _score_run_block(scoring: Scoring, item: tuple[int, Block | FileRange | Run]):
     number, block = item
-    with activity(f"scoring the run {block.name if isinstance(block, Block) else block.path}"):
+    name = block.path if isinstance(block, Run) else block.name
+    with activity(f"scoring the run {name}"):
         return number, score_block(scoring, block)
 
 
@@ -158,7 +212,7 @@ def score_runs(
 
     def tasks():
         for number, run in enumerate(runs):
-            for block in _blocks_of(run, block_bytes):
+            for block in _blocks_of(run, block_bytes, workers):
                 if number in ungrouped:
                     break  # read again whole, below
                 yield number, block
@@ -169,7 +223,7 @@ def score_runs(
         again = [i for i, topic in enumerate(result.topics) if topic in seen[number]]
         if again:
             first = min(again, key=lambda i: result.topic_lines[i])
-            ungrouped[number] = (result.topics[first], result.topic_lines[first])
+            ungrouped[number] = (result.topics[first], result.line(result.topic_lines[first]))
             _not_grouped(runs[number].path, *ungrouped[number])
             continue
         seen[number].update(result.topics)

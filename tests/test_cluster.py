@@ -218,7 +218,7 @@ def test_warnings_on_workers_come_back_in_order(workers, collected_warnings):
     _no_task_left(workers)
 
 
-def test_fsspec_urls_are_read_by_the_client(address, tmp_path, collected_warnings):
+def test_fsspec_urls_are_read_by_the_workers_or_the_client(address, tmp_path, collected_warnings):
     fsspec = pytest.importorskip("fsspec")
     run, qrels = SAMPLE_DATA / "run.txt", SAMPLE_DATA / "qrels.txt"
     memory = fsspec.filesystem("memory")
@@ -226,8 +226,9 @@ def test_fsspec_urls_are_read_by_the_client(address, tmp_path, collected_warning
     memory.pipe("/divaeval-test/qrels.txt", qrels.read_bytes())
     local = run_evaluation([str(run)], str(qrels), ["alpha-nDCG@20", "ERR-IA@20"])
     for run_url, qrels_url in [
+        # this process's memory: read here, sent to the workers in blocks
         ("memory://divaeval-test/run.txt", "memory://divaeval-test/qrels.txt"),
-        (run.as_uri(), qrels.as_uri()),  # file://
+        (run.as_uri(), qrels.as_uri()),  # file://: shared, the workers read ranges of it
     ]:
         remote = run_evaluation(
             [run_url], qrels_url, ["alpha-nDCG@20", "ERR-IA@20"], scheduler=address, chunk_bytes=500

@@ -18,6 +18,7 @@ from support import TREC2012, TREC2012_RUNS, run_cli
 from divaeval.api import run_evaluation
 from divaeval.errors import DataError
 from divaeval.io._text import read_source
+from divaeval.io._tokens import normalize_line_ends
 from divaeval.io.blocks import topic_blocks
 from divaeval.judged import EvalSettings
 
@@ -325,3 +326,90 @@ def test_a_warning_about_the_qrels_is_told_once_however_many_blocks(tmp_path, jo
     assert proc.returncode == 0, proc.stderr
     told = [line for line in proc.stderr.splitlines() if "intent probabilities" in line]
     assert len(told) == 1 and told[0].startswith("divaeval: warning: 6 intent probabilities")
+
+
+# ---- ranges of a file read by the workers themselves (-j N, a cluster) ----
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 40), min_size=1, max_size=25),
+    extras=st.lists(st.sampled_from([b"", b"   ", b"# a comment", b"\t"]), max_size=6),
+    positions=st.lists(st.integers(0, 400), max_size=6),
+    block_bytes=st.integers(1, 3000),
+    trailing=st.booleans(),
+    bom=st.booleans(),
+)
+def test_file_ranges_are_whole_topics_and_rejoin_to_the_file(
+    tmp_path_factory, sizes, extras, positions, block_bytes, trailing, bom
+):
+    from divaeval.io.blocks import range_blocks
+
+    lines = _lines_of_topics(sizes)
+    for extra, at in zip(extras, positions, strict=False):
+        lines.insert(min(at, len(lines)), extra)
+    text = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + (b"\n" if trailing else b"")
+    path = tmp_path_factory.mktemp("ranges") / "run.txt"
+    path.write_bytes(text)
+    ranges = list(range_blocks("run.txt", str(path), block_bytes=block_bytes))
+    assert b"".join(r.read() for r in ranges) == text.removeprefix(b"\xef\xbb\xbf")
+    assert ranges[0].start == 0 and ranges[-1].end == len(text)
+    seen: set[bytes] = set()
+    for r in ranges:
+        assert r.lines_before() == text[: r.start].count(b"\n")
+        topics = {
+            fields[0]
+            for fields in (raw.split(None, 1) for raw in r.read().split(b"\n"))
+            if fields and not fields[0].startswith(b"#")
+        }
+        assert not topics & seen  # a topic is never split between ranges
+        seen |= topics
+
+
+def test_lines_before_a_range_count_every_line_end(tmp_path, monkeypatch):
+    import divaeval.io.blocks as blocks
+
+    text = b"a\r\nb\rc\n\r\nd\r\r\ne\n"  # line ends: \r\n \r \n \r\n \r \r\n \n
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    monkeypatch.setattr(blocks, "DEFAULT_BLOCK_BYTES", 2)  # \r\n cut between reads
+    for start in range(len(text) + 1):
+        expected = len(normalize_line_ends(text[:start]).split(b"\n")) - 1
+        assert blocks.FileRange("r", str(path), start, len(text)).lines_before() == expected
+
+
+def test_worker_processes_read_ranges_of_plain_files_themselves(
+    tmp_path, monkeypatch, collected_warnings
+):
+    import divaeval.streaming as streaming
+
+    runs, qrels = _varied_collection(tmp_path, seed=4, topics=8)
+    zipped = tmp_path / "r0.txt.gz"
+    zipped.write_bytes(gzip.compress(Path(runs[0]).read_bytes()))
+    planned: list[str] = []
+    original = streaming.range_blocks
+
+    def spy(name, location, **options):
+        planned.append(name)
+        return original(name, location, **options)
+
+    monkeypatch.setattr(streaming, "range_blocks", spy)
+    every = [*runs, str(zipped)]
+    whole = run_evaluation(every, qrels, ["ndeval"])
+    assert planned == []  # in process: read here, block by block
+    parallel = run_evaluation(every, qrels, ["ndeval"], chunk_bytes=20_000, jobs=2)
+    assert planned == runs  # plain files by ranges; the gzipped one read here
+    _assert_same_bits(whole, parallel)
+
+
+def test_an_ungrouped_file_read_by_ranges_names_its_line_in_the_file(tmp_path, collected_warnings):
+    runs, qrels = _varied_collection(tmp_path, seed=5, topics=6)
+    lines = Path(runs[0]).read_bytes().splitlines()
+    moved = tmp_path / "moved.txt"
+    moved.write_bytes(b"\n".join(lines[100:] + lines[:100]) + b"\n")  # topic 1 comes back
+    whole = run_evaluation([str(moved)], qrels, ["ndeval"])
+    collected_warnings.clear()
+    parallel = run_evaluation([str(moved)], qrels, ["ndeval"], chunk_bytes=5_000, jobs=2)
+    line = len(lines) - 100 + 1
+    assert any(f"appears again at line {line})" in w for w in collected_warnings)
+    _assert_same_bits(whole, parallel)

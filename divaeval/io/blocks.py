@@ -101,3 +101,126 @@ def topic_blocks(path: str, *, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterat
             yield Block(name, block, first_line, last=False)
             del block
             first_line += lines
+
+
+@dataclass(frozen=True)
+class FileRange:
+    """Bytes ``[start, end)`` of the run file ``name`` (plain text, not gzipped): whole
+    topics, read where they are scored (:meth:`read`), so that worker processes, or the
+    workers of a cluster on shared or object storage, read the run themselves. ``location``
+    is where to open it (an absolute path or a URL). Lines are numbered from the range's
+    start; :meth:`lines_before` gives the lines before it, for messages."""
+
+    name: str
+    location: str
+    start: int
+    end: int
+
+    def read(self) -> bytes:
+        with open_plain(self.location, self.name) as stream:
+            stream.seek(self.start)
+            data = stream.read(self.end - self.start)
+        return data[len(UTF8_BOM) :] if self.start == 0 and data.startswith(UTF8_BOM) else data
+
+    def lines_before(self) -> int:
+        """The lines of the file before ``start`` (line ends as the tokenizer counts them:
+        ``\\n``, ``\\r\\n`` and a lone ``\\r``); read only when a message needs a line."""
+        lines, left = 0, self.start
+        previous_cr = False
+        with open_plain(self.location, self.name) as stream:
+            while left > 0:
+                chunk = stream.read(min(left, DEFAULT_BLOCK_BYTES))
+                if not chunk:
+                    break
+                left -= len(chunk)
+                lines += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+                if previous_cr and chunk.startswith(b"\n"):
+                    lines -= 1  # a \r\n cut in two, counted twice
+                previous_cr = chunk.endswith(b"\r")
+        return lines
+
+
+def open_plain(location: str, name: str):
+    """``location`` opened for reading bytes, seekable (a URL through fsspec)."""
+    from divaeval.errors import DataError
+    from divaeval.io._text import is_url
+
+    try:
+        if is_url(location):
+            import fsspec
+
+            return fsspec.open(location, "rb").open()
+        return open(location, "rb")  # noqa: SIM115 (a context manager for the caller)
+    except OSError as exc:
+        raise DataError(f"cannot read run file: {exc.strerror or exc}", file=name) from None
+
+
+def file_size(location: str) -> int:
+    from divaeval.io._text import is_url
+
+    if is_url(location):
+        import fsspec
+
+        filesystem, path = fsspec.core.url_to_fs(location)
+        return int(filesystem.size(path))
+    import os
+
+    return os.path.getsize(location)
+
+
+#: bytes read at a time while looking for the end of a topic
+_SCAN_BYTES = 1 << 16
+
+
+def range_blocks(
+    name: str, location: str, *, block_bytes: int = DEFAULT_BLOCK_BYTES
+) -> Iterator[FileRange]:
+    """The file cut into :class:`FileRange` s of about ``block_bytes`` ending where a topic
+    ends, found by reading a few lines after each cut point (not the whole file): a range ends
+    at the first line, after the first whole line past its nominal end, whose topic differs
+    from the topic of the line before it (topics found as in :func:`topic_blocks`; blank and
+    comment lines belong to the range before). A run not grouped by topic is detected by the
+    caller, as for :func:`topic_blocks`."""
+    size = file_size(location)
+    start = 0
+    with open_plain(location, name) as stream:
+        while start < size:
+            end = size if start + block_bytes >= size else _topic_end(stream, start + block_bytes)
+            yield FileRange(name, location, start, end)
+            start = end
+
+
+def _topic_end(stream, offset: int) -> int:
+    """The offset of the first line, after the first line start past ``offset``, whose topic
+    differs from the previous content line's (the file's size if none)."""
+    stream.seek(offset)
+    buffer = b""
+    position = offset  # file offset of buffer[0]
+    skipped_partial = False
+    previous: bytes | None = None
+    while True:
+        chunk = stream.read(_SCAN_BYTES)
+        buffer += chunk
+        at = 0
+        if not skipped_partial:
+            newline = buffer.find(b"\n")
+            if newline < 0:
+                if not chunk:
+                    return position + len(buffer)
+                continue
+            at = newline + 1
+            skipped_partial = True
+        while True:
+            newline = buffer.find(b"\n", at)
+            if newline < 0 and chunk:
+                break  # an incomplete line: read more
+            line = buffer[at : len(buffer) if newline < 0 else newline]
+            fields = line.split(None, 1)
+            if fields and not fields[0].startswith(b"#"):
+                if previous is not None and fields[0] != previous:
+                    return position + at
+                previous = fields[0]
+            if newline < 0:
+                return position + len(buffer)  # the end of the file
+            at = newline + 1
+        buffer, position = buffer[at:], position + at
