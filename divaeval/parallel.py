@@ -30,13 +30,14 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from divaeval.errors import DivaevalError, UsageError, set_warning_sink, warn
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 Task = Callable[[Any, Item], Result]
+Locality = Literal["in process", "this machine", "other machines"]
 
 SCHEDULER_VARIABLE = "DIVAEVAL_SCHEDULER"
 
@@ -55,10 +56,9 @@ class Workers(Protocol):
 
     def describe(self) -> str: ...
 
-    def reads(self, path: str) -> bool:
-        """Whether the workers (not this process) should open the input ``path`` themselves:
-        they run elsewhere and can reach it."""
-        ...
+    #: where tasks run: in this process, in other processes of this machine (they open the
+    #: files this process opens), or on other machines
+    locality: Locality
 
 
 def _collecting(task: Task, shared: Any, item: Any) -> tuple[Any, list[str]]:
@@ -99,6 +99,7 @@ class InProcess:
     """Tasks run one after another in this process."""
 
     size = 1
+    locality: Locality = "in process"
 
     def map(self, task, items, shared=None, *, ahead=None):
         issued: set[str] = set()
@@ -110,9 +111,6 @@ class InProcess:
 
     def describe(self) -> str:
         return "in process"
-
-    def reads(self, path: str) -> bool:
-        return False  # this process reads: blocks as it goes
 
 
 _NOTHING = object()
@@ -156,6 +154,8 @@ def _in_order(
 
 class LocalProcesses:
     """Tasks run in ``size`` worker processes of this machine."""
+
+    locality: Locality = "this machine"
 
     def __init__(self, size: int):
         self.size = size
@@ -213,9 +213,6 @@ class LocalProcesses:
     def describe(self) -> str:
         return f"{self.size} local processes"
 
-    def reads(self, path: str) -> bool:
-        return not _process_local(path)  # the same machine: the files this process opens
-
 
 #: seconds to reach a Dask scheduler and hear it answer before giving up
 CONNECT_TIMEOUT = 5.0
@@ -268,6 +265,7 @@ class Cluster:
             raise UsageError(f"cannot use the Dask scheduler {address}: {reason}") from None
         workers = self.client.scheduler_info().get("workers", {})
         self.size = max(1, sum(w.get("nthreads", 1) for w in workers.values()))
+        self.locality: Locality = "this machine" if local else "other machines"
 
     def _check_workers(self) -> None:
         """A worker that cannot import divaeval is an error; other versions of divaeval or
@@ -328,19 +326,6 @@ class Cluster:
 
     def describe(self) -> str:
         return f"Dask scheduler {self.address} ({self.size} worker threads)"
-
-    def reads(self, path: str) -> bool:
-        """Workers of a local cluster open what this process opens; remote ones, URLs
-        (shared or object storage: fsspec) but not this machine's files, which are read here
-        and sent (as are ``memory://`` URLs, which only this process sees)."""
-        from divaeval.io._text import is_url
-
-        return (self._cluster is not None or is_url(path)) and not _process_local(path)
-
-
-def _process_local(path: str) -> bool:
-    """A URL of fsspec's in-memory filesystem, which each process has for itself."""
-    return path.startswith("memory:")
 
 
 def _versions() -> tuple[str, str]:

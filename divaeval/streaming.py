@@ -162,14 +162,20 @@ def _blocks_of(
 
 def _range_location(path: str, workers: Workers) -> str | None:
     """Where workers open the run ``path`` to read ranges of it themselves, or None: they run
-    in this process (reading blocks here is as fast), cannot open it (a local file and a
-    remote cluster), or it is not plain text whose lines end in ``\n`` as far as its first
-    64 KiB tell (gzip, stdin, ``\r`` line ends: read here)."""
+    in this process (reading blocks here is as fast), cannot open it (``memory://``, or a
+    local file and a remote cluster), or it is not plain text with ``\\n`` line ends as far
+    as its first 64 KiB tell (gzip, stdin, ``\\r`` line ends: read here)."""
     from divaeval.io._text import is_url
 
-    if path == "-" or not workers.reads(path):
+    url = is_url(path)
+    if (
+        path == "-"
+        or workers.locality == "in process"
+        or (workers.locality == "other machines" and not url)
+        or path.startswith("memory:")  # fsspec's memory: each process has its own
+    ):
         return None
-    location = path if is_url(path) else os.path.abspath(path)
+    location = path if url else os.path.abspath(path)
     try:
         from divaeval.io.blocks import open_plain
 
