@@ -39,6 +39,13 @@ class Block:
     last: bool
 
 
+def topic_of_line(line: bytes) -> bytes | None:
+    """The topic of a line as the tokenizer finds it (its first whitespace-separated field),
+    or None for a blank or comment line (first field starting with ``#``)."""
+    fields = line.split(None, 1)
+    return fields[0] if fields and not fields[0].startswith(b"#") else None
+
+
 def _last_topic_start(data: bytes, end: int, known_end: int, known_topic: bytes | None):
     """(offset of the first line of the last topic in ``data[:end]``, that topic).
 
@@ -51,11 +58,11 @@ def _last_topic_start(data: bytes, end: int, known_end: int, known_topic: bytes 
         if pos <= known_end and topic in (None, known_topic):
             return 0, known_topic
         line_start = data.rfind(b"\n", 0, pos - 1) + 1
-        fields = data[line_start:pos].split(None, 1)
-        if fields and not fields[0].startswith(b"#"):
+        line_topic = topic_of_line(data[line_start:pos])
+        if line_topic is not None:
             if topic is None:
-                topic = fields[0]
-            elif fields[0] != topic:
+                topic = line_topic
+            elif line_topic != topic:
                 return start, topic
             start = line_start
         pos = line_start
@@ -214,12 +221,11 @@ def _topic_end(stream, offset: int) -> int:
             newline = buffer.find(b"\n", at)
             if newline < 0 and chunk:
                 break  # an incomplete line: read more
-            line = buffer[at : len(buffer) if newline < 0 else newline]
-            fields = line.split(None, 1)
-            if fields and not fields[0].startswith(b"#"):
-                if previous is not None and fields[0] != previous:
+            topic = topic_of_line(buffer[at : len(buffer) if newline < 0 else newline])
+            if topic is not None:
+                if previous is not None and topic != previous:
                     return position + at
-                previous = fields[0]
+                previous = topic
             if newline < 0:
                 return position + len(buffer)  # the end of the file
             at = newline + 1
