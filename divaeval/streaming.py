@@ -281,7 +281,9 @@ def _assemble(run, blocks: list[BlockScores], index, measures, settings) -> RunS
         if blocks
         else np.zeros((0, len(measures)), np.float64)
     )
-    lacking = np.setdiff1d(np.arange(len(index.topics), dtype=np.int64), codes)
+    has_scores = np.zeros(len(index.topics), dtype=bool)
+    has_scores[codes] = True
+    lacking = np.flatnonzero(~has_scores)  # (not np.setdiff1d: its np.unique imports numpy.ma)
     missing = [str(t) for t in index.topics[lacking]]
     if settings.complete and len(lacking):  # -c: the topics the run lacks, as empty rankings
         from divaeval.metrics import compute_measures
