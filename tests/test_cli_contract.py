@@ -390,3 +390,41 @@ def test_undecodable_ids_are_written_back_as_the_same_bytes(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == b"runid                 \tall\tt\xfeg"
     assert done.stdout.splitlines()[2] == b"P@1                   \tall\t1.0000"
+
+
+def test_the_process_ends_with_all_output_written(capsys):
+    # entry_point skips the interpreter's teardown (os._exit) once the output is flushed: a
+    # long output read through a pipe is whole, and the same as in process
+    args = [RUN, RUN2, QRELS, "-q", "-m", "all@20"]
+    code, expected, _ = run_cli(capsys, *args)
+    done = subprocess.run(
+        [sys.executable, "-m", "divaeval", *map(str, args)], capture_output=True, timeout=120
+    )
+    assert (done.returncode, code) == (0, 0)
+    assert done.stdout.decode() == expected
+    assert len(expected) > 65_536  # more than a pipe holds
+
+
+def test_the_fast_exit_runs_atexit_handlers_and_waits_for_threads():
+    # what the interpreter's own exit does and os._exit would not: run atexit handlers, and
+    # let a (non-daemon) thread still running finish first; the exit code is main's
+    code = (
+        "import atexit, sys, threading, time\n"
+        "from divaeval.cli import entry_point\n"
+        "atexit.register(lambda: print('atexit ran', flush=True))\n"
+        "if sys.argv[1] == 'thread':\n"
+        "    threading.Thread(target=lambda: (time.sleep(0.3), print('thread ran'))).start()\n"
+        "sys.argv[1:] = sys.argv[2:]\n"
+        "entry_point()\n"
+    )
+    for mode in ("plain", "thread"):
+        for args, exit_code in (([RUN, QRELS, "-m", "P@5"], 0), ([RUN, "-m", "P@5"], 2)):
+            done = subprocess.run(
+                [sys.executable, "-c", code, mode, *map(str, args)],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == exit_code, done.stderr
+            assert done.stdout.endswith("atexit ran\n")
+            assert ("thread ran" in done.stdout) == (mode == "thread")

@@ -153,4 +153,24 @@ def _flush_quietly() -> None:
 
 
 def entry_point() -> None:
-    sys.exit(main())
+    exit_now(main())
+
+
+def exit_now(code: int) -> None:
+    """End the process with ``code``, skipping the interpreter's teardown (freeing every
+    module and object: 25 ms with numpy loaded, 5 % of a small evaluation) once nothing is
+    left to do: output flushed, ``atexit`` handlers run, no other thread alive. Otherwise (a
+    thread still running, a stream that cannot be flushed) the ordinary ``sys.exit``."""
+    import atexit
+    import threading
+
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        sys.exit(code)  # Python's own exit reports what it can
+    if threading.active_count() > 1:
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    os._exit(code)
