@@ -140,28 +140,27 @@ def split_fields(data: bytes, columns: Sequence[int], first_row: Sequence[int] =
     every row as word matrices (see the module docstring), and the fields ``first_row`` of the
     first row only, as text.
 
-    The text is processed in pieces of about :data:`CHUNK_BYTES` ending at a newline, so the
-    temporary arrays stay small and are reused (a whole-file pass would allocate several
-    times the file size)."""
+    Tokens are found piece by piece, pieces of about :data:`CHUNK_BYTES` ending at a newline,
+    so the byte-wide temporary arrays stay small and in cache (a whole-file pass would
+    allocate several times the file size). Each field is then gathered once over the whole
+    text, from its tokens' spans (row-wide steps on a few thousand rows per piece would cost
+    more in numpy's per-call overhead than in work)."""
     data = normalize_line_ends(data)
     n = len(data)
+    text = np.empty(n + _PAD, dtype=np.uint8)  # the text, readable 8 bytes past every token
+    text[:n] = np.frombuffer(data, dtype=np.uint8)
+    text[n:] = 0
     counts: list[np.ndarray] = []
     lines: list[np.ndarray] = []
-    gathered: dict[int, list[np.ndarray]] = {j: [] for j in columns}
+    spans: dict[int, tuple[list[np.ndarray], list[np.ndarray]]] = {j: ([], []) for j in columns}
     head: dict[int, str | None] = dict.fromkeys(first_row)
     head_done = False
     lines_before = 0
     begin = 0
-    view = memoryview(data)
     while begin < n:
         stop = data.find(b"\n", begin + CHUNK_BYTES)
         stop = n if stop < 0 else stop + 1
-        if stop + _PAD <= n:  # the next bytes pad the piece: no copy
-            buffer = np.frombuffer(view[begin : stop + _PAD], dtype=np.uint8)
-        else:
-            buffer = np.zeros(stop - begin + _PAD, dtype=np.uint8)
-            buffer[: stop - begin] = np.frombuffer(view[begin:stop], dtype=np.uint8)
-        piece = _tokenize(buffer, stop - begin)
+        piece = _tokenize(text[begin : stop + _PAD], stop - begin)
         counts.append(piece.row_count)
         lines.append(piece.row_line + lines_before)
         lines_before += piece.n_lines - 1
@@ -171,28 +170,29 @@ def split_fields(data: bytes, columns: Sequence[int], first_row: Sequence[int] =
             for j in first_row:
                 if piece.row_count[0] > j:
                     head[j] = piece.text(int(piece.row_first[0]) + j)
-        for j in columns:
-            has = piece.row_count > j
-            if not has.any():  # e.g. no qrels line with the optional 5th column
-                gathered[j].append(np.zeros((piece.n_rows, 1), dtype=np.uint64))
-                continue
+        for j, (starts, lengths) in spans.items():
             tokens = np.minimum(piece.row_first + j, n_tokens - 1)
-            gathered[j].append(piece.words(tokens, has))
+            first = piece.starts[tokens]
+            starts.append(first + begin)
+            lengths.append(np.where(piece.row_count > j, piece.ends[tokens] - first, 0))
         begin = stop
-    fields = {}
-    for j, parts in gathered.items():
-        width = max((part.shape[1] for part in parts), default=1)
-        fields[j] = (
-            np.concatenate([pad_words(part, width) for part in parts])
-            if parts
-            else np.zeros((0, 1), dtype=np.uint64)
-        )
+    fields = {
+        j: gather_words(text, _joined(starts), _joined(lengths))
+        for j, (starts, lengths) in spans.items()
+    }
     return Fields(
-        row_count=np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64),
-        row_line=np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64),
+        row_count=_joined(counts),
+        row_line=_joined(lines),
         columns=fields,
         first_row=head,
     )
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """The int64 arrays ``parts`` end to end."""
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 @dataclass
@@ -215,12 +215,6 @@ class _Piece:
         """One token as text (UTF-8; undecodable bytes kept as surrogates)."""
         raw = self.buffer[self.starts[token] : self.ends[token]].tobytes()
         return raw.decode("utf-8", "surrogateescape")
-
-    def words(self, tokens: np.ndarray, present: np.ndarray) -> np.ndarray:
-        """[len(tokens), W] uint64 word matrix of the tokens (see :func:`gather_words`); rows
-        where ``present`` is False are zero."""
-        starts = self.starts[tokens]
-        return gather_words(self.buffer, starts, np.where(present, self.ends[tokens] - starts, 0))
 
 
 def gather_words(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -249,9 +243,8 @@ def gather_words(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) ->
         np.minimum(remaining, 8, out=remaining)
         np.bitwise_and(at[offset], _KEEP[remaining], out=out[:, j])
     if len(long_at):  # one Python step per long token (at most the text's size / 128)
-        text = buffer.tobytes()
         spans = zip(starts[long_at].tolist(), long_lengths.tolist(), strict=True)
-        numbers = [_long_number(text[start : start + length]) for start, length in spans]
+        numbers = [_long_number(buffer[at : at + length].tobytes()) for at, length in spans]
         out[long_at, 0] = np.array(numbers, dtype=np.uint64) << np.uint64(8)
     return out
 
@@ -259,9 +252,10 @@ def gather_words(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) ->
 def _tokenize(buffer: np.ndarray, n: int) -> _Piece:
     """Tokens and rows of ``buffer[:n]`` (whole lines)."""
     text = buffer[:n]
-    # space[i + 1]: byte i is whitespace; both ends padded with "whitespace"
+    # space[i + 1]: byte i is whitespace (9-13 or 32); both ends padded with "whitespace"
     space = np.ones(n + 2, dtype=bool)
-    np.logical_or(text == 32, (text >= 9) & (text <= 13), out=space[1:-1])
+    np.less_equal(text - np.uint8(9), 4, out=space[1:-1])  # (uint8: below 9 wraps around)
+    space[1:-1] |= text == 32
     edges = np.flatnonzero(space[1:] != space[:-1])  # alternately token starts and ends
     starts, ends = edges[0::2], edges[1::2]
     # Tokens of line k are [bounds[k], bounds[k + 1]).
