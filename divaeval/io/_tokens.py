@@ -244,7 +244,7 @@ def gather_words(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) ->
         np.bitwise_and(at[offset], _KEEP[remaining], out=out[:, j])
     if len(long_at):  # one Python step per long token (at most the text's size / 128)
         spans = zip(starts[long_at].tolist(), long_lengths.tolist(), strict=True)
-        numbers = [_long_number(buffer[at : at + length].tobytes()) for at, length in spans]
+        numbers = [_long_number(buffer[i : i + length].tobytes()) for i, length in spans]
         out[long_at, 0] = np.array(numbers, dtype=np.uint64) << np.uint64(8)
     return out
 
