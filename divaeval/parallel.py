@@ -9,13 +9,18 @@ once (the qrels index, a score table), not with every task.
 
 - ``jobs=1`` and no scheduler: :class:`InProcess`, a plain loop (the default; nothing extra is
   imported).
-- ``jobs=N``: :class:`LocalProcesses`, a :class:`concurrent.futures.ProcessPoolExecutor` of N
-  processes (``fork`` where the platform has it, so workers start in milliseconds).
+- ``jobs=N``: :class:`LocalProcesses`, N forked worker processes fed by pipes (where the
+  platform can fork: they start in a millisecond and inherit ``shared``), else a
+  :class:`concurrent.futures.ProcessPoolExecutor` of N processes.
 - ``scheduler=ADDRESS`` (or the environment variable ``DIVAEVAL_SCHEDULER``): :class:`Cluster`,
   a ``dask.distributed`` client of the scheduler at ADDRESS (``tcp://host:8786``), or of a
   :class:`~dask.distributed.LocalCluster` on the loopback interface for ``local`` or
   ``local:N`` (N worker processes). Dask is imported only then (the optional extra
   ``divaeval[dask]``).
+
+``prepare(shared)``, when given, fills the caches in ``shared`` that every task would
+otherwise build for itself (the ideal rankings of the whole qrels); it is called once, here,
+before ``shared`` is forked or sent to workers, so they start with them.
 
 At most ``ahead`` tasks are in flight (default: twice the workers), so a producer that reads a
 large file lazily keeps memory bounded. Warnings a task issues are collected where it runs and
@@ -27,7 +32,10 @@ propagates with its file and line; the remaining tasks are cancelled.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pickle
+import struct
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, Protocol, TypeVar
@@ -49,7 +57,13 @@ class Workers(Protocol):
     size: int
 
     def map(
-        self, task: Task, items: Iterable[Item], shared: Any = None, *, ahead: int | None = None
+        self,
+        task: Task,
+        items: Iterable[Item],
+        shared: Any = None,
+        *,
+        ahead: int | None = None,
+        prepare: Callable[[Any], None] | None = None,
     ) -> Iterator[Result]: ...
 
     def close(self) -> None: ...
@@ -101,8 +115,8 @@ class InProcess:
     size = 1
     locality: Locality = "in process"
 
-    def map(self, task, items, shared=None, *, ahead=None):
-        issued: set[str] = set()
+    def map(self, task, items, shared=None, *, ahead=None, prepare=None):
+        issued: set[str] = set()  # (prepare: the first task's own caching is as good here)
         for item in items:
             yield _outcome(lambda: _collecting(task, shared, item), issued)  # noqa: B023
 
@@ -153,65 +167,304 @@ def _in_order(
 
 
 class LocalProcesses:
-    """Tasks run in ``size`` worker processes of this machine."""
+    """Tasks run in ``size`` worker processes of this machine.
+
+    Where the platform can fork (Linux, macOS), the workers are forked children of this
+    process (:class:`_ForkPool`): they start in a millisecond, inherit ``shared`` (and what
+    ``prepare`` cached in it) without a copy, and read their tasks from a pipe. Elsewhere
+    (Windows), or with ``start_method`` other than ``"fork"``, a
+    :class:`~concurrent.futures.ProcessPoolExecutor` of that start method sends ``shared``
+    to each worker once. A pool is kept while maps share their ``shared`` object."""
 
     locality: Locality = "this machine"
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, start_method: str | None = None):
         self.size = size
-        self._pools: dict[int, Any] = {}
+        can_fork = hasattr(os, "fork")
+        self.start_method = start_method or ("fork" if can_fork else None)
+        self._pool: _ForkPool | _ExecutorPool | None = None
+        self._shared: Any = _NOTHING  # held, so that its id stays unique while the pool lives
 
-    def _pool(self, shared: Any):
-        """The pool whose workers received ``shared`` once, at their start (a pool made for
-        another shared object is shut down first: one pool of workers at a time)."""
-        key = id(shared)
-        if key not in self._pools:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
+    def map(self, task, items, shared=None, *, ahead=None, prepare=None):
+        if self._pool is None or self._shared is not shared:
             self.close()
-            methods = multiprocessing.get_all_start_methods()
-            context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            pool = ProcessPoolExecutor(
-                self.size, mp_context=context, initializer=_install_shared, initargs=(shared,)
-            )
-            self._pools[key] = (pool, shared)  # holding shared keeps its id unique
-        return self._pools[key][0]
+            if prepare is not None:
+                prepare(shared)  # here, once: the workers inherit (or receive) its caches
+            if self.start_method == "fork":
+                self._pool = _ForkPool(self.size, shared)
+            else:
+                self._pool = _ExecutorPool(self.size, shared, self.start_method)
+            self._shared = shared
+        return self._pool.map(task, items, ahead or 2 * self.size, self._broken)
 
-    def map(self, task, items, shared=None, *, ahead=None):
-        if id(shared) not in self._pools:
-            return self._warm_then_map(task, items, shared, ahead)
-        return self._map_on_pool(task, items, shared, ahead, set())
-
-    def _map_on_pool(self, task, items, shared, ahead, issued: set[str]):
-        pool = self._pool(shared)
-        return _in_order(
-            lambda item: pool.submit(_call_with_worker_shared, task, item),
-            lambda future: future.result(),
-            lambda future: future.cancel(),
-            items,
-            ahead or 2 * self.size,
-            issued,
-        )
-
-    def _warm_then_map(self, task, items, shared, ahead):
-        """The first task runs here, before the workers are forked, so what it caches in
-        ``shared`` (ideal rankings of the whole qrels) is inherited, not rebuilt by each."""
-        items = iter(items)
-        first = next(items, _NOTHING)
-        if first is _NOTHING:
-            return
-        issued: set[str] = set()
-        yield _outcome(lambda: _collecting(task, shared, first), issued)
-        yield from self._map_on_pool(task, items, shared, ahead, issued)
+    def _broken(self) -> None:
+        """A map ended early (an error, or its caller stopped): the workers may be busy with
+        tasks no one waits for; they are stopped, and the next map starts new ones."""
+        if self._pool is not None:
+            self._pool.close(kill=True)
+            self._pool = None
+            self._shared = _NOTHING
 
     def close(self) -> None:
-        for pool, _ in self._pools.values():
-            pool.shutdown(wait=True, cancel_futures=True)
-        self._pools.clear()
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+            self._shared = _NOTHING
 
     def describe(self) -> str:
         return f"{self.size} local processes"
+
+
+class _ExecutorPool:
+    """:class:`LocalProcesses` on a :class:`~concurrent.futures.ProcessPoolExecutor`."""
+
+    def __init__(self, size: int, shared: Any, start_method: str | None):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context(start_method)
+        self.executor = ProcessPoolExecutor(
+            size, mp_context=context, initializer=_install_shared, initargs=(shared,)
+        )
+
+    def map(self, task, items, ahead: int, broken: Callable[[], None]):
+        completed = False
+        try:
+            yield from _in_order(
+                lambda item: self.executor.submit(_call_with_worker_shared, task, item),
+                lambda future: future.result(),
+                lambda future: future.cancel(),
+                items,
+                ahead,
+            )
+            completed = True
+        finally:
+            if not completed:
+                broken()
+
+    def close(self, kill: bool = False) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+#: a message on a pipe of :class:`_ForkPool`: item number, payload length (then the payload)
+_HEADER = struct.Struct("<qq")
+
+
+class _ForkPool:
+    """:class:`LocalProcesses` on forked children, each fed by a pipe of its own.
+
+    Each child reads ``(task, item)`` messages from its task pipe, runs them one by one with
+    ``shared`` (inherited at the fork) and writes ``(ok, outcome)`` messages to its result
+    pipe; at the end of its task pipe it exits. This process writes tasks without blocking
+    and reads results as they come (one ``select`` loop), so neither side can wait on the
+    other with a full pipe, whatever the sizes of items and results. A child that dies (the
+    kernel's out-of-memory killer, a signal) is an error naming how it died, not a hang."""
+
+    def __init__(self, size: int, shared: Any):
+        import gc
+        import signal
+
+        self.children: list[_Child] = []
+        gc.freeze()  # the objects inherited are not scanned (and so not copied) by the children
+        try:
+            for _ in range(size):
+                task_read, task_write = os.pipe()
+                result_read, result_write = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # the child: never returns
+                    try:
+                        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: just stop
+                        os.close(task_write)
+                        os.close(result_read)
+                        for sibling in self.children:
+                            os.close(sibling.task_pipe)
+                            os.close(sibling.result_pipe)
+                        _serve(task_read, result_write, shared)
+                    finally:
+                        os._exit(0)  # neither this process's atexit handlers nor its buffers
+                os.close(task_read)
+                os.close(result_write)
+                os.set_blocking(task_write, False)
+                self.children.append(_Child(pid, task_write, result_read))
+        except BaseException:
+            self.close(kill=True)
+            raise
+        finally:
+            gc.unfreeze()
+
+    def map(self, task, items, ahead: int, broken: Callable[[], None]):
+        import selectors
+
+        items = iter(items)
+        per_child = max(1, -(-ahead // len(self.children)))
+        selector = selectors.DefaultSelector()
+        for child in self.children:
+            child.reset()
+            selector.register(child.result_pipe, selectors.EVENT_READ, child)
+        writing: set[int] = set()  # task pipes waited on to take more
+
+        def watch(child: _Child) -> None:
+            """Wait for the child's task pipe only while there is more to write to it."""
+            if child.unsent and child.task_pipe not in writing:
+                selector.register(child.task_pipe, selectors.EVENT_WRITE, child)
+                writing.add(child.task_pipe)
+            elif not child.unsent and child.task_pipe in writing:
+                selector.unregister(child.task_pipe)
+                writing.discard(child.task_pipe)
+
+        outcomes: dict[int, tuple[bool, Any]] = {}
+        issued: set[str] = set()
+        submitted = wanted = 0
+        more = True
+        completed = False
+        try:
+            while True:
+                while more:  # keep each child's queue filled
+                    child = min(self.children, key=lambda c: len(c.numbers))
+                    if len(child.numbers) >= per_child:
+                        break
+                    item = next(items, _NOTHING)
+                    if item is _NOTHING:
+                        more = False
+                        break
+                    child.send(submitted, (task, item))
+                    submitted += 1
+                    watch(child)
+                if wanted in outcomes:
+                    ok, outcome = outcomes.pop(wanted)
+                    wanted += 1
+                    yield _outcome(lambda: _unpack(ok, outcome), issued)  # noqa: B023
+                    continue
+                if wanted == submitted and not more:
+                    completed = True
+                    return
+                for key, events in selector.select():
+                    child = key.data
+                    if events & selectors.EVENT_WRITE:
+                        child.flush()
+                        watch(child)
+                    if events & selectors.EVENT_READ:
+                        for number, message in child.receive():
+                            outcomes[number] = message
+        finally:
+            selector.close()
+            if not completed:
+                broken()
+
+    def close(self, kill: bool = False) -> None:
+        import signal
+
+        for child in self.children:
+            if kill:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(child.pid, signal.SIGKILL)
+            for fd in (child.task_pipe, child.result_pipe):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        for child in self.children:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(child.pid, 0)
+        self.children = []
+
+
+class _Child:
+    """One forked worker as seen from here: its pipes, what is still to be written to it, and
+    the item numbers it has been given and not yet answered."""
+
+    def __init__(self, pid: int, task_pipe: int, result_pipe: int):
+        self.pid = pid
+        self.task_pipe = task_pipe
+        self.result_pipe = result_pipe
+        self.reset()
+
+    def reset(self) -> None:
+        self.numbers: deque[int] = deque()
+        self.unsent: deque[memoryview] = deque()
+        self.received = bytearray()
+
+    def send(self, number: int, message: Any) -> None:
+        payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        self.unsent.append(memoryview(_HEADER.pack(number, len(payload))))
+        self.unsent.append(memoryview(payload))
+        self.numbers.append(number)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write what the task pipe takes now (never blocks)."""
+        while self.unsent:
+            try:
+                written = os.write(self.task_pipe, self.unsent[0])
+            except BlockingIOError:
+                return
+            except BrokenPipeError:  # the child is gone; reading its pipe tells how
+                self.unsent.clear()
+                return
+            if written == len(self.unsent[0]):
+                self.unsent.popleft()
+            else:
+                self.unsent[0] = self.unsent[0][written:]
+
+    def receive(self) -> list[tuple[int, tuple[bool, Any]]]:
+        """The whole results readable now: [(item number, (ok, outcome))]."""
+        data = os.read(self.result_pipe, 1 << 20)
+        if not data:
+            raise DivaevalError(f"a worker process ended unexpectedly ({self._how_it_ended()})")
+        self.received += data
+        messages = []
+        while len(self.received) >= _HEADER.size:
+            number, length = _HEADER.unpack_from(self.received)
+            end = _HEADER.size + length
+            if len(self.received) < end:
+                break
+            messages.append((number, pickle.loads(memoryview(self.received)[_HEADER.size : end])))
+            del self.received[:end]
+            self.numbers.remove(number)
+        return messages
+
+    def _how_it_ended(self) -> str:
+        import signal
+
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            return "its status is unknown"
+        if os.WIFSIGNALED(status):
+            number = os.WTERMSIG(status)
+            name = signal.Signals(number).name if number in signal.valid_signals() else number
+            hint = " (out of memory? try fewer --jobs)" if number == signal.SIGKILL else ""
+            return f"killed by signal {name}{hint}"
+        return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+def _serve(task_pipe: int, result_pipe: int, shared: Any) -> None:
+    """A forked worker's loop: run each task read from ``task_pipe`` with ``shared`` and write
+    ``(ok, outcome)`` to ``result_pipe``; return at the end of the task pipe."""
+    with os.fdopen(task_pipe, "rb") as tasks, os.fdopen(result_pipe, "wb") as results:
+        while True:
+            header = tasks.read(_HEADER.size)
+            if len(header) < _HEADER.size:
+                return
+            number, length = _HEADER.unpack(header)
+            task, item = pickle.loads(tasks.read(length))
+            try:
+                reply: tuple[bool, Any] = (True, _collecting(task, shared, item))
+            except Exception as exc:  # noqa: BLE001 (raised where the caller waits)
+                reply = (False, exc)
+            try:
+                payload = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception as exc:  # noqa: BLE001 (a result or error that cannot cross)
+                failure = RuntimeError(f"{type(exc).__name__}: {exc} (in a worker process)")
+                payload = pickle.dumps((False, failure), protocol=pickle.HIGHEST_PROTOCOL)
+            results.write(_HEADER.pack(number, len(payload)))
+            results.write(payload)
+            results.flush()
+
+
+def _unpack(ok: bool, outcome: Any) -> tuple[Any, list[str]]:
+    """A child's ``(ok, outcome)``: its (result, warnings), or its error raised."""
+    if ok:
+        return outcome
+    raise outcome
 
 
 #: seconds to reach a Dask scheduler and hear it answer before giving up
@@ -286,26 +539,42 @@ class Cluster:
                 f"this process {'/'.join(here)}: results may differ from in-process ones"
             )
 
-    def map(self, task, items, shared=None, *, ahead=None):
+    def map(self, task, items, shared=None, *, ahead=None, prepare=None):
         client = self.client
         assert client is not None
+        if prepare is not None:
+            prepare(shared)  # its caches travel with shared
         # a list of one, so that a shared dict or tuple is scattered as one object
         remote = client.scatter([shared], broadcast=True, hash=False)[0]
-        return _in_order(
-            lambda item: client.submit(_collecting, task, remote, item, pure=False),
-            self._result,
-            lambda future: future.cancel(),
-            items,
-            ahead or 2 * self.size,
+        return self._released(
+            _in_order(
+                lambda item: client.submit(_collecting, task, remote, item, pure=False),
+                self._result,
+                lambda future: future.cancel(),
+                items,
+                ahead or 2 * self.size,
+            ),
+            remote,
         )
+
+    @staticmethod
+    def _released(results: Iterator, remote) -> Iterator:
+        """``results``, then ``remote`` (the scattered shared data) released on the workers,
+        however the map ends (an error's traceback would hold it otherwise)."""
+        try:
+            yield from results
+        finally:
+            remote.cancel()
 
     def _result(self, future):
         """The task's result; its own errors as they are, the cluster's as one line."""
         try:
             return future.result()
         except DivaevalError:
+            future.cancel()  # forgotten by the scheduler now, not when the error is let go
             raise
         except Exception as exc:
+            future.cancel()
             origin = type(exc).__module__.split(".")[0]
             if origin in ("distributed", "dask", "tornado", "asyncio") or isinstance(
                 exc, (OSError, TimeoutError)

@@ -77,24 +77,36 @@ class BlockScores:
         return number + (self.file_range.lines_before() if self.file_range else 0)
 
 
-#: how much of a run file :func:`check_run_start` reads
+#: how much of a run file :func:`check_run_start` reads (and :func:`_range_location`)
 START_BYTES = 1 << 16
 
 
 def check_run_start(path: str) -> None:
-    """Parse the first lines of the run file ``path`` (its first 64 KiB) as the blocks will
-    be parsed, so a file that is no run (a qrels file given first) is reported before the
-    qrels are read. stdin is not peeked at (it cannot be read twice)."""
+    """Check the first line of the run file ``path`` (its first content line within 64 KiB)
+    for the six columns of a run, so that a file that is no run (the qrels given first, as
+    trec_eval takes them) is reported before the qrels are read; the rest of the file is
+    checked as its blocks are parsed. Plain Python on one line: parsing the start as a block
+    costs 1 ms of numpy calls per run. stdin is not peeked at (it cannot be read twice)."""
     if path == "-":
         return
-    from divaeval.io._text import open_binary
+    from divaeval.io._text import UTF8_BOM, check_text, open_binary
+    from divaeval.io.runs import too_few_columns
 
     with open_binary(path, what="run") as stream:
         start = stream.read(START_BYTES)
+    check_text(start, what="run", name=path)
+    start = start.removeprefix(UTF8_BOM).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    lines = start.split(b"\n")
     if len(start) == START_BYTES:
-        start = start[: start.rfind(b"\n") + 1]  # whole lines (none: a very long line)
-    if start.strip():
-        read_run(path, text=start)
+        lines.pop()  # (a line cut short)
+    for number, line in enumerate(lines, start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue  # blank, or a comment line
+        if len(fields) < 6:
+            fifth = fields[4].decode("utf-8", "surrogateescape") if len(fields) > 4 else ""
+            raise DataError(too_few_columns(len(fields), fifth, first=True), file=path, line=number)
+        return
 
 
 def score_block(scoring: Scoring, item: Block | FileRange | Run) -> BlockScores:
@@ -143,12 +155,13 @@ def _blocks_of(
     run: RunFile | Run, block_bytes: int, workers: Workers
 ) -> Iterator[Block | FileRange | Run]:
     """The blocks of a run: read here (:func:`topic_blocks`), or, when the workers can open
-    the file and it is plain text, cut into :class:`FileRange` s that the workers read."""
+    the file and it is plain text, cut into :class:`FileRange` s that the workers read (a
+    small file too: one range, so that this process only hands out tasks)."""
     if isinstance(run, Run):
         yield run
         return
     location = _range_location(run.path, workers)
-    if location is not None and file_size(location) > block_bytes:
+    if location is not None and file_size(location) > 0:  # (an empty file: its error below)
         yield from range_blocks(run.path, location, block_bytes=block_bytes)
         return
     blocks = topic_blocks(run.path, block_bytes=block_bytes)
@@ -188,6 +201,23 @@ def _range_location(path: str, workers: Workers) -> str | None:
     return location
 
 
+def prepare_scoring(scoring: Scoring) -> None:
+    """Build, once, what scoring any block reuses from the qrels index: the measures' values
+    of an empty ranking on every qrels topic fill the caches of the index's whole material
+    (the greedy ideal rankings of alpha-nDCG and the intent-aware metrics, relevant counts),
+    which a block's material takes its rows from. Called before the workers start (forked
+    workers inherit the caches; in process, the first block builds them)."""
+    from divaeval.metrics import compute_measures
+
+    index = scoring.index
+    settings = dataclasses.replace(scoring.settings, complete=True)
+    every = np.arange(len(index.topics), dtype=np.int64)
+    if len(every):
+        compute_measures(
+            judge_run(Run.empty("", ""), index, settings, topics=every), scoring.measures
+        )
+
+
 def _score_run_block(scoring: Scoring, item: tuple[int, Block | FileRange | Run]):
     number, block = item
     name = block.path if isinstance(block, Run) else block.name
@@ -223,7 +253,7 @@ def score_runs(
                     break  # read again whole, below
                 yield number, block
 
-    for number, result in workers.map(_score_run_block, tasks(), scoring):
+    for number, result in workers.map(_score_run_block, tasks(), scoring, prepare=prepare_scoring):
         if number in ungrouped:
             continue
         again = [i for i, topic in enumerate(result.topics) if topic in seen[number]]
@@ -236,7 +266,9 @@ def score_runs(
         blocks[number].append(result)
     if ungrouped:
         whole = [(n, Block(runs[n].path, _whole_text(runs[n].path), 1, True)) for n in ungrouped]
-        for number, result in workers.map(_score_run_block, whole, scoring):
+        for number, result in workers.map(
+            _score_run_block, whole, scoring, prepare=prepare_scoring
+        ):
             blocks[number] = [result]
     return [
         _assemble(run, run_blocks, index, measures, settings)

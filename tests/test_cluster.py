@@ -298,6 +298,9 @@ class _LostFuture:
     def result(self):
         raise self.error
 
+    def cancel(self):
+        pass
+
 
 def test_a_lost_worker_or_connection_is_one_line_and_a_task_bug_stays_a_bug():
     from distributed import KilledWorker

@@ -329,6 +329,23 @@ def test_swapped_arguments_hint(capsys):
     )
 
 
+@pytest.mark.parametrize(
+    "start, line",
+    [("", 1), ("\ufeff# a comment\r\n\r\n", 3), ("  \t\n   # note\n", 3), ("\n" * 5000, 5001)],
+)
+def test_swapped_arguments_are_told_before_the_qrels_are_read(capsys, start, line):
+    # the first content line of a run is checked first (after a BOM, blank and comment lines,
+    # with any line end); the qrels given last, a run here, would be an error of its own
+    write("q.txt", start + QRELS)
+    write("r.txt", "1 Q0 d1 1 3.0 t\n")
+    assert_error(
+        capsys,
+        ["q.txt", "r.txt"],
+        f"q.txt:{line}: expected 6 columns (topic Q0 docno rank score tag), found 4; "
+        "this looks like a qrels file: divaeval takes RUN... QRELS (qrels last, unlike trec_eval)",
+    )
+
+
 def test_run_given_as_qrels(capsys):
     write("r.txt", "1 Q0 d1 1 3.0 t\n")
     assert_error(

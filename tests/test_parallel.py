@@ -35,30 +35,127 @@ def _fails_on_three(shared, item):
     return item
 
 
-@pytest.fixture
-def processes():
-    workers = LocalProcesses(2)
+@pytest.fixture(params=["fork", "spawn"])
+def processes(request):
+    # forked workers where the platform can fork; a ProcessPoolExecutor elsewhere (spawn)
+    workers = LocalProcesses(2, start_method=request.param)
     yield workers
     workers.close()
 
 
 def test_local_processes_run_tasks_in_other_processes(processes):
-    # Before the fix, map -> _warm_then_map -> map -> ... ran every task in this process.
+    # (once, map -> _warm_then_map -> map -> ... ran every task in this process)
     results = list(processes.map(_slow_where, range(12), shared={"x": 1}))
     assert [item for item, _, _ in results] == list(range(12))  # item order
     assert all(shared == {"x": 1} for _, _, shared in results)
-    pids = [pid for _, pid, _ in results]
-    assert pids[0] == os.getpid()  # the first task warms the caches here
-    others = set(pids[1:]) - {os.getpid()}
-    assert len(others) == 2, pids  # the rest on both workers, none here
+    pids = {pid for _, pid, _ in results}
+    assert len(pids) == 2 and os.getpid() not in pids, pids  # on both workers, none here
+
+
+def _cached(shared, item):
+    return shared.get("cache"), os.getpid()
+
+
+def _fill_cache(shared):
+    shared["cache"] = os.getpid()
+
+
+def test_prepare_runs_here_once_and_the_workers_start_with_its_caches(processes):
+    shared: dict = {}
+    results = list(processes.map(_cached, range(6), shared, prepare=_fill_cache))
+    assert [cache for cache, _ in results] == [os.getpid()] * 6
+    assert os.getpid() not in {pid for _, pid in results}
 
 
 def test_a_second_map_with_the_same_shared_reuses_the_workers(processes):
     shared = {"y": 2}
-    first = {pid for _, pid, _ in processes.map(_slow_where, range(6), shared)}
-    second = {pid for _, pid, _ in processes.map(_slow_where, range(6), shared)}
-    assert os.getpid() not in second  # no second warm-up: the pool exists
-    assert first - {os.getpid()} and second and os.getpid() not in second
+    calls: list[int] = []
+    first = {
+        pid for _, pid, _ in processes.map(_slow_where, range(6), shared, prepare=calls.append)
+    }
+    second = {
+        pid for _, pid, _ in processes.map(_slow_where, range(6), shared, prepare=calls.append)
+    }
+    assert first == second and os.getpid() not in first  # the same two workers
+    assert len(calls) == 1  # prepared once, for the pool
+
+
+def _echo_large(shared, item):
+    return item * 3  # the result three times the item
+
+
+def test_large_items_and_results_cross_without_deadlock(processes):
+    # pipes hold 64 KiB: items and results of megabytes in flight both ways at once
+    items = [bytes([n]) * (1 << 20) + bytes(n) for n in range(10)]
+    results = list(processes.map(_echo_large, items, ahead=8))
+    assert results == [item * 3 for item in items]
+
+
+def _exits(shared, item):
+    if item == 2:
+        os._exit(7)
+    return item
+
+
+def _killed(shared, item):
+    import signal
+
+    if item == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return item
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang():
+    from divaeval.errors import DivaevalError
+
+    workers = LocalProcesses(2)
+    try:
+        with pytest.raises(DivaevalError, match="exit status 7"):
+            list(workers.map(_exits, range(6)))
+        with pytest.raises(DivaevalError, match="killed by signal SIGKILL .out of memory"):
+            list(workers.map(_killed, range(6)))
+        assert list(workers.map(_where, range(3))) != []  # new workers for the next map
+    finally:
+        workers.close()
+
+
+def _raises_bug(shared, item):
+    if item == 1:
+        raise KeyError("not a user error")
+    return item
+
+
+class _Unpicklable:
+    def __reduce__(self):
+        raise TypeError("cannot pickle this")
+
+
+def _returns_unpicklable(shared, item):
+    return _Unpicklable()
+
+
+def test_a_bug_in_a_task_reaches_the_caller_as_itself():
+    workers = LocalProcesses(2)
+    try:
+        with pytest.raises(KeyError, match="not a user error"):
+            list(workers.map(_raises_bug, range(4)))
+        with pytest.raises(RuntimeError, match="cannot pickle this .in a worker process"):
+            list(workers.map(_returns_unpicklable, range(2)))
+    finally:
+        workers.close()
+
+
+def test_stopping_early_stops_the_workers():
+    workers = LocalProcesses(2)
+    results = workers.map(_slow_where, range(100))
+    pids = {next(results)[1], next(results)[1]}
+    results.close()  # the caller has what it needs
+    try:
+        for pid in pids:  # reaped: no process left behind
+            with pytest.raises(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+    finally:
+        workers.close()
 
 
 @pytest.mark.parametrize("make", [InProcess, lambda: LocalProcesses(2)])

@@ -156,6 +156,12 @@ class _Peekable:
         return True
 
 
+def check_text(data: bytes, *, what: str, name: str) -> None:
+    """A file with a NUL byte is binary, not one of our text formats: an error."""
+    if b"\x00" in data:
+        raise DataError(f"{what} file looks binary (NUL byte), not text", file=name)
+
+
 def read_source(
     path: str,
     *,
@@ -183,8 +189,7 @@ def read_source(
             data = stream.read()
     if data.startswith(UTF8_BOM):
         data = data[len(UTF8_BOM) :]
-    if b"\x00" in data:
-        raise DataError(f"{what} file looks binary (NUL byte), not text", file=name)
+    check_text(data, what=what, name=name)
     data = normalize_line_ends(data)
     if comments and b"#" in data:
         data = _COMMENT_LINE.sub(b"", data)

@@ -107,6 +107,18 @@ class Run:
         return self._frame
 
 
+def too_few_columns(found: int, fifth: str, *, first: bool) -> str:
+    """The message for a run line of ``found`` < 6 fields (``fifth``: its fifth field, if
+    any; ``first``: it is the file's first line), with a hint when it looks like qrels."""
+    message = f"expected 6 columns ({RUN_COLUMNS}), found {found}"
+    if first and (found == 4 or (found == 5 and fifth.lower() in ("inf", "nav"))):
+        message += (
+            "; this looks like a qrels file: divaeval takes RUN... QRELS "
+            "(qrels last, unlike trec_eval)"
+        )
+    return message
+
+
 def _fail_row(source: Source, row: int, message: str) -> DataError:
     return DataError(message, file=source.name, line=source.line_of(row))
 
@@ -139,14 +151,8 @@ def read_run(path: str, *, text: str | bytes | None = None, first_line: int = 1)
     if short.any():
         row = int(np.argmax(short))
         found = int(fields.row_count[row])
-        message = f"expected 6 columns ({RUN_COLUMNS}), found {found}"
-        fifth = fields.text(4, row).lower() if found >= 5 else ""
-        if row == 0 and (found == 4 or (found == 5 and fifth in ("inf", "nav"))):
-            message += (
-                "; this looks like a qrels file: divaeval takes RUN... QRELS "
-                "(qrels last, unlike trec_eval)"
-            )
-        raise _fail_row(source, row, message)
+        fifth = fields.text(4, row) if found >= 5 else ""
+        raise _fail_row(source, row, too_few_columns(found, fifth, first=row == 0))
 
     scores = fields.numbers.get(4)  # parsed (and finite) when pyarrow read the file
     if scores is None:
