@@ -141,9 +141,12 @@ class Report:
             memory += f" (all processes, PSS: {found.median_tree_mib:.0f} MiB)"
         print(f"{key:<62} {found.median_seconds:8.3f} s{memory}", flush=True)
 
-    def time(self, key: str, command: list[str], repeat: int | None = None, **extra) -> None:
-        """Median time and peak memory of one command, alone."""
-        found = measure({key: command}, repeat or self.repeat)[key]
+    def time(
+        self, key: str, command: list[str], repeat: int | None = None, tree: bool = False, **extra
+    ) -> None:
+        """Median time and peak memory of one command, alone (``tree``: also the summed PSS
+        of its processes, for a command that starts workers)."""
+        found = measure({key: command}, repeat or self.repeat, tree=tree)[key]
         self.add(key, found, command=" ".join(command), **extra)
 
     def ratio(self, key: str, value: float, target: float | None, what: str) -> None:

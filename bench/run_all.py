@@ -21,7 +21,10 @@ they take part in are skipped, with a note, unless the environment names them:
   https://github.com/usnistgov/trec_eval (a clone of the default branch, then ``make`` in it; no
   configure step); ``trec_eval -v`` must print version 10.x.
 
-**Workloads and targets** (issue 13; ratio = divaeval / reference, the target is a maximum):
+**Workloads and targets** (issue 13; ratio = divaeval / reference, the target is a maximum).
+divaeval runs with its defaults, so with ``--jobs auto``: worker processes, one per usable
+core, once the runs hold 4 MiB of text (all the workloads below but the parse floor); each
+case also says what one process (``--jobs 1``) takes.
 
 1. 9 real TREC 2012 Web Track runs (``tests/fixtures/trec2012``, unzipped), ndeval's 21
    columns: one ``divaeval RUN*9 QRELS -m ndeval -f ndeval`` against nine
@@ -30,7 +33,8 @@ they take part in are skipped, with a note, unless the environment names them:
 2. A 1M-line run + 1M-line qrels (``generate.py``: 10,000 topics × 100 documents, 5 subtopics ×
    20 judged documents): ``divaeval RUN QRELS -m ndeval -f ndeval`` against
    ``ndeval -traditional QRELS RUN``, whose output it reproduces byte for byte (checked first).
-   Targets: time ≤ 1.0, peak memory ≤ 2.0.
+   Targets: time ≤ 1.0, peak memory ≤ 2.0 (the peak RSS of ``--jobs 1`` against C ndeval's;
+   the default's summed PSS over its processes is printed beside it).
 3. A 1M-line ad hoc run (``generate_adhoc``: 10,000 topics × 100 documents, MS MARCO-like
    integer docnos, tied scores) + 1M-line ad hoc qrels (``topic 0 docno grade``):
    ``divaeval RUN QRELS -m ndcg_cut.10 -m map -m recip_rank`` against
@@ -42,7 +46,7 @@ they take part in are skipped, with a note, unless the environment names them:
    process against ``pyarrow.csv.read_csv`` (delimiter ' ', binary columns, float64 score;
    pyarrow's default threads), and the same as whole processes (Python start-up and imports
    included). Target: time ≤ 2.0.
-5. Scaling: ``divaeval RUN QRELS -m alpha-nDCG@20 -m ERR-IA@20`` (and with ``--jobs 2`` when
+5. Scaling: ``divaeval RUN QRELS -m alpha-nDCG@20 -m ERR-IA@20 --jobs 1`` (and ``--jobs 2`` when
    divaeval has it) on runs of 1M and 10M lines over 100,000 topics (10 and 100 documents a
    topic) against one qrels of 3M lines (100,000 topics × 3 subtopics × 10 judged documents),
    so that only the run grows. Printed: the exponent of a least-squares fit of log time
@@ -203,6 +207,8 @@ def bench_2012(report: Report, ndeval: str | None) -> None:
         ("2012: 9 runs, 9 calls of C ndeval -traditional", ["sh", "-c", loop]),
         time_target=0.5, label="C ndeval",
     )  # fmt: skip
+    # the default is --jobs auto (here: 2 worker processes); the same in one process:
+    report.time("2012: 9 runs, one divaeval -m ndeval -f ndeval -j 1", [*ours, "-j", "1"])
 
 
 def bench_risk(report: Report, repeat: int) -> None:
@@ -258,6 +264,15 @@ def one_million() -> tuple[str, str]:
     return generate(OUT, 10_000, 100, 5, 20, 42)
 
 
+def tree_memory_measurable() -> bool:
+    """Whether the summed PSS of a command's processes can be sampled (needs psutil)."""
+    try:
+        import psutil  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def bench_1m_ndeval(report: Report, ndeval: str | None) -> None:
     report.heading("1M-line run + 1M-line qrels (generate.py --topics 10000 --depth 100)")
     qrels, run = one_million()
@@ -271,12 +286,21 @@ def bench_1m_ndeval(report: Report, ndeval: str | None) -> None:
             report.note("1M lines: divaeval -m ndeval -f ndeval differs from C ndeval; not timed")
         else:
             print("  check: divaeval -m ndeval -f ndeval prints C ndeval's output byte for byte")
-            report.compare(
+            reference = [ndeval, "-traditional", qrels, run]
+            report.compare(  # one process (--jobs 1): its peak RSS against C ndeval's
                 "1M lines vs C ndeval",
-                ("1M lines: divaeval -m ndeval -f ndeval", ours),
-                ("1M lines: C ndeval -traditional", [ndeval, "-traditional", qrels, run]),
+                ("1M lines: divaeval -m ndeval -f ndeval -j 1", [*ours, "-j", "1"]),
+                ("1M lines: C ndeval -traditional", reference),
                 time_target=1.0, memory_target=2.0, label="C ndeval",
             )  # fmt: skip
+            report.compare(  # the default, --jobs auto (2 workers here): time
+                "1M lines vs C ndeval (--jobs auto)",
+                ("1M lines: divaeval -m ndeval -f ndeval (--jobs auto)", ours),
+                ("1M lines: C ndeval -traditional", reference),
+                time_target=1.0, label="C ndeval",
+            )  # fmt: skip
+            if tree_memory_measurable():
+                report.time("1M lines: divaeval -m ndeval -f ndeval (--jobs auto)", ours, tree=True)
     else:
         report.time("1M lines: divaeval -m ndeval -f ndeval", ours)
     extra = [m for m in ("rbu", "nDCG-IA@20", "alpha#-nDCG-IA@20") if registered(m)]
@@ -431,14 +455,11 @@ def bench_scale(report: Report, repeat: int) -> None:
         report.note("scale: 100M lines only with DIVAEVAL_BENCH_LARGE=1")
     if not jobs:
         report.note("scale: divaeval has no --jobs yet: one process only")
-    try:
-        import psutil  # noqa: F401
-
-        tree_memory = True
-    except ImportError:
-        tree_memory = False
+    tree_memory = tree_memory_measurable()
+    if not tree_memory:
         report.note("scale: without psutil the memory of --jobs is its largest process's only")
-    variants = {"": []} | ({", --jobs 2": ["--jobs", "2"]} if jobs else {})
+    # in one process (the default, --jobs auto, would start workers for these runs)
+    variants = {"": ["--jobs", "1"], ", --jobs 2": ["--jobs", "2"]} if jobs else {"": []}
     seconds: dict[str, list[float]] = {name: [] for name in variants}
     for lines in sizes:
         qrels, run = generate_scaled(OUT, lines, topics=SCALE_TOPICS)

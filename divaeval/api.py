@@ -30,7 +30,7 @@ from divaeval.judged import EvalSettings, QrelsIndex, validate_settings
 
 if TYPE_CHECKING:
     from divaeval.io import Qrels, Run
-    from divaeval.parallel import Workers
+    from divaeval.parallel import Jobs, Workers
 
 DEFAULT_MEASURES = ("ndeval",)
 _SUFFIXES = re.compile(r"(\.gz)?$")
@@ -316,7 +316,7 @@ def run_evaluation(
     baseline: str | Run | None = None,
     risk_alpha: float | str | None = None,
     dd_exponent: str = "xi",
-    jobs: int | None = 1,
+    jobs: Jobs = 1,
     scheduler: str | None = None,
     chunk_bytes: int | None = None,
     workers: Workers | None = None,
@@ -332,7 +332,8 @@ def run_evaluation(
 
     Run files are read in blocks of whole topics of about ``chunk_bytes`` of text (default
     8 MiB), so memory stays bounded however large a run is (:mod:`divaeval.streaming`); the
-    blocks are scored by ``jobs`` local processes, or on the Dask cluster at ``scheduler``
+    blocks are scored by ``jobs`` local processes (``"auto"``: as many as pay off,
+    :func:`~divaeval.parallel.auto_jobs`), or on the Dask cluster at ``scheduler``
     (:mod:`divaeval.parallel`); or by ``workers`` already made (left open, for the analyses
     that follow). The values are the same in every case.
     """
@@ -355,9 +356,12 @@ def run_evaluation(
         read_runs=False,
     )
     from divaeval.parallel import workers_for
+    from divaeval.streaming import planned_work
 
     own_workers = workers is None
-    workers = workers or workers_for(jobs, scheduler)
+    if workers is None:
+        work = planned_work(runs, chunk_bytes) if jobs == "auto" else None
+        workers = workers_for(jobs, scheduler, work=work)
     try:
 
         def score(runs_to_score, risk: bool):

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from divaeval.api import Evaluation
     from divaeval.judged import EvalSettings
-    from divaeval.parallel import Workers
+    from divaeval.parallel import Jobs, Workers
 
 __all__ = [
     "axioms",
@@ -85,13 +85,21 @@ def _signed(frame: pd.DataFrame, signature: str) -> pd.DataFrame:
     return frame
 
 
-def _workers(jobs: int | None, scheduler: str | None) -> closing[Workers]:
+def _workers(jobs: Jobs, scheduler: str | None, runs: Any = ()) -> closing[Workers]:
     """The workers of ``jobs`` and ``scheduler`` (the CLI's ``--jobs``, ``--scheduler``; the
     environment variable ``DIVAEVAL_SCHEDULER`` when ``scheduler`` is None), closed when the
-    ``with`` block ends."""
+    ``with`` block ends; ``jobs="auto"`` decides by the size of ``runs`` (paths or runs
+    read; other run data counts as small)."""
+    from divaeval.io import Run
     from divaeval.parallel import workers_for
+    from divaeval.streaming import planned_work
 
-    return closing(workers_for(jobs, scheduler))
+    work = None
+    if jobs == "auto":
+        given = [runs] if isinstance(runs, (str, Run)) else runs
+        if isinstance(given, (list, tuple)):
+            work = planned_work([run for run in given if isinstance(run, (str, Run))])
+    return closing(workers_for(jobs, scheduler, work=work))
 
 
 @dataclass(frozen=True)
@@ -187,14 +195,15 @@ def evaluate(
     baseline: Any = None,
     risk_alpha: float | str | None = None,
     dd_exponent: str = "xi",
-    jobs: int | None = 1,
+    jobs: Jobs = 1,
     scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Score runs on measures (``divaeval RUN... QRELS``): the long table run, topic, measure,
     value, with ``topic == "all"`` for the mean over topics (``summary``). ``dd_exponent``
     (``xi`` or ``xi+1``) is the exponent of the ``mean="dd"`` topic weights (Golbus Eq. 1).
-    ``jobs`` local processes (0: one per core) or the Dask ``scheduler`` score the runs'
-    blocks of topics (the CLI's ``--jobs``, ``--scheduler``); the values are the same.
+    ``jobs`` local processes (0: one per core; ``"auto"``: as many as pay off) or the Dask
+    ``scheduler`` score the runs' blocks of topics (the CLI's ``--jobs``, ``--scheduler``);
+    the values are the same.
 
     ``baseline`` (a run, a path, or the name of one of ``runs``) turns every value into the
     run's risk value against it, as ``ndeval -baseline -riskAlpha`` (``risk_alpha``); runs are
@@ -218,7 +227,7 @@ def evaluate(
     1  mine   all  strec@1  0.500000
     2  mine   all  strec@3  1.000000
     """
-    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
+    with _library_call() as inputs, _workers(jobs, scheduler, runs) as workers:
         result = _evaluation(
             inputs,
             runs,
@@ -265,7 +274,7 @@ def risk(
     intents: str | os.PathLike | None = None,
     topics: str | os.PathLike | None = None,
     normalize_intents: bool = False,
-    jobs: int | None = 1,
+    jobs: Jobs = 1,
     scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Risk-sensitive comparison (``divaeval risk``): per measure and run the mean, URisk,
@@ -286,7 +295,7 @@ def risk(
     from divaeval.aggregate import check_risk_alpha
     from divaeval.stats.risk import risk_frame
 
-    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
+    with _library_call() as inputs, _workers(jobs, scheduler, runs) as workers:
         alpha, alpha_text = check_risk_alpha(risk_alpha)
         given = inputs.runs(runs)
         base = inputs.baseline(baseline)
@@ -355,7 +364,7 @@ def compare(
     intents: str | os.PathLike | None = None,
     topics: str | os.PathLike | None = None,
     normalize_intents: bool = False,
-    jobs: int | None = 1,
+    jobs: Jobs = 1,
     scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Significance tests between every pair of runs (``divaeval compare``), per measure:
@@ -379,7 +388,7 @@ def compare(
 
     if table not in ("pairs", "runs"):
         raise UsageError(f"table must be 'pairs' or 'runs', not {table!r}")
-    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
+    with _library_call() as inputs, _workers(jobs, scheduler, runs) as workers:
         result = _evaluation(
             inputs,
             runs,
@@ -500,7 +509,7 @@ def discriminative_power(
     intents: str | os.PathLike | None = None,
     topics: str | os.PathLike | None = None,
     normalize_intents: bool = False,
-    jobs: int | None = 1,
+    jobs: Jobs = 1,
     scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Discriminative power (``divaeval meta discriminative-power``; Sakai 2012, Figs. 3 and
@@ -524,7 +533,7 @@ def discriminative_power(
 
     if plot is not None:
         check_plotting()  # before any computing
-    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
+    with _library_call() as inputs, _workers(jobs, scheduler, runs) as workers:
         result = _evaluation(
             inputs,
             runs,
@@ -749,7 +758,7 @@ def sensitivity(
     intents: str | os.PathLike | None = None,
     topics: str | os.PathLike | None = None,
     per_topic: bool = True,
-    jobs: int | None = 1,
+    jobs: Jobs = 1,
     scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Document selection sensitivity (``divaeval meta sensitivity``; Golbus et al. 2013, §7,

@@ -658,16 +658,93 @@ def _positive(text: str, what: str) -> int:
     return value
 
 
-def workers_for(jobs: int | None = 1, scheduler: str | None = None) -> Workers:
+#: ``jobs="auto"`` (``--jobs auto``, the command line's default) starts worker processes only
+#: for at least this much run text: below it, forking and preparing workers costs about what
+#: they would save (measured on the TREC 2012 runs: README, Performance)
+AUTO_MIN_BYTES = 4 << 20
+#: the most worker processes ``auto`` starts (each holds a block of a run; more cores:
+#: ``--jobs N``)
+AUTO_MAX_JOBS = 8
+
+Jobs = int | str | None  # a number of processes, 0 (one per usable core), "auto", or None (1)
+
+
+def usable_cores() -> int:
+    """The cores this process may use: those its CPU affinity allows (``taskset``, a batch
+    system's cpuset), at most its cgroup's CPU quota (``docker --cpus``, a Kubernetes CPU
+    limit), rounded down, and at least 1."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # (not on macOS or Windows)
+        count = os.cpu_count() or 1
+    quota = _cgroup_cpu_quota()
+    if quota is not None:
+        count = min(count, int(quota))
+    return max(1, count)
+
+
+#: where a cgroup's CPU quota is read (v2, then v1), as a container sees its own cgroup
+CGROUP_CPU_MAX = "/sys/fs/cgroup/cpu.max"
+CGROUP_V1_QUOTA = ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us")
+
+
+def _cgroup_cpu_quota() -> float | None:
+    """The CPU quota of this process's cgroup in cores (cgroup v2 ``cpu.max``: ``QUOTA
+    PERIOD`` or ``max PERIOD``; v1 ``cpu.cfs_quota_us``, -1 for none), or None without one."""
+    try:
+        quota, period = _read_text(CGROUP_CPU_MAX).split()[:2]
+        return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError):
+        pass
+    try:
+        quota_us, period_us = (int(_read_text(path)) for path in CGROUP_V1_QUOTA)
+    except (OSError, ValueError):
+        return None
+    return None if quota_us <= 0 or period_us <= 0 else quota_us / period_us
+
+
+def _read_text(path: str) -> str:
+    with open(path) as stream:
+        return stream.read()
+
+
+def auto_jobs(work: tuple[int, int] | None) -> int:
+    """The processes ``jobs="auto"`` uses for ``work`` = (bytes of run text, tasks): one per
+    usable core, at most one per task and :data:`AUTO_MAX_JOBS`, and 1 (this process) for
+    less than :data:`AUTO_MIN_BYTES` of text or unknown work."""
+    if work is None:
+        return 1
+    text_bytes, tasks = work
+    if text_bytes < AUTO_MIN_BYTES:
+        return 1
+    return max(1, min(usable_cores(), tasks, AUTO_MAX_JOBS))
+
+
+def check_jobs(jobs: Jobs) -> Jobs:
+    """``jobs`` if it is a valid ``--jobs`` value, else a usage error."""
+    if jobs is None or jobs == "auto":
+        return jobs
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise UsageError(f"--jobs must be a non-negative integer or 'auto', not {jobs!r}")
+    return jobs
+
+
+def workers_for(
+    jobs: Jobs = 1, scheduler: str | None = None, *, work: tuple[int, int] | None = None
+) -> Workers:
     """The workers for ``--jobs`` and ``--scheduler`` (falling back to ``DIVAEVAL_SCHEDULER``):
     a scheduler wins over ``jobs``; ``jobs`` 1 (or None) runs everything in process, 0 means
-    one process per core."""
+    one process per usable core (:func:`usable_cores`), ``"auto"`` decides by ``work`` (bytes
+    of run text, tasks; :func:`auto_jobs`)."""
     scheduler = scheduler or os.environ.get(SCHEDULER_VARIABLE) or None
     if scheduler:
         return Cluster(scheduler)
-    if jobs is None or jobs == 1:
-        return InProcess()
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
-        raise UsageError(f"--jobs must be a non-negative integer, not {jobs!r}")
-    size = jobs or os.cpu_count() or 1
+    jobs = check_jobs(jobs)
+    if jobs == "auto":
+        size = auto_jobs(work)
+    elif jobs is None:
+        size = 1
+    else:
+        assert isinstance(jobs, int)
+        size = jobs or usable_cores()
     return InProcess() if size == 1 else LocalProcesses(size)

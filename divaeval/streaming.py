@@ -218,6 +218,34 @@ def prepare_scoring(scoring: Scoring) -> None:
         )
 
 
+#: how many bytes of text a byte of a gzipped run is taken to hold, for :func:`planned_work`
+GZIP_RATIO = 4
+#: bytes of text per line of a run already read, for :func:`planned_work`
+LINE_BYTES = 50
+
+
+def planned_work(runs: Sequence[str | RunFile | Run], block_bytes: int | None = None):
+    """(bytes of run text, blocks) that scoring ``runs`` takes, estimated without reading
+    them (for ``--jobs auto``): a local file's size (gzip: times :data:`GZIP_RATIO`); a run
+    already read, its lines; stdin and URLs count 0 bytes and one block."""
+    block_bytes = block_bytes or DEFAULT_BLOCK_BYTES
+    text_bytes = blocks = 0
+    for run in runs:
+        size = 0
+        if isinstance(run, Run):
+            size = len(run) * LINE_BYTES
+        else:
+            path = run.path if isinstance(run, RunFile) else run
+            if path != "-" and os.path.isfile(path):
+                size = os.path.getsize(path)
+                with open(path, "rb") as stream:
+                    if stream.read(2) == b"\x1f\x8b":
+                        size *= GZIP_RATIO
+        text_bytes += size
+        blocks += max(1, -(-size // block_bytes))
+    return text_bytes, blocks
+
+
 def _score_run_block(scoring: Scoring, item: tuple[int, Block | FileRange | Run]):
     number, block = item
     name = block.path if isinstance(block, Run) else block.name

@@ -429,3 +429,14 @@ def test_the_fast_exit_runs_atexit_handlers_and_waits_for_threads():
             assert done.returncode == exit_code, done.stderr
             assert done.stdout.endswith("atexit ran\n")
             assert ("thread ran" in done.stdout) == (mode == "thread")
+
+
+def test_a_profile_of_the_command_is_written(tmp_path):
+    # python -m cProfile reports after the module returns: not skipped by the fast exit
+    profile = tmp_path / "divaeval.prof"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "divaeval", RUN, QRELS],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and profile.stat().st_size > 0

@@ -233,3 +233,109 @@ def test_the_warnings_a_task_gave_before_its_error_are_told(make):
     assert told[-1] == "about item 2"  # the failing task's own warning, then its error
     assert (caught.value.file, caught.value.line) == ("run.txt", 9)
     assert not hasattr(caught.value, "task_warnings")
+
+
+# ---------------------------------------------------------------------------------------------
+# --jobs auto (the command line's default): processes only for inputs large enough to gain
+
+
+def test_auto_starts_processes_only_for_enough_run_text(monkeypatch):
+    from divaeval import parallel
+
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 4)
+    big = parallel.AUTO_MIN_BYTES
+    assert parallel.auto_jobs(None) == 1  # unknown work: this process
+    assert parallel.auto_jobs((big - 1, 50)) == 1  # too little text to pay for forking
+    assert parallel.auto_jobs((big, 50)) == 4  # one per usable core
+    assert parallel.auto_jobs((big, 3)) == 3  # at most one per task
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 64)
+    assert parallel.auto_jobs((100 * big, 500)) == parallel.AUTO_MAX_JOBS
+    assert isinstance(workers_for("auto", work=(big - 1, 9)), InProcess)
+    many = workers_for("auto", work=(big, 9))
+    try:
+        assert isinstance(many, LocalProcesses) and many.size == parallel.AUTO_MAX_JOBS
+    finally:
+        many.close()
+
+
+@pytest.mark.parametrize(
+    "v2, v1, cores",
+    [
+        ("max 100000\n", None, 16),  # no quota
+        ("150000 100000\n", None, 1),  # docker --cpus=1.5: rounded down
+        ("400000 100000\n", None, 4),
+        ("50000 100000\n", None, 1),  # at least one
+        (None, ("-1", "100000"), 16),  # cgroup v1 without a quota
+        (None, ("300000", "100000"), 3),
+        (None, None, 16),  # no cgroup files
+    ],
+)
+def test_usable_cores_honours_a_cgroup_cpu_quota(tmp_path, monkeypatch, v2, v1, cores):
+    from divaeval import parallel
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    cpu_max, quota, period = tmp_path / "cpu.max", tmp_path / "quota", tmp_path / "period"
+    if v2 is not None:
+        cpu_max.write_text(v2)
+    if v1 is not None:
+        quota.write_text(v1[0])
+        period.write_text(v1[1])
+    monkeypatch.setattr(parallel, "CGROUP_CPU_MAX", str(cpu_max))
+    monkeypatch.setattr(parallel, "CGROUP_V1_QUOTA", (str(quota), str(period)))
+    assert parallel.usable_cores() == cores
+
+
+def test_planned_work_estimates_text_and_blocks(tmp_path):
+    import gzip
+
+    from divaeval.io import read_run
+    from divaeval.streaming import GZIP_RATIO, LINE_BYTES, RunFile, planned_work
+
+    plain = tmp_path / "run.txt"
+    plain.write_bytes(b"1 Q0 d 1 1.0 t\n" * 1000)  # 15,000 bytes
+    zipped = tmp_path / "run.txt.gz"
+    zipped.write_bytes(gzip.compress(plain.read_bytes()))
+    size = zipped.stat().st_size
+    assert planned_work([str(plain)], 4096) == (15_000, 4)
+    assert planned_work([RunFile(str(zipped))], 1 << 20) == (size * GZIP_RATIO, 1)
+    assert planned_work(["-", "https://example.org/run.txt"], 4096) == (0, 2)
+    run = read_run(str(plain))
+    assert planned_work([run]) == (1000 * LINE_BYTES, 1)
+
+
+def test_auto_is_the_command_line_default_and_gives_the_same_output(monkeypatch, capsys):
+    # forced to fork on the sample data: the same bytes as one process
+    from support import SAMPLE_DATA, run_cli
+
+    from divaeval import parallel
+
+    started: list[int] = []
+    real = parallel.LocalProcesses
+
+    def spy(size, *args, **kwargs):
+        started.append(size)
+        return real(size, *args, **kwargs)
+
+    monkeypatch.setattr(parallel, "LocalProcesses", spy)
+    args = [SAMPLE_DATA / "run.txt", SAMPLE_DATA / "run2.txt", SAMPLE_DATA / "qrels.txt", "-q"]
+    alone = run_cli(capsys, *args, "-j", "1")
+    assert run_cli(capsys, *args) == alone and started == []  # small: in this process
+    monkeypatch.setattr(parallel, "AUTO_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    assert run_cli(capsys, *args) == alone and started == [2]  # two runs, two workers
+    monkeypatch.setenv("DIVAEVAL_JOBS", "1")
+    assert run_cli(capsys, *args) == alone and started == [2]  # the variable: one process
+
+
+@pytest.mark.parametrize("value", ["-1", "two", "1.5", ""])
+def test_a_bad_jobs_value_is_a_usage_error(capsys, monkeypatch, value):
+    from support import SAMPLE_DATA, run_cli
+
+    code, out, err = run_cli(
+        capsys, SAMPLE_DATA / "run.txt", SAMPLE_DATA / "qrels.txt", "-j", value
+    )
+    assert (code, out) == (2, "")
+    assert err.startswith("divaeval: Invalid value for '-j' / '--jobs': ") and "auto" in err
+    monkeypatch.setenv("DIVAEVAL_JOBS", value or "x")
+    code, _, err = run_cli(capsys, SAMPLE_DATA / "run.txt", SAMPLE_DATA / "qrels.txt")
+    assert code == 2 and "--jobs" in err

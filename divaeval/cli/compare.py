@@ -77,7 +77,10 @@ def compare_command(
     from divaeval.stats.significance import DEFAULT_SEED
 
     fmt = resolve_format(output_format)
-    with workers_from(judging["jobs"], judging["scheduler"]) as workers:
+    runs_given = files[:-1]
+    with workers_from(
+        judging["jobs"], judging["scheduler"], runs_given, judging["chunk_size"]
+    ) as workers:
         runs, tables = score_tables(files, measures, judging, workers=workers)
         if len(runs) < 2:
             raise UsageError("compare needs at least two runs")

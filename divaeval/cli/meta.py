@@ -74,7 +74,10 @@ def discriminative_power_command(
     if plot:
         check_plotting()  # before any computing
     fmt = resolve_format(output_format)
-    with workers_from(judging["jobs"], judging["scheduler"]) as workers:
+    runs_given = files[:-1]
+    with workers_from(
+        judging["jobs"], judging["scheduler"], runs_given, judging["chunk_size"]
+    ) as workers:
         runs, tables = score_tables(files, measures, judging, score_files, workers=workers)
         with progress_bar("resampling each metric") as bar:
             result = discriminative_power(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
@@ -130,11 +130,30 @@ def topics_option() -> Decorator:
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def _one_blas_thread_per_process(ctx: click.Context, param: click.Parameter, jobs: int) -> int:
-    """With ``-j N`` (N ≠ 1) every process is one core's worth of work: its BLAS gets one
-    thread (unless the variables are set), or N processes of a multithreaded BLAS would
-    oversubscribe the cores (as Dask does for its workers). Read when numpy loads, which the
-    command line does only after its options are parsed."""
+class JobsType(click.ParamType):
+    """``--jobs``: a number of processes (0: one per usable core) or ``auto``."""
+
+    name = "jobs"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) or value == "auto":
+            return value
+        try:
+            number = int(value)
+        except ValueError:
+            number = -1
+        if number < 0:
+            self.fail(
+                f"{value!r} is not a number of processes (0, 1, 2, ...) or 'auto'", param, ctx
+            )
+        return number
+
+
+def _one_blas_thread_per_process(ctx: click.Context, param: click.Parameter, jobs):
+    """With ``-j N`` (N ≠ 1, or ``auto``) every process is one core's worth of work: its BLAS
+    gets one thread (unless the variables are set), or N processes of a multithreaded BLAS
+    would oversubscribe the cores (as Dask does for its workers). Read when numpy loads, which
+    the command line does only after its options are parsed."""
     if jobs != 1:
         for name in BLAS_THREAD_VARIABLES:
             os.environ.setdefault(name, "1")
@@ -147,13 +166,15 @@ _WORKERS_OPTIONS = (
     click.option(
         "-j",
         "--jobs",
-        type=int,
-        default=1,
+        type=JobsType(),
+        default="auto",
         show_default=True,
-        metavar="N",
+        envvar="DIVAEVAL_JOBS",
+        metavar="N|auto",
         callback=_one_blas_thread_per_process,
-        help="work in N processes (0: one per core; each with one BLAS thread); the results "
-        "are the same",
+        help="work in N processes (0: one per usable core; 1: only this one; each with one "
+        "BLAS thread); auto: one per usable core (at most 8) once the runs hold 4 MiB of "
+        "text, else this one; the results are the same  [env: DIVAEVAL_JOBS]",
     ),
     click.option(
         "--scheduler",
@@ -176,13 +197,17 @@ def workers_options(command):
 
 
 @contextmanager
-def workers_from(jobs: int | None, scheduler: str | None) -> Iterator[Workers]:
+def workers_from(
+    jobs, scheduler: str | None, runs: Sequence[str] = (), chunk_size: str | None = None
+) -> Iterator[Workers]:
     """The workers of ``--jobs`` and ``--scheduler`` for one command (the evaluation and the
     analyses share them: a Dask cluster is connected to, or a local one started, once), closed
-    at the end."""
+    at the end; ``--jobs auto`` decides by the ``runs`` files (and ``--chunk-size``)."""
     from divaeval.parallel import workers_for
+    from divaeval.streaming import planned_work
 
-    workers = workers_for(jobs, scheduler)
+    work = planned_work(runs, parse_size(chunk_size)) if jobs == "auto" and runs else None
+    workers = workers_for(jobs, scheduler, work=work)
     try:
         yield workers
     finally:
