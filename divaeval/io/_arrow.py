@@ -197,12 +197,14 @@ def _table_fields(
         parts, indices, n_values = [], [], 0
         for chunk in column.chunks:
             binary = chunk.dictionary if encoded else chunk
+            if j not in columns:  # a field read only to find empty ones (on its int32
+                if _has_empty_value(binary):  # offsets: no copy, no subtraction)
+                    return None  # an empty field: not plain after all
+                continue
             offsets = _offsets(binary)
             lengths = np.diff(offsets)
             if len(lengths) and lengths.min() == 0:
-                return None  # an empty field: not plain after all
-            if j not in columns:
-                continue  # fields read only to find empty ones
+                return None
             if lengths.max(initial=0) > LONG_TOKEN_BYTES:
                 return None  # long tokens are numbered in tokenizer order: leave them to it
             parts.append(_words(binary, offsets, lengths))
@@ -307,6 +309,13 @@ def _floats(chunk) -> np.ndarray:
     array's ``to_numpy`` would import pandas)."""
     values = np.frombuffer(chunk.buffers()[1], dtype=np.float64)
     return values[chunk.offset : chunk.offset + len(chunk)]
+
+
+def _has_empty_value(chunk) -> bool:
+    """Whether a pyarrow binary array holds an empty value (two equal offsets in a row)."""
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
+    offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
+    return bool(np.equal(offsets[1:], offsets[:-1]).any())
 
 
 def _offsets(chunk) -> np.ndarray:
