@@ -90,10 +90,14 @@ def is_url(path: str) -> bool:
 
 
 @contextmanager
-def open_binary(path: str, *, what: str) -> Iterator[BinaryIO]:
+def open_binary(
+    path: str, *, what: str, name: str | None = None, decompress: bool = True
+) -> Iterator[BinaryIO]:
     """``path`` opened for reading bytes (``-``: stdin; a URL: through fsspec), decompressed
-    when it starts with gzip's magic bytes; a missing or unreadable file is a DataError."""
-    name = "<stdin>" if path == "-" else path
+    when it starts with gzip's magic bytes; a missing or unreadable file is a DataError about
+    ``name`` (default: ``path``). ``decompress=False``: the file as it is, seekable (not
+    stdin), for reading ranges of it (:mod:`divaeval.io.blocks`)."""
+    name = name or ("<stdin>" if path == "-" else path)
     handle = None
     try:
         if path == "-":
@@ -112,6 +116,9 @@ def open_binary(path: str, *, what: str) -> Iterator[BinaryIO]:
         else:
             handle = open(path, "rb")  # noqa: SIM115 (closed below)
             raw = handle
+        if not decompress:
+            yield raw
+            return
         stream: Any = raw if hasattr(raw, "peek") else _Peekable(raw)
         if stream.peek(2)[:2] == b"\x1f\x8b":
             stream = gzip.GzipFile(fileobj=stream, mode="rb")

@@ -148,18 +148,9 @@ class FileRange:
 
 
 def open_plain(location: str, name: str):
-    """``location`` opened for reading bytes, seekable (a URL through fsspec)."""
-    from divaeval.errors import DataError
-    from divaeval.io._text import is_url
-
-    try:
-        if is_url(location):
-            import fsspec
-
-            return fsspec.open(location, "rb").open()
-        return open(location, "rb")  # noqa: SIM115 (a context manager for the caller)
-    except OSError as exc:
-        raise DataError(f"cannot read run file: {exc.strerror or exc}", file=name) from None
+    """The run file at ``location`` (a local path or a URL) opened for reading its bytes as
+    they are, seekable; errors name it ``name``."""
+    return open_binary(location, what="run", name=name, decompress=False)
 
 
 def file_size(location: str) -> int:
