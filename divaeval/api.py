@@ -165,6 +165,7 @@ def load_inputs(
 
     settings = settings or EvalSettings()
     from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
+    from divaeval.io._arrow import release_free_memory
 
     validate_settings(settings)
     inputs = (*run_paths, qrels_path, intents_path, topics_path, *other_paths)
@@ -198,6 +199,9 @@ def load_inputs(
         topic_types=topic_types,
         normalize_intents=settings.normalize_intents,
     )
+    # The heap that reading and indexing freed goes back to the system: a 3M-line qrels
+    # leaves 250 MiB of it, which worker processes would otherwise each start with.
+    release_free_memory()
     if read_runs:
         _name_runs(runs)
     _warn_empty_topics(index, settings)
