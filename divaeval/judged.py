@@ -29,6 +29,14 @@ from divaeval.topics import sort_topics
 
 Order = Literal["score", "score-docno-asc", "score-file", "rank", "file"]
 Dedupe = Literal["error", "first"]
+
+
+def default_order(compat: str | None) -> Order:
+    """The ranking order when none is given: ndeval's (the rank column) under
+    ``compat="ndeval"``, else trec_eval's (the score)."""
+    return "rank" if compat == "ndeval" else "score"
+
+
 #: ranking orders and the tools that use them (``--order``)
 ORDERS: tuple[str, ...] = ("score", "score-docno-asc", "score-file", "rank", "file")
 #: integer keys below this bound are deduplicated by counting (no sort), and joins use a

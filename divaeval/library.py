@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, cast
 
 from divaeval import __version__
@@ -115,14 +115,19 @@ class _Judging:
     topics: str | os.PathLike | None
     normalize_intents: bool
 
+    @classmethod
+    def among(cls, arguments: dict[str, Any]) -> _Judging:
+        """The judging options among a library function's arguments (its ``locals()``: each
+        function spells them out for its users, and hands them on as one)."""
+        return cls(**{option.name: arguments[option.name] for option in fields(cls)})
+
     def settings(self, *, complete: bool) -> EvalSettings:
         """The settings, ``order`` defaulting as on the command line (rank with
         ``compat="ndeval"``, else score)."""
-        from divaeval.judged import EvalSettings
+        from divaeval.judged import EvalSettings, default_order
 
-        chosen = self.order or ("rank" if self.compat == "ndeval" else "score")
         return EvalSettings(
-            order=cast(Any, chosen),
+            order=cast(Any, self.order) or default_order(self.compat),
             depth=self.depth,
             rel_level=self.rel_level,
             complete=complete,
@@ -163,10 +168,20 @@ def _evaluation(
     )
 
 
-def _score_tables(result: Evaluation) -> tuple[list[str], dict]:
-    """(run names, measure name -> scores[n_runs, n_topics]) over every qrels topic."""
+def _score_tables(
+    inputs: MemoryInputs,
+    runs: Any,
+    qrels: Any,
+    measures: str | Sequence[str],
+    judging: _Judging,
+    *,
+    workers: Workers | None = None,
+) -> tuple[list[str], dict]:
+    """(run names, measure name -> scores[n_runs, n_topics]) over every qrels topic (a topic
+    a run lacks scores 0): what the analyses of runs start from."""
     from divaeval.aggregate import score_matrix
 
+    result = _evaluation(inputs, runs, qrels, measures, judging, workers=workers)
     table = result.table(per_topic=True, summary=False)
     names: list[str] = [run.name for run in result.runs]
     tables = {}
@@ -233,16 +248,7 @@ def evaluate(
             runs,
             qrels,
             measures,
-            _Judging(
-                depth=depth,
-                rel_level=rel_level,
-                order=order,
-                dedupe=dedupe,
-                compat=compat,
-                intents=intents,
-                topics=topics,
-                normalize_intents=normalize_intents,
-            ),
+            _Judging.among(locals()),
             complete=complete,
             baseline=baseline,
             risk_alpha=risk_alpha,
@@ -300,16 +306,7 @@ def risk(
         given = inputs.runs(runs)
         base = inputs.baseline(baseline)
         every, position = _with_baseline(given, base)
-        judging = _Judging(
-            depth=depth,
-            rel_level=rel_level,
-            order=order,
-            dedupe=dedupe,
-            compat=compat,
-            intents=intents,
-            topics=topics,
-            normalize_intents=normalize_intents,
-        )
+        judging = _Judging.among(locals())
         from divaeval.api import run_evaluation
 
         result = run_evaluation(
@@ -389,24 +386,9 @@ def compare(
     if table not in ("pairs", "runs"):
         raise UsageError(f"table must be 'pairs' or 'runs', not {table!r}")
     with _library_call() as inputs, _workers(jobs, scheduler, runs) as workers:
-        result = _evaluation(
-            inputs,
-            runs,
-            qrels,
-            measures,
-            _Judging(
-                depth=depth,
-                rel_level=rel_level,
-                order=order,
-                dedupe=dedupe,
-                compat=compat,
-                intents=intents,
-                topics=topics,
-                normalize_intents=normalize_intents,
-            ),
-            workers=workers,
+        names, tables = _score_tables(
+            inputs, runs, qrels, measures, _Judging.among(locals()), workers=workers
         )
-        names, tables = _score_tables(result)
         if len(names) < 2:
             raise UsageError("compare needs at least two runs")
         import pandas as pd
@@ -534,24 +516,9 @@ def discriminative_power(
     if plot is not None:
         check_plotting()  # before any computing
     with _library_call() as inputs, _workers(jobs, scheduler, runs) as workers:
-        result = _evaluation(
-            inputs,
-            runs,
-            qrels,
-            measures,
-            _Judging(
-                depth=depth,
-                rel_level=rel_level,
-                order=order,
-                dedupe=dedupe,
-                compat=compat,
-                intents=intents,
-                topics=topics,
-                normalize_intents=normalize_intents,
-            ),
-            workers=workers,
+        names, tables = _score_tables(
+            inputs, runs, qrels, measures, _Judging.among(locals()), workers=workers
         )
-        names, tables = _score_tables(result)
         powers = power(
             tables,
             names,
@@ -601,23 +568,7 @@ def correlation(
     from divaeval.meta import rank_correlation_matrix, rank_correlations
 
     with _library_call() as inputs:
-        result = _evaluation(
-            inputs,
-            runs,
-            qrels,
-            measures,
-            _Judging(
-                depth=depth,
-                rel_level=rel_level,
-                order=order,
-                dedupe=dedupe,
-                compat=compat,
-                intents=intents,
-                topics=topics,
-                normalize_intents=normalize_intents,
-            ),
-        )
-        names, tables = _score_tables(result)
+        names, tables = _score_tables(inputs, runs, qrels, measures, _Judging.among(locals()))
         if matrix:
             frame = rank_correlation_matrix(tables, names, matrix).reset_index(names="metric")
         else:
@@ -663,23 +614,9 @@ def intuitiveness(
     with _library_call() as inputs:
         compared = _measures(measures) or ["ndeval"]
         gold_names = [m.name for m in parse_measures(golds)]
-        result = _evaluation(
-            inputs,
-            runs,
-            qrels,
-            compared + golds,
-            _Judging(
-                depth=depth,
-                rel_level=rel_level,
-                order=order,
-                dedupe=dedupe,
-                compat=compat,
-                intents=intents,
-                topics=topics,
-                normalize_intents=normalize_intents,
-            ),
+        names, tables = _score_tables(
+            inputs, runs, qrels, compared + golds, _Judging.among(locals())
         )
-        names, tables = _score_tables(result)
         frame = intuitiveness_table(
             {m.name: tables[m.name] for m in parse_measures(compared)},
             {name: tables[name] for name in gold_names},
@@ -722,23 +659,7 @@ def unanimity(
     from divaeval.meta import metric_unanimity_table
 
     with _library_call() as inputs:
-        result = _evaluation(
-            inputs,
-            runs,
-            qrels,
-            measures,
-            _Judging(
-                depth=depth,
-                rel_level=rel_level,
-                order=order,
-                dedupe=dedupe,
-                compat=compat,
-                intents=intents,
-                topics=topics,
-                normalize_intents=normalize_intents,
-            ),
-        )
-        names, tables = _score_tables(result)
+        names, tables = _score_tables(inputs, runs, qrels, measures, _Judging.among(locals()))
         return _signed(
             metric_unanimity_table(tables, names),
             f"divaeval {__version__}|meta unanimity|runs={len(names)}|pmi=log2",

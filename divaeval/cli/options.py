@@ -324,13 +324,12 @@ def evaluation_from(
     ``--scheduler``, for this evaluation only)."""
     from divaeval.api import run_evaluation
     from divaeval.errors import UsageError
-    from divaeval.judged import EvalSettings
+    from divaeval.judged import EvalSettings, default_order
 
     if len(files) < 2:
         raise UsageError("need at least one RUN and the QRELS file (qrels last)")
-    order = judging["order"] or ("rank" if judging["compat"] == "ndeval" else "score")
     settings = EvalSettings(
-        order=cast("Order", order),
+        order=cast("Order", judging["order"]) or default_order(judging["compat"]),
         depth=judging["depth"],
         rel_level=judging["rel_level"],
         complete=complete,
