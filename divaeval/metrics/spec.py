@@ -122,6 +122,11 @@ class MetricSpec:
     ir_measures: str = ""
     order: int = field(default=0, compare=False)
 
+    def __hash__(self) -> int:
+        # (a spec's name is unique in the registry: not every field, each a hash of its own,
+        # whenever a Measure is a dict key)
+        return hash(self.name)
+
     def param(self, name: str) -> Param | None:
         for param in self.params:
             if param.name == name:
@@ -146,6 +151,9 @@ class Measure:
     spec: MetricSpec
     params: tuple[tuple[str, Any], ...]
     cutoff: int | None
+
+    def __hash__(self) -> int:
+        return hash((self.spec.name, self.params, self.cutoff))
 
     @property
     def param_dict(self) -> dict[str, Any]:
