@@ -339,3 +339,95 @@ def test_a_bad_jobs_value_is_a_usage_error(capsys, monkeypatch, value):
     monkeypatch.setenv("DIVAEVAL_JOBS", value or "x")
     code, _, err = run_cli(capsys, SAMPLE_DATA / "run.txt", SAMPLE_DATA / "qrels.txt")
     assert code == 2 and "--jobs" in err
+
+
+# ---------------------------------------------------------------------------------------------
+# the command line with worker processes: Ctrl-C, and a worker killed under it
+
+
+def _big_run(tmp_path, topics: int = 400, depth: int = 1000):
+    """A run of ``topics`` x ``depth`` lines (several MB: workers are worth starting) and
+    qrels judging a few documents of each topic."""
+    run = tmp_path / "run.txt"
+    with run.open("w") as out:
+        for topic in range(topics):
+            out.writelines(
+                f"{topic} Q0 doc{topic}-{i} {i + 1} {depth - i} tag\n" for i in range(depth)
+            )
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(f"{t} {s} doc{t}-{3 * s} 1\n" for t in range(topics) for s in range(1, 4))
+    )
+    return run, qrels
+
+
+def _children(pid: int) -> list[int]:
+    """The pids of the child processes of ``pid`` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
+def test_ctrl_c_stops_the_command_and_its_workers(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    run, qrels = _big_run(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "divaeval", run, qrels, "-m", "alpha-nDCG@20", "-j", "2",
+         "--chunk-size", "64K"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group, as a shell's job
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    workers: list[int] = []
+    while len(workers) < 2 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.01)
+        workers = _children(process.pid)
+    assert len(workers) == 2, "the workers did not start"
+    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert err.decode().endswith("divaeval: interrupted\n")
+    assert not [pid for pid in workers if os.path.exists(f"/proc/{pid}")]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
+def test_a_worker_killed_under_the_command_is_one_line_and_exit_one(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    run, qrels = _big_run(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "divaeval", run, qrels, "-m", "alpha-nDCG@20", "-j", "2",
+         "--chunk-size", "64K"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    workers: list[int] = []
+    while not workers and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.01)
+        workers = _children(process.pid)
+    assert workers, "the workers did not start"
+    os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 1
+    assert err.decode() == (
+        "divaeval: a worker process ended unexpectedly (killed by signal SIGKILL "
+        "(out of memory? try fewer --jobs))\n"
+    )
