@@ -392,7 +392,7 @@ def test_undecodable_ids_are_written_back_as_the_same_bytes(tmp_path):
     assert done.stdout.splitlines()[2] == b"P@1                   \tall\t1.0000"
 
 
-def test_the_process_ends_with_all_output_written(capsys):
+def test_the_process_ends_with_all_output_written(capsys, tmp_path):
     # entry_point skips the interpreter's teardown (os._exit) once the output is flushed: a
     # long output read through a pipe is whole, and the same as in process
     cutoffs = ",".join(map(str, range(1, 41)))  # (named measures: another test may register)
@@ -404,6 +404,11 @@ def test_the_process_ends_with_all_output_written(capsys):
     assert (done.returncode, code) == (0, 0)
     assert done.stdout.decode() == expected
     assert len(expected) > 65_536  # more than a pipe holds
+    written = tmp_path / "out.txt"  # and -o FILE: closed, so whole, before the process ends
+    done = subprocess.run(
+        [sys.executable, "-m", "divaeval", *map(str, args), "-o", str(written)], timeout=120
+    )
+    assert done.returncode == 0 and written.read_text() == expected
 
 
 def test_the_fast_exit_runs_atexit_handlers_and_waits_for_threads():
