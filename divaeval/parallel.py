@@ -171,17 +171,20 @@ class LocalProcesses:
 
     Where the platform can fork (Linux, macOS), the workers are forked children of this
     process (:class:`_ForkPool`): they start in a millisecond, inherit ``shared`` (and what
-    ``prepare`` cached in it) without a copy, and read their tasks from a pipe. Elsewhere
-    (Windows), or with ``start_method`` other than ``"fork"``, a
-    :class:`~concurrent.futures.ProcessPoolExecutor` of that start method sends ``shared``
-    to each worker once. A pool is kept while maps share their ``shared`` object."""
+    ``prepare`` cached in it) without a copy, even metrics a notebook registered with local
+    functions, and read their tasks from a pipe. The command line forks from a process of one
+    thread; a library caller with other threads (a notebook kernel, Dask's offload thread)
+    forks as ``multiprocessing`` long did on Linux (Python 3.12+ notes the risk in a
+    DeprecationWarning: a lock another thread holds stays locked in the child; the workers
+    take none of Python's). Elsewhere (Windows), or with another ``start_method``, a
+    :class:`~concurrent.futures.ProcessPoolExecutor` of that method receives ``shared`` once
+    per worker. A pool is kept while maps share their ``shared`` object."""
 
     locality: Locality = "this machine"
 
     def __init__(self, size: int, start_method: str | None = None):
         self.size = size
-        can_fork = hasattr(os, "fork")
-        self.start_method = start_method or ("fork" if can_fork else None)
+        self.start_method = start_method
         self._pool: _ForkPool | _ExecutorPool | None = None
         self._shared: Any = _NOTHING  # held, so that its id stays unique while the pool lives
 
@@ -190,10 +193,11 @@ class LocalProcesses:
             self.close()
             if prepare is not None:
                 prepare(shared)  # here, once: the workers inherit (or receive) its caches
-            if self.start_method == "fork":
+            method = self.start_method or ("fork" if hasattr(os, "fork") else None)
+            if method == "fork":
                 self._pool = _ForkPool(self.size, shared)
             else:
-                self._pool = _ExecutorPool(self.size, shared, self.start_method)
+                self._pool = _ExecutorPool(self.size, shared, method)
             self._shared = shared
         return self._pool.map(task, items, ahead or 2 * self.size, self._broken)
 

@@ -108,7 +108,7 @@ def _killed(shared, item):
 def test_a_worker_that_dies_is_an_error_not_a_hang():
     from divaeval.errors import DivaevalError
 
-    workers = LocalProcesses(2)
+    workers = LocalProcesses(2, start_method="fork")
     try:
         with pytest.raises(DivaevalError, match="exit status 7"):
             list(workers.map(_exits, range(6)))
@@ -135,7 +135,7 @@ def _returns_unpicklable(shared, item):
 
 
 def test_a_bug_in_a_task_reaches_the_caller_as_itself():
-    workers = LocalProcesses(2)
+    workers = LocalProcesses(2, start_method="fork")
     try:
         with pytest.raises(KeyError, match="not a user error"):
             list(workers.map(_raises_bug, range(4)))
@@ -146,7 +146,7 @@ def test_a_bug_in_a_task_reaches_the_caller_as_itself():
 
 
 def test_stopping_early_stops_the_workers():
-    workers = LocalProcesses(2)
+    workers = LocalProcesses(2, start_method="fork")
     results = workers.map(_slow_where, range(100))
     pids = {next(results)[1], next(results)[1]}
     results.close()  # the caller has what it needs
@@ -431,3 +431,18 @@ def test_a_worker_killed_under_the_command_is_one_line_and_exit_one(tmp_path):
         "divaeval: a worker process ended unexpectedly (killed by signal SIGKILL "
         "(out of memory? try fewer --jobs))\n"
     )
+
+
+def test_the_progress_bar_draws_without_a_thread(monkeypatch):
+    # so that the analyses' workers are forked from a process of one thread
+    import sys
+    import threading
+
+    from divaeval.cli.output import progress_bar
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    threads = threading.active_count()
+    with progress_bar("testing") as advance:
+        assert advance is not None
+        advance(1, 2)
+        assert threading.active_count() == threads

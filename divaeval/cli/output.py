@@ -91,11 +91,14 @@ def progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     columns = (TextColumn(f"divaeval: {label}"), BarColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    # drawn on each update, not by rich's refresh thread: worker processes are then forked
+    # from a process of one thread (divaeval.parallel)
+    console = Console(stderr=True)
+    with Progress(*columns, console=console, transient=True, auto_refresh=False) as bar:
         task = bar.add_task(label, total=None)
 
         def advance(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            bar.update(task, completed=done, total=total, refresh=True)
 
         yield advance
 
