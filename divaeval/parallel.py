@@ -290,6 +290,11 @@ class _ForkPool:
                 os.close(result_write)
                 os.set_blocking(task_write, False)
                 self.children.append(_Child(pid, task_write, result_read))
+        except OSError as exc:  # no more processes or memory for them (ulimit -u, cgroups)
+            self.close(kill=True)
+            raise DivaevalError(
+                f"cannot start worker processes: {exc.strerror or exc} (try -j 1)"
+            ) from None
         except BaseException:
             self.close(kill=True)
             raise

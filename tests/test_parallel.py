@@ -446,3 +446,27 @@ def test_the_progress_bar_draws_without_a_thread(monkeypatch):
         assert advance is not None
         advance(1, 2)
         assert threading.active_count() == threads
+
+
+def test_workers_that_cannot_start_are_one_line(monkeypatch):
+    import errno
+
+    from divaeval.errors import DivaevalError
+
+    started: list[int] = []
+    real_fork = os.fork
+
+    def fork_once():
+        if started:  # the second worker: no more processes
+            raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+        pid = real_fork()
+        if pid:
+            started.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork_once)
+    workers = LocalProcesses(2, start_method="fork")
+    with pytest.raises(DivaevalError, match=r"^cannot start worker processes: Resource .*-j 1"):
+        list(workers.map(_where, range(3)))
+    with pytest.raises(ChildProcessError):  # the first worker was stopped and reaped
+        os.waitpid(started[0], os.WNOHANG)
