@@ -175,8 +175,9 @@ class LocalProcesses:
     functions, and read their tasks from a pipe. The command line forks from a process of one
     thread; a library caller with other threads (a notebook kernel, Dask's offload thread)
     forks as ``multiprocessing`` long did on Linux (Python 3.12+ notes the risk in a
-    DeprecationWarning: a lock another thread holds stays locked in the child; the workers
-    take none of Python's). Elsewhere (Windows), or with another ``start_method``, a
+    DeprecationWarning: a lock another thread holds stays locked in the child; CPython
+    re-initialises its own, such as the import lock). Elsewhere (Windows), or with another
+    ``start_method`` (``spawn`` needs what ``shared`` holds to be picklable), a
     :class:`~concurrent.futures.ProcessPoolExecutor` of that method receives ``shared`` once
     per worker. A pool is kept while maps share their ``shared`` object."""
 
