@@ -77,7 +77,7 @@ class BlockScores:
         return number + (self.file_range.lines_before() if self.file_range else 0)
 
 
-#: how much of a run file :func:`check_run_start` reads (and :func:`_range_location`)
+#: how much of a run file :func:`check_run_start` reads (and :func:`_worker_location`)
 START_BYTES = 1 << 16
 
 
@@ -154,16 +154,26 @@ def _first_lines(run: Run) -> list[int]:
 def _blocks_of(
     run: RunFile | Run, block_bytes: int, workers: Workers
 ) -> Iterator[Block | FileRange | Run]:
-    """The blocks of a run: read here (:func:`topic_blocks`), or, when the workers can open
-    the file and it is plain text, cut into :class:`FileRange` s that the workers read (a
-    small file too: one range, so that this process only hands out tasks)."""
+    """The blocks of a run, for workers that can open the file themselves (see
+    :func:`_worker_location`): a file of one block's worth of text (gzip counted
+    :data:`GZIP_RATIO` times its size) is one :class:`FileRange` of its bytes as they are,
+    decompressed where it is scored; a larger plain file with ``\n`` line ends is cut into
+    ranges of whole topics; so this process only hands out tasks. Otherwise (a large gzip
+    file, ``\r`` line ends, stdin, or workers in this process) the blocks are read here
+    (:func:`topic_blocks`)."""
     if isinstance(run, Run):
         yield run
         return
-    location = _range_location(run.path, workers)
-    if location is not None and file_size(location) > 0:  # (an empty file: its error below)
-        yield from range_blocks(run.path, location, block_bytes=block_bytes)
-        return
+    found = _worker_location(run.path, workers)
+    if found is not None:
+        location, start, size = found
+        gzipped = start[:2] == GZIP_MAGIC
+        if 0 < size * (GZIP_RATIO if gzipped else 1) <= block_bytes:
+            yield FileRange(run.path, location, 0, size)
+            return
+        if size and not gzipped and b"\r" not in start:  # (an empty file: its error below)
+            yield from range_blocks(run.path, location, block_bytes=block_bytes)
+            return
     blocks = topic_blocks(run.path, block_bytes=block_bytes)
     while True:
         with activity(f"reading the run {run.path}"):
@@ -173,11 +183,13 @@ def _blocks_of(
         yield block
 
 
-def _range_location(path: str, workers: Workers) -> str | None:
-    """Where workers open the run ``path`` to read ranges of it themselves, or None: they run
-    in this process (reading blocks here is as fast), cannot open it (``memory://``, or a
-    local file and a remote cluster), or it is not plain text with ``\\n`` line ends as far
-    as its first 64 KiB tell (gzip, stdin, ``\\r`` line ends: read here)."""
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _worker_location(path: str, workers: Workers) -> tuple[str, bytes, int] | None:
+    """(where workers open the run ``path``, its first 64 KiB, its size in bytes), or None:
+    they run in this process (reading blocks here is as fast) or cannot open it (stdin,
+    ``memory://``, or a local file and a remote cluster)."""
     from divaeval.io._text import is_url
 
     url = is_url(path)
@@ -194,11 +206,9 @@ def _range_location(path: str, workers: Workers) -> str | None:
 
         with open_plain(location, path) as stream:
             start = stream.read(START_BYTES)
+        return location, start, file_size(location)
     except DataError:
         return None  # told when the file is read the usual way
-    if start[:2] == b"\x1f\x8b" or b"\r" in start:
-        return None
-    return location
 
 
 def prepare_scoring(scoring: Scoring) -> None:
@@ -239,7 +249,7 @@ def planned_work(runs: Sequence[str | RunFile | Run], block_bytes: int | None = 
             if path != "-" and os.path.isfile(path):
                 size = os.path.getsize(path)
                 with open(path, "rb") as stream:
-                    if stream.read(2) == b"\x1f\x8b":
+                    if stream.read(2) == GZIP_MAGIC:
                         size *= GZIP_RATIO
         text_bytes += size
         blocks += max(1, -(-size // block_bytes))

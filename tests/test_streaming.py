@@ -413,3 +413,54 @@ def test_an_ungrouped_file_read_by_ranges_names_its_line_in_the_file(tmp_path, c
     line = len(lines) - 100 + 1
     assert any(f"appears again at line {line})" in w for w in collected_warnings)
     _assert_same_bits(whole, parallel)
+
+
+def test_small_files_of_any_kind_are_read_whole_by_the_workers(
+    tmp_path, monkeypatch, collected_warnings
+):
+    # one block's worth of text (gzip counted 4x): one task, the file's bytes as they are,
+    # decompressed where it is scored; larger gzip or \r files are read here, in blocks
+    import divaeval.streaming as streaming
+    from divaeval.io.blocks import Block, FileRange
+
+    runs, qrels = _varied_collection(tmp_path, seed=6, topics=8)
+    text = Path(runs[0]).read_bytes()
+    small_gz, large_gz = tmp_path / "small.txt.gz", tmp_path / "large.txt.gz"
+    small_gz.write_bytes(gzip.compress(text))
+    large_gz.write_bytes(gzip.compress(text, compresslevel=0))  # stored: as large as the text
+    crlf = tmp_path / "crlf.txt"
+    crlf.write_bytes(text.replace(b"\n", b"\r\n"))
+    monkeypatch.setattr(streaming, "GZIP_RATIO", 2)  # (this text compresses 3.5 times)
+    block = 2 * len(small_gz.read_bytes())  # the small one fits; the others do not
+    assert len(text) > block
+    seen: dict[str, list] = {}
+    original = streaming._blocks_of
+
+    def spy(run, block_bytes, workers):
+        for item in original(run, block_bytes, workers):
+            seen.setdefault(run.path, []).append(item)
+            yield item
+
+    monkeypatch.setattr(streaming, "_blocks_of", spy)
+    every = [str(small_gz), str(large_gz), str(crlf), runs[1]]
+    whole = run_evaluation(every, qrels, ["ndeval"], chunk_bytes=block)
+    parallel = run_evaluation(every, qrels, ["ndeval"], chunk_bytes=block, jobs=2)
+    _assert_same_bits(whole, parallel)
+    size = len(small_gz.read_bytes())
+    assert seen[str(small_gz)][-1:] == [FileRange(str(small_gz), str(small_gz), 0, size)]
+    # (in process: read here in blocks; with workers: that one range)
+    assert all(isinstance(item, Block) for item in seen[str(small_gz)][:-1])
+    for path in (str(large_gz), str(crlf)):
+        assert all(isinstance(item, Block) for item in seen[path])
+
+
+def test_an_error_in_a_gzip_file_read_by_a_worker_names_its_line(tmp_path, capsys):
+    lines = _lines_of_topics([30] * 20)
+    lines[417] = b"7 Q0 doc 5 notanumber tag"
+    run = tmp_path / "run.txt.gz"
+    run.write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("7 1 doc 1\n")
+    code, out, err = run_cli(capsys, run, qrels, "-j", "2")
+    assert (code, out) == (1, "")
+    assert err == f"divaeval: {run}:418: score 'notanumber' is not a number\n"

@@ -112,9 +112,10 @@ def topic_blocks(path: str, *, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterat
 
 @dataclass(frozen=True)
 class FileRange:
-    """Bytes ``[start, end)`` of the run file ``name`` (plain text, not gzipped): whole
-    topics, read where they are scored (:meth:`read`), so that worker processes, or the
-    workers of a cluster on shared or object storage, read the run themselves. ``location``
+    """Bytes ``[start, end)`` of the run file ``name``, whole topics, read as they are where
+    they are scored (:meth:`read`), so that worker processes, or the workers of a cluster on
+    shared or object storage, read the run themselves: a range of a plain text, or a whole
+    file (gzipped too: :func:`~divaeval.io.read_run` decompresses the bytes). ``location``
     is where to open it (an absolute path or a URL). Lines are numbered from the range's
     start; :meth:`lines_before` gives the lines before it, for messages."""
 
