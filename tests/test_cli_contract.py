@@ -419,21 +419,21 @@ def test_the_fast_exit_runs_atexit_handlers_and_waits_for_threads():
         "from divaeval.cli import entry_point\n"
         "atexit.register(lambda: print('atexit ran', flush=True))\n"
         "if sys.argv[1] == 'thread':\n"
-        "    threading.Thread(target=lambda: (time.sleep(0.3), print('thread ran'))).start()\n"
+        "    threading.Thread(target=lambda: (time.sleep(0.1), print('thread ran'))).start()\n"
         "sys.argv[1:] = sys.argv[2:]\n"
         "entry_point()\n"
     )
-    for mode in ("plain", "thread"):
-        for args, exit_code in (([RUN, QRELS, "-m", "P@5"], 0), ([RUN, "-m", "P@5"], 2)):
-            done = subprocess.run(
-                [sys.executable, "-c", code, mode, *map(str, args)],
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            assert done.returncode == exit_code, done.stderr
-            assert done.stdout.endswith("atexit ran\n")
-            assert ("thread ran" in done.stdout) == (mode == "thread")
+    cases = [("plain", [RUN, QRELS, "-m", "P@5"], 0), ("plain", [RUN, "-m", "P@5"], 2)]
+    for mode, args, exit_code in [*cases, ("thread", [RUN, "-m", "P@5"], 2)]:
+        done = subprocess.run(
+            [sys.executable, "-c", code, mode, *map(str, args)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == exit_code, done.stderr
+        assert done.stdout.endswith("atexit ran\n")
+        assert ("thread ran" in done.stdout) == (mode == "thread")
 
 
 def test_a_profile_of_the_command_is_written(tmp_path):
