@@ -419,7 +419,7 @@ def test_the_fast_exit_runs_atexit_handlers_and_waits_for_threads():
         "from divaeval.cli import entry_point\n"
         "atexit.register(lambda: print('atexit ran', flush=True))\n"
         "if sys.argv[1] == 'thread':\n"
-        "    threading.Thread(target=lambda: (time.sleep(0.1), print('thread ran'))).start()\n"
+        "    threading.Thread(target=lambda: (time.sleep(0.5), print('thread ran'))).start()\n"
         "sys.argv[1:] = sys.argv[2:]\n"
         "entry_point()\n"
     )
