@@ -376,9 +376,9 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
-def test_ctrl_c_stops_the_command_and_its_workers(tmp_path):
-    import signal
+def _command_with_workers(tmp_path, **popen):
+    """``divaeval RUN QRELS -j 2`` on :func:`_big_run`, started; (the process, the pids of
+    its two workers) once both run."""
     import subprocess
     import sys
     import time
@@ -389,7 +389,7 @@ def test_ctrl_c_stops_the_command_and_its_workers(tmp_path):
          "--chunk-size", "64K"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        start_new_session=True,  # its own process group, as a shell's job
+        **popen,
     )  # fmt: skip
     deadline = time.monotonic() + 30
     workers: list[int] = []
@@ -397,6 +397,15 @@ def test_ctrl_c_stops_the_command_and_its_workers(tmp_path):
         time.sleep(0.01)
         workers = _children(process.pid)
     assert len(workers) == 2, "the workers did not start"
+    return process, workers
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
+def test_ctrl_c_stops_the_command_and_its_workers(tmp_path):
+    import signal
+
+    # its own process group, as a shell's job
+    process, workers = _command_with_workers(tmp_path, start_new_session=True)
     os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
     _, err = process.communicate(timeout=30)
     assert process.returncode == 130
@@ -407,23 +416,8 @@ def test_ctrl_c_stops_the_command_and_its_workers(tmp_path):
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
 def test_a_worker_killed_under_the_command_is_one_line_and_exit_one(tmp_path):
     import signal
-    import subprocess
-    import sys
-    import time
 
-    run, qrels = _big_run(tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "divaeval", run, qrels, "-m", "alpha-nDCG@20", "-j", "2",
-         "--chunk-size", "64K"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )  # fmt: skip
-    deadline = time.monotonic() + 30
-    workers: list[int] = []
-    while not workers and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.01)
-        workers = _children(process.pid)
-    assert workers, "the workers did not start"
+    process, workers = _command_with_workers(tmp_path)
     os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
     _, err = process.communicate(timeout=30)
     assert process.returncode == 1
