@@ -28,6 +28,7 @@ import numpy as np
 from divaeval.aggregate import RunScores
 from divaeval.errors import DataError, activity, warn
 from divaeval.io import Run, read_run
+from divaeval.io._text import GZIP_MAGIC
 from divaeval.io.blocks import (
     DEFAULT_BLOCK_BYTES,
     Block,
@@ -90,15 +91,16 @@ def check_run_start(path: str) -> None:
     if path == "-":
         return
     from divaeval.io._text import UTF8_BOM, check_text, open_binary
+    from divaeval.io._tokens import normalize_line_ends
     from divaeval.io.runs import too_few_columns
 
     with open_binary(path, what="run") as stream:
         start = stream.read(START_BYTES)
     check_text(start, what="run", name=path)
-    start = start.removeprefix(UTF8_BOM).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    lines = start.split(b"\n")
-    if len(start) == START_BYTES:
-        lines.pop()  # (a line cut short)
+    cut_short = len(start) == START_BYTES  # (its last line may go on)
+    lines = normalize_line_ends(start.removeprefix(UTF8_BOM)).split(b"\n")
+    if cut_short:
+        lines.pop()
     for number, line in enumerate(lines, start=1):
         fields = line.split()
         if not fields or fields[0].startswith(b"#"):
@@ -157,9 +159,9 @@ def _blocks_of(
     """The blocks of a run, for workers that can open the file themselves (see
     :func:`_worker_location`): a file of one block's worth of text (gzip counted
     :data:`GZIP_RATIO` times its size) is one :class:`FileRange` of its bytes as they are,
-    decompressed where it is scored; a larger plain file with ``\n`` line ends is cut into
+    decompressed where it is scored; a larger plain file with ``\\n`` line ends is cut into
     ranges of whole topics; so this process only hands out tasks. Otherwise (a large gzip
-    file, ``\r`` line ends, stdin, or workers in this process) the blocks are read here
+    file, ``\\r`` line ends, stdin, or workers in this process) the blocks are read here
     (:func:`topic_blocks`)."""
     if isinstance(run, Run):
         yield run
@@ -181,9 +183,6 @@ def _blocks_of(
         if block is None:
             return
         yield block
-
-
-GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _worker_location(path: str, workers: Workers) -> tuple[str, bytes, int] | None:

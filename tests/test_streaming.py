@@ -464,3 +464,17 @@ def test_an_error_in_a_gzip_file_read_by_a_worker_names_its_line(tmp_path, capsy
     code, out, err = run_cli(capsys, run, qrels, "-j", "2")
     assert (code, out) == (1, "")
     assert err == f"divaeval: {run}:418: score 'notanumber' is not a number\n"
+
+
+def test_the_start_check_never_judges_a_line_its_window_cuts(tmp_path):
+    # 64 KiB of \r\n blank lines, then a run line across the window's end: the line is cut
+    # short in the window (and \r\n made \n shortens the window): it is left to the blocks
+    from divaeval.streaming import START_BYTES, check_run_start
+
+    run = tmp_path / "run.txt"
+    blank = b"\r\n" * ((START_BYTES - 10) // 2)
+    run.write_bytes(blank + b"1 Q0 doc1 1 2.5 tag\r\n")
+    check_run_start(str(run))  # no error: the line is fine, and was not seen whole
+    run.write_bytes(blank + b"1 Q0 doc1 1\r\n")  # a short line: reported by the blocks
+    with pytest.raises(DataError, match="expected 6 columns"):
+        run_evaluation([str(run)], str(run), ["P@5"])

@@ -32,6 +32,7 @@ from divaeval.io._tokens import normalize_line_ends
 
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t\f\v]*#[^\n]*")
 UTF8_BOM = b"\xef\xbb\xbf"
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass
@@ -120,7 +121,7 @@ def open_binary(
             yield raw
             return
         stream: Any = raw if hasattr(raw, "peek") else _Peekable(raw)
-        if stream.peek(2)[:2] == b"\x1f\x8b":
+        if stream.peek(2)[:2] == GZIP_MAGIC:
             stream = gzip.GzipFile(fileobj=stream, mode="rb")
         yield stream
     except FileNotFoundError:
@@ -186,7 +187,7 @@ def read_source(
     name = "<stdin>" if path == "-" else path
     if text is not None:
         data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
-        if data[:2] == b"\x1f\x8b":
+        if data[:2] == GZIP_MAGIC:
             try:
                 data = gzip.decompress(data)
             except (OSError, EOFError, zlib_error) as exc:
