@@ -114,3 +114,25 @@ def run_cli(capsys, *args) -> tuple[int, str, str]:
     code = main([str(a) for a in args])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def same_bits(a, b) -> bool:
+    """Bit-for-bit equality of nested results (dicts, lists, tuples, arrays; NaN equal to
+    NaN): what every parallel path must give against the in-process one."""
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_bits(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same_bits(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+    return a == b or (a != a and b != b)
+
+
+def lines_of_topics(topic_sizes: list[int]) -> list[bytes]:
+    """Run lines (no line ends): topic k (0, 1, ...) ranks ``topic_sizes[k]`` documents
+    ``dock-i``, scores falling from 100."""
+    return [
+        f"{topic} Q0 doc{topic}-{i} {i + 1} {100 - i} tag".encode()
+        for topic, size in enumerate(topic_sizes)
+        for i in range(size)
+    ]

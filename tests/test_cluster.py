@@ -15,7 +15,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from support import SAMPLE_DATA, TREC2012, TREC2012_RUNS, run_cli
+from support import SAMPLE_DATA, TREC2012, TREC2012_RUNS, lines_of_topics, run_cli, same_bits
 
 pytest.importorskip("distributed")  # the dask extra (part of the test extra)
 
@@ -51,16 +51,6 @@ def address(workers) -> str:
     return workers._cluster.scheduler_address
 
 
-def _same(a, b) -> bool:
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (tuple, list)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, np.ndarray):
-        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
-    return a == b or (a != a and b != b)
-
-
 def _evaluation_fields(evaluation) -> list:
     return [
         (
@@ -93,7 +83,7 @@ def test_the_main_job_gives_the_same_bits_in_small_blocks(address, collected_war
         scheduler=address,
         chunk_bytes=150_000,  # about 6 blocks per run
     )
-    assert _same(_evaluation_fields(whole), _evaluation_fields(on_cluster))
+    assert same_bits(_evaluation_fields(whole), _evaluation_fields(on_cluster))
 
 
 def test_the_command_line_with_the_option_and_the_environment_variable(
@@ -130,13 +120,13 @@ def test_resampling_tests_give_the_same_bits(workers, test, B, exact):
     serial = pairwise_tests(table, test, B=B, seed=21, exact=exact)
     remote = pairwise_tests(table, test, B=B, seed=21, exact=exact, workers=workers)
     for field in ("statistics", "p_values", "counts", "pair_deltas", "required_delta", "ranges"):
-        assert _same(getattr(serial, field, None), getattr(remote, field, None)), field
+        assert same_bits(getattr(serial, field, None), getattr(remote, field, None)), field
 
 
 def test_intervals_and_discriminative_power_give_the_same_bits(workers):
     table = _table(40, 18)
     serial = pairwise_bootstrap_cis(table, B=10_000, seed=2)  # two chunks of pairs
-    assert _same(serial, pairwise_bootstrap_cis(table, B=10_000, seed=2, workers=workers))
+    assert same_bits(serial, pairwise_bootstrap_cis(table, B=10_000, seed=2, workers=workers))
     tables = {f"m{k}": _table(8, 15) + 0.01 * k for k in range(3)}
     runs = [f"r{i}" for i in range(8)]
     for test in ("bootstrap", "tukey-hsd"):
@@ -144,7 +134,7 @@ def test_intervals_and_discriminative_power_give_the_same_bits(workers):
         remote = discriminative_power(tables, runs, test=test, B=1500, seed=4, workers=workers)
         pd.testing.assert_frame_equal(alone.table(), remote.table(), check_exact=True)
         for metric in tables:
-            assert _same(
+            assert same_bits(
                 alone.metrics[metric].tests.p_values, remote.metrics[metric].tests.p_values
             )
 
@@ -168,16 +158,8 @@ def test_analysis_commands_print_the_same(address, capsys):
     assert "seed=42" in err and "samples=40" in err
 
 
-def _lines_of_topics(sizes: list[int]) -> list[bytes]:
-    return [
-        f"{topic} Q0 doc{topic}-{i} {i + 1} {100 - i} tag".encode()
-        for topic, size in enumerate(sizes)
-        for i in range(size)
-    ]
-
-
 def test_a_data_error_on_a_worker_names_its_file_and_line(address, workers, tmp_path, capsys):
-    lines = _lines_of_topics([50] * 40)
+    lines = lines_of_topics([50] * 40)
     lines[1234] = b"17 Q0 doc 5 notanumber tag"
     run = tmp_path / "run.txt"
     run.write_bytes(b"\n".join(lines) + b"\n")
@@ -233,7 +215,7 @@ def test_fsspec_urls_are_read_by_the_workers_or_the_client(address, tmp_path, co
         remote = run_evaluation(
             [run_url], qrels_url, ["alpha-nDCG@20", "ERR-IA@20"], scheduler=address, chunk_bytes=500
         )
-        assert _same(_evaluation_fields(local)[0][1:], _evaluation_fields(remote)[0][1:])
+        assert same_bits(_evaluation_fields(local)[0][1:], _evaluation_fields(remote)[0][1:])
     memory.rm("/divaeval-test", recursive=True)
 
 

@@ -348,12 +348,10 @@ def test_a_bad_jobs_value_is_a_usage_error(capsys, monkeypatch, value):
 def _big_run(tmp_path, topics: int = 400, depth: int = 1000):
     """A run of ``topics`` x ``depth`` lines (several MB: workers are worth starting) and
     qrels judging a few documents of each topic."""
+    from support import lines_of_topics
+
     run = tmp_path / "run.txt"
-    with run.open("w") as out:
-        for topic in range(topics):
-            out.writelines(
-                f"{topic} Q0 doc{topic}-{i} {i + 1} {depth - i} tag\n" for i in range(depth)
-            )
+    run.write_bytes(b"\n".join(lines_of_topics([depth] * topics)) + b"\n")
     qrels = tmp_path / "qrels.txt"
     qrels.write_text(
         "".join(f"{t} {s} doc{t}-{3 * s} 1\n" for t in range(topics) for s in range(1, 4))

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from support import ROOT, SAMPLE_DATA, TREC2012, TREC2012_RUNS, run_cli
+from support import ROOT, SAMPLE_DATA, TREC2012, TREC2012_RUNS, run_cli, same_bits
 
 import divaeval
 import divaeval.collection.sensitivity as sensitivity_module
@@ -52,17 +52,6 @@ def _table(n_runs: int, n_topics: int, seed: int = 1) -> np.ndarray:
     return table
 
 
-def _same(a, b) -> bool:
-    """Bit-for-bit equality of nested results (NaN equal to NaN)."""
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (tuple, list)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, np.ndarray):
-        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
-    return a == b or (a != a and b != b)
-
-
 def _fields(result) -> tuple:
     return (
         result.pairs,
@@ -95,7 +84,7 @@ def test_pairwise_tests_are_the_same_bits_on_worker_processes(
     table = _table(12, 14)
     serial = pairwise_tests(table, test, B=B, seed=9, exact=exact)
     parallel = pairwise_tests(table, test, B=B, seed=9, exact=exact, workers=processes)
-    assert _same(_fields(serial), _fields(parallel))
+    assert same_bits(_fields(serial), _fields(parallel))
     assert serial.counts is not None and serial.counts.max() > 0
 
 
@@ -103,7 +92,7 @@ def test_two_runs_and_a_single_piece_are_the_same_bits(processes):
     table = _table(5, 30)[[0, 4]]
     for test in ("bootstrap", "randomization", "tukey-hsd"):
         serial = pairwise_tests(table, test, seed=3)
-        assert _same(
+        assert same_bits(
             _fields(serial), _fields(pairwise_tests(table, test, seed=3, workers=processes))
         )
 
@@ -114,7 +103,7 @@ def test_bootstrap_intervals_are_the_same_bits(processes, monkeypatch, chunk_ele
         monkeypatch.setattr(effects, "_CHUNK_ELEMENTS", chunk_elements)
     table = _table(15, 20, seed=4)
     serial = pairwise_bootstrap_cis(table, B=2000, seed=5)
-    assert _same(serial, pairwise_bootstrap_cis(table, B=2000, seed=5, workers=processes))
+    assert same_bits(serial, pairwise_bootstrap_cis(table, B=2000, seed=5, workers=processes))
 
 
 @pytest.mark.parametrize("test", ["ttest", "bootstrap", "randomization", "tukey-hsd"])
@@ -143,11 +132,15 @@ def test_discriminative_power_per_metric_tasks_are_the_same_bits(processes, test
     assert done == [("m0", 1, 3), ("m1", 2, 3), ("m2", 3, 3)]
     pd.testing.assert_frame_equal(serial.table(), parallel.table(), check_exact=True)
     for metric in tables:  # one metric alone splits its own test into pieces
-        assert _same(_fields(serial.metrics[metric].tests), _fields(parallel.metrics[metric].tests))
+        assert same_bits(
+            _fields(serial.metrics[metric].tests), _fields(parallel.metrics[metric].tests)
+        )
         alone = discriminative_power(
             {metric: tables[metric]}, runs, test=test, B=1200, seed=2, workers=processes
         )
-        assert _same(_fields(serial.metrics[metric].tests), _fields(alone.metrics[metric].tests))
+        assert same_bits(
+            _fields(serial.metrics[metric].tests), _fields(alone.metrics[metric].tests)
+        )
     assert serial.signature == parallel.signature
 
 
@@ -181,13 +174,13 @@ def test_sensitivity_batches_and_measure_parts_are_the_same_bits(
     parallel = sensitivity(
         str(QRELS_2012), measures, cutoffs=[5, 20], samples=60, seed=4, workers=processes
     )
-    assert _same(_sensitivity_fields(serial), _sensitivity_fields(parallel))
+    assert same_bits(_sensitivity_fields(serial), _sensitivity_fields(parallel))
     grid = parse_grid(["alpha=0:1:0.5"])
     serial = sensitivity(str(QRELS_2012), ["alpha-nDCG@10"], samples=40, seed=4, grid=grid)
     parallel = sensitivity(
         str(QRELS_2012), ["alpha-nDCG@10"], samples=40, seed=4, grid=grid, workers=processes
     )
-    assert _same(_sensitivity_fields(serial), _sensitivity_fields(parallel))
+    assert same_bits(_sensitivity_fields(serial), _sensitivity_fields(parallel))
     split = [len(p) > 1 for p in parts[1::2]]  # the parallel calls: measures, then the grid
     assert split == [False, batch_cells is None]
 
@@ -248,14 +241,14 @@ def test_tukey_does_not_depend_on_its_memory_chunks(monkeypatch):
     whole = randomized_tukey_hsd(table, B=2500, seed=3)
     for elements in (4_000_000, 500, 91):
         monkeypatch.setattr(significance, "_PERMUTED_ELEMENTS", elements)
-        assert _same(_fields(whole), _fields(randomized_tukey_hsd(table, B=2500, seed=3)))
+        assert same_bits(_fields(whole), _fields(randomized_tukey_hsd(table, B=2500, seed=3)))
 
 
 def test_in_process_workers_are_the_serial_path():
     table = _table(6, 10)
     for test in ("bootstrap", "randomization", "tukey-hsd"):
         serial = pairwise_tests(table, test, seed=1)
-        assert _same(
+        assert same_bits(
             _fields(serial), _fields(pairwise_tests(table, test, seed=1, workers=InProcess()))
         )
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import TREC2012, TREC2012_RUNS, run_cli
+from support import TREC2012, TREC2012_RUNS, lines_of_topics, run_cli
 
 from divaeval.api import run_evaluation
 from divaeval.errors import DataError
@@ -153,14 +153,6 @@ def test_risk_values_against_a_baseline_are_the_same_in_blocks(collected_warning
 # the block reader
 
 
-def _lines_of_topics(topic_sizes: list[int]) -> list[bytes]:
-    return [
-        f"{topic} Q0 doc{topic}-{i} {i + 1} {100 - i} tag".encode()
-        for topic, size in enumerate(topic_sizes)
-        for i in range(size)
-    ]
-
-
 @settings(max_examples=60, deadline=None)
 @given(
     sizes=st.lists(st.integers(1, 6), min_size=1, max_size=8),
@@ -174,7 +166,7 @@ def _lines_of_topics(topic_sizes: list[int]) -> list[bytes]:
 def test_blocks_are_whole_topics_and_rejoin_to_the_file(
     tmp_path_factory, sizes, end, extras, positions, block_bytes, trailing, bom
 ):
-    lines = _lines_of_topics(sizes)
+    lines = lines_of_topics(sizes)
     for extra, at in zip(extras, positions, strict=False):
         lines.insert(min(at, len(lines)), extra)
     text = (b"\xef\xbb\xbf" if bom else b"") + end.join(lines) + (end if trailing else b"")
@@ -199,7 +191,7 @@ def test_blocks_are_whole_topics_and_rejoin_to_the_file(
 
 
 def test_an_error_in_a_later_block_names_its_line_in_the_file(tmp_path, capsys):
-    lines = _lines_of_topics([50] * 40)
+    lines = lines_of_topics([50] * 40)
     lines[1234] = b"17 Q0 doc 5 notanumber tag"
     run = tmp_path / "run.txt"
     run.write_bytes(b"\r\n".join(lines) + b"\r\n")
@@ -279,7 +271,7 @@ def test_a_missing_file_is_reported_before_any_block(tmp_path, capsys):
 
 
 def test_data_errors_cross_process_boundaries_with_their_line(tmp_path):
-    lines = _lines_of_topics([30] * 20)
+    lines = lines_of_topics([30] * 20)
     lines[450] = b"15 Q0 doc 5 1e999 tag"
     run = tmp_path / "run.txt"
     run.write_bytes(b"\n".join(lines) + b"\n")
@@ -345,7 +337,7 @@ def test_file_ranges_are_whole_topics_and_rejoin_to_the_file(
 ):
     from divaeval.io.blocks import range_blocks
 
-    lines = _lines_of_topics(sizes)
+    lines = lines_of_topics(sizes)
     for extra, at in zip(extras, positions, strict=False):
         lines.insert(min(at, len(lines)), extra)
     text = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + (b"\n" if trailing else b"")
@@ -455,7 +447,7 @@ def test_small_files_of_any_kind_are_read_whole_by_the_workers(
 
 
 def test_an_error_in_a_gzip_file_read_by_a_worker_names_its_line(tmp_path, capsys):
-    lines = _lines_of_topics([30] * 20)
+    lines = lines_of_topics([30] * 20)
     lines[417] = b"7 Q0 doc 5 notanumber tag"
     run = tmp_path / "run.txt.gz"
     run.write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
