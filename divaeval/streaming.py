@@ -87,10 +87,12 @@ def check_run_start(path: str) -> None:
     for the six columns of a run, so that a file that is no run (the qrels given first, as
     trec_eval takes them) is reported before the qrels are read; the rest of the file is
     checked as its blocks are parsed. Plain Python on one line: parsing the start as a block
-    costs 1 ms of numpy calls per run. stdin is not peeked at (it cannot be read twice)."""
-    if path == "-":
+    costs 1 ms of numpy calls per run. stdin, a pipe or a device is not peeked at (it
+    cannot be read twice: :func:`~divaeval.io._text.read_once`)."""
+    from divaeval.io._text import UTF8_BOM, check_text, open_binary, read_once
+
+    if read_once(path):
         return
-    from divaeval.io._text import UTF8_BOM, check_text, open_binary
     from divaeval.io._tokens import normalize_line_ends
     from divaeval.io.runs import too_few_columns
 
@@ -189,11 +191,11 @@ def _worker_location(path: str, workers: Workers) -> tuple[str, bytes, int] | No
     """(where workers open the run ``path``, its first 64 KiB, its size in bytes), or None:
     they run in this process (reading blocks here is as fast) or cannot open it (stdin,
     ``memory://``, or a local file and a remote cluster)."""
-    from divaeval.io._text import is_url
+    from divaeval.io._text import is_url, read_once
 
     url = is_url(path)
     if (
-        path == "-"
+        read_once(path)  # stdin, or a pipe such as <(zcat run.gz): read here, once
         or workers.locality == "in process"
         or (workers.locality == "other machines" and not url)
         or path.startswith("memory:")  # fsspec's memory: each process has its own
@@ -314,14 +316,17 @@ def score_runs(
 
 
 def _not_grouped(path: str, topic: str, line: int) -> None:
-    """A topic came back in a later block: re-read a file whole (with a note); stdin cannot
-    be read again."""
-    if path == "-":
+    """A topic came back in a later block: re-read a file whole (with a note); stdin or a
+    pipe cannot be read again."""
+    from divaeval.io._text import read_once
+
+    if read_once(path):
+        source = "stdin" if path == "-" else "a pipe"
         raise DataError(
-            f"topic {topic} appears again after other topics: a run read from stdin in "
+            f"topic {topic} appears again after other topics: a run read from {source} in "
             "blocks must be grouped by topic (sort -s -k1,1 groups it, or give the file, or "
             "a larger --chunk-size)",
-            file="<stdin>",
+            file="<stdin>" if path == "-" else path,
             line=line,
         )
     warn(

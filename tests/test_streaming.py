@@ -5,6 +5,9 @@ processes too; line numbers, line ends and odd files survive the cuts."""
 from __future__ import annotations
 
 import gzip
+import re
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -238,6 +241,30 @@ def test_an_ungrouped_run_on_stdin_is_an_error_with_its_line(tmp_path):
     assert proc.returncode == 1 and proc.stdout == b""
     line = len(lines) - 100 + 1
     assert proc.stderr.decode().startswith(f"divaeval: <stdin>:{line}: topic 1 appears again")
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash's <(...)")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_runs_and_qrels_from_pipes_are_read_once(tmp_path, jobs):
+    # <(cat run) is a pipe: a peek at its start (the run check, the workers' reading plan)
+    # used to swallow it, and the run then had "no lines"
+    runs, qrels = _varied_collection(tmp_path, seed=5, topics=6)
+    base = [sys.executable, "-m", "divaeval", "-m", "ndeval", "-q", "-j", jobs]
+    direct = subprocess.run([*base, runs[0], qrels], capture_output=True, timeout=60)
+    assert direct.returncode == 0, direct.stderr
+    piped = f"{shlex.join(base)} <(cat {runs[0]}) <(gzip -c {qrels}) --chunk-size 4K"
+    proc = subprocess.run(["bash", "-c", piped], capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-5:] == direct.stdout.splitlines()[-5:]  # (its name differs)
+    # an ungrouped run in a pipe cannot be read again whole: an error with its line
+    lines = Path(runs[0]).read_bytes().splitlines()
+    (tmp_path / "ungrouped").write_bytes(b"\n".join(lines[100:] + lines[:100]) + b"\n")
+    piped = f"{shlex.join(base)} <(cat {tmp_path / 'ungrouped'}) {qrels} --chunk-size 4K"
+    proc = subprocess.run(["bash", "-c", piped], capture_output=True, timeout=60)
+    assert proc.returncode == 1 and proc.stdout == b""
+    message = proc.stderr.decode()
+    assert re.match(rf"divaeval: /dev/fd/\d+:{len(lines) - 99}: topic 1 appears again", message)
+    assert "a run read from a pipe in blocks must be grouped by topic" in message
 
 
 def test_a_grouped_run_on_stdin_streams(tmp_path):

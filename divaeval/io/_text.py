@@ -17,7 +17,9 @@ only when a message needs it, so the fast path never pays for it.
 from __future__ import annotations
 
 import gzip
+import os
 import re
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -90,6 +92,20 @@ def is_url(path: str) -> bool:
     return bool(sep) and scheme.replace("+", "").replace("-", "").isalnum() and len(scheme) > 1
 
 
+def read_once(path: str) -> bool:
+    """Whether the input ``path`` can be read only once: stdin (``-``), or a pipe or device,
+    such as a shell's ``<(zcat run.gz)``; not a regular file or a URL (nor a path that does
+    not exist: opening it reports that). Such an input is never peeked at before it is read."""
+    if path == "-":
+        return True
+    if is_url(path):
+        return False
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 @contextmanager
 def open_binary(
     path: str, *, what: str, name: str | None = None, decompress: bool = True
@@ -121,7 +137,7 @@ def open_binary(
             yield raw
             return
         stream: Any = raw if hasattr(raw, "peek") else _Peekable(raw)
-        if stream.peek(2)[:2] == GZIP_MAGIC:
+        if _magic(handle, stream) == GZIP_MAGIC:
             stream = gzip.GzipFile(fileobj=stream, mode="rb")
         yield stream
     except FileNotFoundError:
@@ -135,6 +151,18 @@ def open_binary(
     finally:
         if handle is not None:
             handle.close()
+
+
+def _magic(handle: Any, stream: Any) -> bytes:
+    """The first two bytes of a stream not read yet. A local file's are read where they are
+    (``pread``): peeking fills the buffer of a ``BufferedReader``, and its ``read()`` of the
+    rest then copies the whole file once more (25 ms for 24 MB)."""
+    if handle is not None and hasattr(handle, "fileno"):
+        try:
+            return os.pread(handle.fileno(), 2, 0)
+        except (OSError, AttributeError, ValueError):  # a pipe (``<(...)``), or no pread
+            pass
+    return stream.peek(2)[:2]
 
 
 class _Peekable:
