@@ -164,8 +164,8 @@ def load_inputs(
     from divaeval.streaming import RunFile, check_run_start
 
     settings = settings or EvalSettings()
+    from divaeval.heap import release_free_memory
     from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
-    from divaeval.io._arrow import release_free_memory
 
     validate_settings(settings)
     inputs = (*run_paths, qrels_path, intents_path, topics_path, *other_paths)

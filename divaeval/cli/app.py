@@ -12,6 +12,7 @@ import sys
 import click
 
 from divaeval import __version__
+from divaeval.heap import reuse_freed_memory
 
 #: subcommand -> (its module in divaeval.cli, the command in it). A command's module is
 #: imported when the command runs or is listed (``--help``): the main job loads only its own.
@@ -153,6 +154,7 @@ def _flush_quietly() -> None:
 
 
 def entry_point() -> None:
+    reuse_freed_memory()
     exit_now(main())
 
 

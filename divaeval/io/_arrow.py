@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from divaeval.heap import release_free_memory
 from divaeval.io._tokens import (
     _PAD,
     LONG_TOKEN_BYTES,
@@ -60,6 +61,7 @@ def split_table(
     first_row: Sequence[int] = (),
     min_fields: int = 1,
     max_fields: int | None = None,
+    release_memory: bool = True,
 ) -> Fields:
     """:func:`~divaeval.io._tokens.split_fields` of ``columns`` + ``codes`` + ``numbers``,
     through :func:`split_plain` when ``data`` is large and plain (``numbers`` then come parsed,
@@ -74,6 +76,7 @@ def split_table(
             first_row=first_row,
             min_fields=min_fields,
             max_fields=max_fields,
+            release_memory=release_memory,
         )
         if fields is not None:
             return fields
@@ -105,12 +108,18 @@ def split_plain(
     first_row: Sequence[int] = (),
     min_fields: int = 1,
     max_fields: int | None = None,
+    release_memory: bool = True,
 ) -> Fields | None:
     """The tokenizer's :class:`Fields` of a plain ``data`` (no NUL byte, as for the tokenizer),
     read by pyarrow: word matrices of ``columns`` and ``codes`` (or, for the latter, their
     factorization), float64 values of ``numbers`` (all finite), texts of ``first_row``; or None
     when ``data`` is not plain, a line does not hold ``min_fields``..``max_fields`` fields, or
-    anything is unusual (module docstring)."""
+    anything is unusual (module docstring).
+
+    ``release_memory``: give the memory pyarrow's table held (freed in the heaps of its
+    threads) back to the system at once (:func:`release_free_memory`), for a read followed
+    by other work, such as indexing the qrels; False leaves it to the next read (a run's
+    blocks: trimming costs each read 20 % in page faults)."""
     head = plain_head(data)
     if head is None:
         return None
@@ -136,7 +145,8 @@ def split_plain(
         return fields
     finally:
         table = None
-        release_free_memory()
+        if release_memory:
+            release_free_memory()
 
 
 #: pyarrow reads a text in blocks of this many bytes (in parallel), each a chunk of the table
@@ -227,7 +237,7 @@ def _table_fields(
         if j >= n_fields:  # as for the tokenizer: rows without field j hold zero words
             words[j] = np.zeros((n_rows, 1), dtype=np.uint64)
     return Fields(
-        row_count=np.full(n_rows, n_fields, dtype=np.int64),
+        row_count=np.broadcast_to(np.int64(n_fields), (n_rows,)),  # (a view: no 8 MB to fill)
         row_line=np.arange(1, n_rows + 1, dtype=np.int64) if numbered else None,
         columns=words,
         first_row=first_row,
@@ -284,24 +294,6 @@ def _read_csv(
         )
     except (pa.ArrowException, ValueError):
         return None
-
-
-def release_free_memory() -> None:
-    """Give memory that is free again back to the operating system (glibc's ``malloc_trim``;
-    nothing elsewhere). pyarrow's reader leaves tens of MiB of freed blocks in glibc's heaps,
-    which would otherwise stay in the process's resident size until it ends."""
-    if not _malloc_trim:
-        try:
-            import ctypes
-
-            _malloc_trim.append(ctypes.CDLL("libc.so.6").malloc_trim)
-        except (OSError, AttributeError):  # not glibc
-            _malloc_trim.append(None)
-    if _malloc_trim[0] is not None:
-        _malloc_trim[0](0)
-
-
-_malloc_trim: list[Callable[[int], int] | None] = []  # glibc's, once looked up
 
 
 def _floats(chunk) -> np.ndarray:

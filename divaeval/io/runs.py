@@ -142,7 +142,15 @@ def read_run(path: str, *, text: str | bytes | None = None, first_line: int = 1)
     """Parse a TREC run file (``-`` = stdin; ``text``: its content in memory, named ``path``,
     its first line numbered ``first_line``)."""
     source = read_source(path, what="run", text=text, first_line=first_line)
-    fields = split_table(source.data, (), codes=(0, 2), numbers=(4,), first_row=(5,), min_fields=6)
+    fields = split_table(
+        source.data,
+        (),
+        codes=(0, 2),
+        numbers=(4,),
+        first_row=(5,),
+        min_fields=6,
+        release_memory=False,  # reused by the next read (block) of a run
+    )
     source.set_row_lines(fields.row_line)
     if fields.n_rows == 0:
         raise DataError("run file has no lines", file=source.name)
