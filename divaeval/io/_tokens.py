@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-_PAD = 8  # zero bytes appended to the buffer, so an 8-byte word can be read at any token start
 #: _KEEP[r]: mask keeping the first r bytes (0..8) of a little-endian word
 _KEEP = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
 
@@ -55,6 +54,16 @@ CHUNK_BYTES = 1 << 17  # text is split in ~128 KiB pieces of whole lines (fastes
 #: Tokens longer than this are *long* (see the module docstring). Docnos, topic ids, grades and
 #: scores are far shorter; long tokens are read one by one, in Python.
 LONG_TOKEN_BYTES = 128
+
+#: zero bytes appended to a buffer of text, so that every 8-byte word of a token that is not
+#: long can be read at its start + 8 j (word j), even past the token's end (then masked)
+_PAD = LONG_TOKEN_BYTES + 8
+#: _KEEP_WORD[j][length]: the mask of word j of a token of ``length`` bytes (not long)
+_KEEP_WORD = np.array(
+    [[_KEEP[min(max(length - 8 * j, 0), 8)] for length in range(LONG_TOKEN_BYTES + 1)]
+     for j in range(-(-LONG_TOKEN_BYTES // 8))],
+    dtype=np.uint64,
+)  # fmt: skip
 
 #: The long tokens met so far: bytes -> id (>= 1), and id - 1 -> bytes. Ids are never reused,
 #: so a marker names one token for the life of the process (in every file read).
@@ -147,7 +156,7 @@ def split_fields(data: bytes, columns: Sequence[int], first_row: Sequence[int] =
     more in numpy's per-call overhead than in work)."""
     data = normalize_line_ends(data)
     n = len(data)
-    text = np.empty(n + _PAD, dtype=np.uint8)  # the text, readable 8 bytes past every token
+    text = np.empty(n + _PAD, dtype=np.uint8)  # the text, readable past every token
     text[:n] = np.frombuffer(data, dtype=np.uint8)
     text[n:] = 0
     counts: list[np.ndarray] = []
@@ -230,18 +239,12 @@ def gather_words(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) ->
         lengths = lengths.copy()
         lengths[long_at] = 0
     n_words = max(1, -(-int(lengths.max(initial=0)) // 8))
-    # 8-byte words starting at every byte offset (an overlapping strided view).
-    at = np.ndarray((len(buffer) - 7,), dtype="<u8", buffer=buffer, offset=0, strides=(1,))
     out = np.empty((len(starts), n_words), dtype=np.uint64)
-    last = len(at) - 1
     for j in range(n_words):  # one vectorised pass per 8 bytes of the longest token
-        offset = starts + 8 * j
-        if j:
-            np.minimum(offset, last, out=offset)
-        remaining = lengths - 8 * j
-        np.maximum(remaining, 0, out=remaining)
-        np.minimum(remaining, 8, out=remaining)
-        np.bitwise_and(at[offset], _KEEP[remaining], out=out[:, j])
+        # 8-byte words starting at every byte offset from 8 j on (an overlapping strided view;
+        # the padding keeps the word j of every token start inside the buffer)
+        at = np.ndarray((len(buffer) - 7 - 8 * j,), "<u8", buffer, offset=8 * j, strides=(1,))
+        np.bitwise_and(at[starts], _KEEP_WORD[j][lengths], out=out[:, j])
     if len(long_at):  # one Python step per long token (at most the text's size / 128)
         spans = zip(starts[long_at].tolist(), long_lengths.tolist(), strict=True)
         numbers = [_long_number(buffer[i : i + length].tobytes()) for i, length in spans]
