@@ -24,7 +24,7 @@ from hypothesis.control import currently_in_test_context
 
 from divaeval.errors import DivaevalError, set_warning_sink
 from divaeval.io import _arrow, read_qrels, read_run
-from divaeval.io._text import _content_line_numbers
+from divaeval.io._text import Source, _content_line_numbers
 from divaeval.io._tokens import LONG_TOKEN_BYTES, parse_floats, split_fields
 
 EXAMPLES = settings(
@@ -341,9 +341,14 @@ def test_fields_equal_the_tokenizers():
 
 
 def test_rows_of_texts_without_empty_lines_are_numbered():
+    # row i is on line i + 1, known without an array of a number per row
     fast = fast_fields(PLAIN_RUN, min_fields=6)
-    assert fast is not None and fast.row_line is not None
-    assert fast.row_line.tolist() == split_fields(PLAIN_RUN, (0,)).row_line.tolist() == [1, 2, 3]
+    assert fast is not None and fast.rows_are_lines and fast.row_line is None
+    assert split_fields(PLAIN_RUN, (0,)).row_line.tolist() == [1, 2, 3]
+    source = Source("r", PLAIN_RUN, first_line=11)  # (a block of a file, from line 11)
+    source.set_row_lines(fast)
+    assert [source.line_of(row) for row in range(3)] == [11, 12, 13]
+    assert not fast_fields(b"\n" + PLAIN_RUN, min_fields=6).rows_are_lines
 
 
 @settings(max_examples=300, deadline=None)

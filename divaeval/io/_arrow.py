@@ -238,7 +238,8 @@ def _table_fields(
             words[j] = np.zeros((n_rows, 1), dtype=np.uint64)
     return Fields(
         row_count=np.broadcast_to(np.int64(n_fields), (n_rows,)),  # (a view: no 8 MB to fill)
-        row_line=np.arange(1, n_rows + 1, dtype=np.int64) if numbered else None,
+        row_line=None,
+        rows_are_lines=numbered,
         columns=words,
         first_row=first_row,
         numbers=values,

@@ -30,7 +30,7 @@ from zlib import error as zlib_error
 import numpy as np
 
 from divaeval.errors import DataError
-from divaeval.io._tokens import normalize_line_ends
+from divaeval.io._tokens import Fields, normalize_line_ends
 
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t\f\v]*#[^\n]*")
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -46,14 +46,19 @@ class Source:
     #: the line number of the first line of ``data`` (> 1 for a block of a larger file)
     first_line: int = 1
     _line_numbers: np.ndarray | None = field(default=None, repr=False)
+    _rows_are_lines: bool = field(default=False, repr=False)
 
-    def set_row_lines(self, lines: np.ndarray | None) -> None:
-        """Record the physical line number of every row (known to the tokenizer; None: not
-        known, as after pyarrow's fast path, so :meth:`line_of` counts lines when asked)."""
-        self._line_numbers = lines
+    def set_row_lines(self, fields: Fields) -> None:
+        """Record the physical line number of every row of ``fields`` split from ``data``:
+        known to the tokenizer, or row i on line i + 1 (a plain text without blank lines),
+        else (after pyarrow's fast path) counted by :meth:`line_of` when asked."""
+        self._line_numbers = fields.row_line
+        self._rows_are_lines = fields.rows_are_lines
 
     def line_of(self, row: int | np.integer) -> int:
         """Physical 1-based line number of table row ``row``."""
+        if self._rows_are_lines:
+            return int(row) + self.first_line
         if self._line_numbers is None:
             self._line_numbers = _content_line_numbers(self.data)
         return int(self._line_numbers[int(row)]) + self.first_line - 1

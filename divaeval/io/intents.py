@@ -42,7 +42,7 @@ def read_intents(path: str, *, text: str | bytes | None = None) -> Intents:
 
     source = read_source(path, what="intent", text=text)
     fields = split_fields(source.data, (0, 1, 2, 3))
-    source.set_row_lines(fields.row_line)
+    source.set_row_lines(fields)
     if fields.n_rows == 0:
         raise DataError("intent file has no lines", file=source.name)
 

@@ -173,7 +173,7 @@ def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
     content in memory, named ``path``)."""
     source = read_source(path, what="qrels", text=text)
     fields = split_table(source.data, (3, 4), codes=(0, 1, 2), min_fields=4, max_fields=5)
-    source.set_row_lines(fields.row_line)
+    source.set_row_lines(fields)
     if fields.n_rows == 0:
         raise DataError("qrels file has no judgments", file=source.name)
 

@@ -151,7 +151,7 @@ def read_run(path: str, *, text: str | bytes | None = None, first_line: int = 1)
         min_fields=6,
         release_memory=False,  # reused by the next read (block) of a run
     )
-    source.set_row_lines(fields.row_line)
+    source.set_row_lines(fields)
     if fields.n_rows == 0:
         raise DataError("run file has no lines", file=source.name)
 
