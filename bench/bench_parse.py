@@ -5,8 +5,18 @@ process (imports done before the clock starts).
 ``divaeval.io.read_run(RUN)`` and of ``pyarrow.csv.read_csv`` with the delimiter ' ', every
 column binary but the score (float64), with pyarrow's default threads and with one thread;
 interleaved, so that a busy machine slows them alike. The issue's target is divaeval ≤ 2 ×
-pyarrow (default threads). The whole-process comparison (startup and imports included) is in
-``run_all.py``, which runs this file's ``--reader`` mode as a command.
+pyarrow (default threads).
+
+Two settings, both reported:
+
+- *warm* (the default): the readers take turns in one process, so each read after the first
+  finds memory its allocator kept (pyarrow's mimalloc keeps its pages; glibc, which numpy and
+  divaeval's arrays use, gives large blocks back): a program reading many runs;
+- *cold* (``--cold``): every read in a fresh process, its imports done before the clock
+  starts: the first read of a process, as the command line reads a run.
+
+The whole-process comparison (start-up and imports included) is in ``run_all.py``, which runs
+this file's ``--reader`` mode as a command.
 """
 
 from __future__ import annotations
@@ -66,9 +76,24 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print the medians as JSON")
     parser.add_argument("--reader", choices=list(READERS), help="read RUN once with this, only")
+    parser.add_argument(
+        "--cold", action="store_true", help="each read in a fresh process (imports untimed)"
+    )
+    parser.add_argument("--timed", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.reader:  # one read in a fresh process: the whole-process comparison
-        READERS[args.reader]()(args.run)
+        read = READERS[args.reader]()
+        if args.timed:  # (--cold: everything imported, then one read on the clock)
+            import pyarrow.csv  # noqa: F401
+
+            started = time.perf_counter()
+            read(args.run)
+            print(time.perf_counter() - started)
+        else:
+            read(args.run)
+        return
+    if args.cold:
+        cold(args)
         return
     readers = {name: make() for name, make in READERS.items()}
     times: dict[str, list[float]] = {name: [] for name in readers}
@@ -83,6 +108,24 @@ def main() -> None:
     medians = {name: statistics.median(values) for name, values in times.items()}
     if args.json:
         print(json.dumps({"rows": next(iter(rows.values())), "medians": medians, "all": times}))
+        return
+    for name, seconds in medians.items():
+        print(f"{name:<40} {seconds:8.3f} s")
+
+
+def cold(args) -> None:
+    """Medians of reads each in a fresh process (imports untimed), interleaved."""
+    import subprocess
+
+    times: dict[str, list[float]] = {name: [] for name in READERS}
+    for _ in range(args.repeat):
+        for name in READERS:
+            command = [sys.executable, __file__, args.run, "--reader", name, "--timed"]
+            done = subprocess.run(command, capture_output=True, text=True, check=True)
+            times[name].append(float(done.stdout))
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    if args.json:
+        print(json.dumps({"medians": medians, "all": times}))
         return
     for name, seconds in medians.items():
         print(f"{name:<40} {seconds:8.3f} s")

@@ -414,6 +414,21 @@ def bench_parse(report: Report, repeat: int) -> None:
         None,
         "read_run / pyarrow (1 thread), in-process",
     )
+    # the first read of a fresh process (imports untimed), as the command line reads a run
+    command = [sys.executable, script, run, "--repeat", str(repeat), "--json", "--cold"]
+    found = json.loads(output(command))
+    for name, seconds in found["medians"].items():
+        report.results[f"parse cold: {name}"] = {
+            "seconds": round(seconds, 3), "all_seconds": [round(s, 3) for s in found["all"][name]]
+        }  # fmt: skip
+        print(f"{'parse cold (a fresh process): ' + name:<62} {seconds:8.3f} s", flush=True)
+    report.ratio(
+        "ratio parse cold: time",
+        found["medians"]["divaeval.io.read_run"]
+        / found["medians"]["pyarrow.csv.read_csv (threads)"],
+        2.0,
+        "read_run / pyarrow (threads), first read of a fresh process",
+    )
     report.compare(
         "parse whole process",
         ("parse whole process: python -c read_run",
