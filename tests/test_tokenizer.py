@@ -20,6 +20,7 @@ from divaeval.io import _tokens
 from divaeval.io._tokens import (
     LONG_TOKEN_BYTES,
     TokenTable,
+    as_bytes,
     byte_ranks,
     decode,
     factorize,
@@ -388,3 +389,14 @@ def test_ten_megabyte_token_is_one_word():
     assert len(uniques) == 1001
     # byte order: d999 < dxxx... (b"9" < b"x")
     assert byte_ranks(column[[999, 1000]]).tolist() == [0, 1]
+
+
+def test_decode_rows_of_long_tokens_whatever_the_bytes_of_their_markers():
+    # decode joins rows with newlines; a long token's row is its marker (id << 8), whose bytes
+    # may hold 0x0a: 300 new long tokens take 300 consecutive ids, so some marker does
+    tokens = [f"{i:03d}" + "é" * LONG_TOKEN_BYTES for i in range(300)]
+    text = "".join(f"q{i} {token}\n" for i, token in enumerate(tokens)).encode()
+    words = split_fields(text, (1,)).columns[1]
+    assert any(b"\n" in row for row in as_bytes(words).tolist())
+    assert decode(words).tolist() == tokens
+    assert decode(split_fields(text, (0,)).columns[0]).tolist() == [f"q{i}" for i in range(300)]
