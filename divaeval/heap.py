@@ -6,11 +6,11 @@ Two controls, both doing nothing where the C library is not glibc:
   (``malloc_trim``), at the points where the resident size matters: after reading the qrels
   (before they are indexed) and before worker processes are forked.
 - :func:`reuse_freed_memory` makes freed blocks of up to 32 MiB stay in the heap, to be reused.
-  By default glibc maps every block of more than 128 KiB afresh and unmaps it when freed (its
-  threshold grows, but a block the size of one just freed is mapped again), so each temporary
-  of a million-row array operation costs its size in page faults: 5 ms for 8 MB on this VM.
-  The command line calls it once at start; a program that imports divaeval keeps its own
-  allocator settings.
+  By default glibc maps blocks above a threshold (128 KiB, raised as large blocks are freed)
+  afresh, unmaps them when freed, and trims the top of its heap as soon as twice the threshold
+  is free there, so the temporaries of million-row array operations keep paying their size in
+  page faults (5 ms for 8 MB on this VM). The command line calls it once at start; a program
+  that imports divaeval keeps its own allocator settings.
 """
 
 from __future__ import annotations
