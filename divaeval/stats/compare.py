@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from divaeval.errors import UsageError, warn
 from divaeval.parallel import Workers
@@ -45,6 +45,9 @@ from divaeval.stats.significance import (
     check_test_name,
     pairwise_tests,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where the tables are built: `divaeval metrics` needs no pandas
 
 PAIR_COLUMNS = (
     "run_a",
@@ -173,6 +176,8 @@ def compare_runs(
         )
     else:
         ci_low, ci_high = pairwise_t_cis(table, alpha=alpha)
+    import pandas as pd
+
     means = table.mean(axis=1)
     first, second = result.pairs[:, 0], result.pairs[:, 1]
     diffs = (table[first] - table[second]).mean(axis=1)
