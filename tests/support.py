@@ -9,6 +9,7 @@ TREC lines with strictly decreasing scores, so every ordering rule gives the sam
 from __future__ import annotations
 
 import gzip
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +25,17 @@ from divaeval.judged import (
     trec_run_text,
 )
 from divaeval.metrics import compute_measures, parse_measures
+
+#: Multiplies every hypothesis property's number of examples: the counts written in the tests
+#: keep ``make test`` within its two minutes; ``DIVAEVAL_EXAMPLES=50`` searches 50 times deeper
+#: (a long session, or a nightly job).
+EXAMPLES_FACTOR = float(os.environ.get("DIVAEVAL_EXAMPLES", "1"))
+
+
+def examples(count: int) -> int:
+    """The hypothesis ``max_examples`` of a property whose suite budget is ``count``."""
+    return max(1, round(count * EXAMPLES_FACTOR))
+
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from divaeval.errors import UsageError
 from divaeval.io import read_qrels, read_run
@@ -252,7 +253,7 @@ def _evaluate(lines, ranking, measures=MEASURES, **kw):
         return scores(qrels, run, measures, **kw)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(24), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_bounds_and_monotonicity(case):
     grades, _, ranking = case
@@ -269,7 +270,7 @@ def test_bounds_and_monotonicity(case):
         assert values["Rprec"]["1"] == pytest.approx(values[f"P@{r}"]["1"])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(16), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_unjudged_tail_invariance(case):
     """Appending unjudged documents changes neither AP, RR, ndcg_cut, R nor Q; RBP + its
@@ -284,7 +285,7 @@ def test_unjudged_tail_invariance(case):
     assert both["RBP"]["1"] + both["RBP-resid"]["1"] <= 1.0 + 1e-12
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(16), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_diversity_equals_collapsed_adhoc(case):
     """Any metric on diversity qrels equals the same metric on ad hoc qrels holding each
@@ -299,7 +300,7 @@ def test_diversity_equals_collapsed_adhoc(case):
         assert div[name]["1"] == pytest.approx(adhoc[name]["1"], abs=1e-12), name
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.integers(1, 40), min_size=1, max_size=6, unique=True),
     st.lists(st.integers(1, 40), min_size=1, max_size=6, unique=True),

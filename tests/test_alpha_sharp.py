@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from divaeval.io import read_intents, read_qrels, read_run
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run
@@ -137,7 +138,7 @@ def diversity_cases(draw):
     return grades, [str(d) for d in order[:length]]
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(diversity_cases(), st.sampled_from([0.0, 0.3, 0.7]), st.sampled_from([0.0, 0.5, 1.0]))
 def test_bounds_and_mixture(case, alpha, lam):
     """Values lie in [0, 1]; the value is linear in λ between the λ = 0 value and S-recall;

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import FIXTURES, by_topic, judge_files, judge_text, measure_values
+from support import FIXTURES, by_topic, examples, judge_files, judge_text, measure_values
 
 from divaeval.errors import UsageError
 from divaeval.metrics import get_spec, parse_measures
@@ -167,7 +167,7 @@ def binary_cases(draw):
     return "\n".join(lines) + "\n", [("1", d) for d in ranking]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(16), deadline=None)
 @given(binary_cases(), st.floats(0.0, 0.9), st.floats(0.1, 0.9))
 def test_generalised_cascade_defaults_reduce_to_ndeval(case, alpha, beta):
     """Binary grades, no intent file: weights=intents (1/S) and gain=graded (g/1) give ndeval's
@@ -185,7 +185,7 @@ def test_generalised_cascade_defaults_reduce_to_ndeval(case, alpha, beta):
         assert next(iter(a.values())) == pytest.approx(next(iter(b.values())), abs=1e-12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(16), deadline=None)
 @given(binary_cases(), st.floats(0.0, 0.9), st.floats(0.1, 0.9), st.floats(0.0, 0.3))
 def test_cascade_properties(case, alpha, p, e):
     qrels, ranking = case
@@ -215,7 +215,7 @@ def test_cascade_properties(case, alpha, p, e):
     assert v["S-RR"] == (1 / full[0] if full else 0.0)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(binary_cases(), st.sampled_from([1, 3, 5, 10]))
 def test_weighted_alpha_ndcg_equals_golbus_cascade_average(case, k):
     """alpha-nDCG(weights=intents) is Golbus et al.'s cascade subtopic average with λ = 0

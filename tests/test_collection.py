@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from divaeval.collection import (
     collection_table,
@@ -273,7 +274,7 @@ def brute_force_cover(qrels: pd.DataFrame, topic: str) -> int:
     return 0
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(16), deadline=None)
 @given(
     lines,
     st.sampled_from(["xi", "xi+1"]),
@@ -308,7 +309,7 @@ def test_properties(rows, dd_exponent, sampling):
         assert (np.diff(ordered.smr.to_numpy()) <= 1e-12).all()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(lines, st.randoms(use_true_random=False))
 def test_invariant_to_line_order_duplicates_and_irrelevant_lines(rows, rnd):
     qrels = as_qrels(rows)

@@ -9,7 +9,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import FIXTURES, by_topic, judge_files, judge_text, measure_values
+from support import FIXTURES, by_topic, examples, judge_files, judge_text, measure_values
 
 from divaeval.errors import UsageError
 from divaeval.metrics import get_spec, parse_measures
@@ -198,7 +198,7 @@ def weighted_cases(draw):
     return n_sub, grades, "\n".join(lines) + "\n", ranking, probs, intents
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(weighted_cases(), st.sampled_from([None, 1, 3, 5]))
 def test_wrapper_matches_independent_implementation(case, k):
     n_sub, grades, qrels, ranking, probs, intents = case
@@ -222,7 +222,7 @@ def test_wrapper_matches_independent_implementation(case, k):
         assert values[name][0] == pytest.approx(expected, rel=1e-12, abs=1e-12), name
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(16), deadline=None)
 @given(weighted_cases(), st.sampled_from([1, 3, 5, 10]))
 def test_one_intent_equals_the_ad_hoc_base_metric(case, k):
     """With one intent of weight 1, every M-IA is its base metric M; the bases here are the ad

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
+from support import examples
 
 from divaeval.errors import DivaevalError, set_warning_sink
 from divaeval.io import _arrow, read_qrels, read_run
@@ -28,7 +29,7 @@ from divaeval.io._text import Source, _content_line_numbers
 from divaeval.io._tokens import LONG_TOKEN_BYTES, parse_floats, split_fields
 
 EXAMPLES = settings(
-    max_examples=150,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -232,7 +233,7 @@ def test_qrels_fast_path_equals_tokenizer(data, block):
     assert_same(read_qrels, text, block)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(scores=st.lists(_SCORE, min_size=1, max_size=50))
 def test_scores_are_bit_identical(scores):
     text = b"".join(b"1 Q0 d%d 1 %s t\n" % (i, score) for i, score in enumerate(scores))
@@ -351,7 +352,7 @@ def test_rows_of_texts_without_empty_lines_are_numbered():
     assert not fast_fields(b"\n" + PLAIN_RUN, min_fields=6).rows_are_lines
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(st.binary(max_size=40).map(lambda raw: bytes(b"ab \t\n\x0b\x0c\n"[b % 8] for b in raw)))
 def test_content_line_numbers(data):
     # lines holding a field, as the tokenizer numbers its rows (used for lines not recorded)

@@ -11,33 +11,30 @@
    never 3.
 
 Each property runs a bounded number of examples (the whole file takes a few seconds);
-``DIVAEVAL_FUZZ_EXAMPLES=N`` runs N examples per property instead (e.g. 20000 for a long
-session).
+``DIVAEVAL_EXAMPLES=F`` runs F times as many (e.g. 500 for a long session; ``support.examples``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gzip
-import os
 import random
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from divaeval.cli import main
 from divaeval.errors import DivaevalError, set_warning_sink
 from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
 from divaeval.io._tokens import LONG_TOKEN_BYTES
 
-EXAMPLES = int(os.environ.get("DIVAEVAL_FUZZ_EXAMPLES", "0"))
-
 
 def fuzz_settings(default: int):
     return settings(
-        max_examples=EXAMPLES or default,
+        max_examples=examples(default),
         deadline=None,
         suppress_health_check=[
             HealthCheck.too_slow,

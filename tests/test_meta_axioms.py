@@ -289,16 +289,21 @@ DIFFERENCES = {
 }
 
 
+SHARES_TABLE1 = pytest.mark.xdist_group("axioms-table1")  # one worker computes it (2 s) once
+
+
 @pytest.fixture(scope="module")
 def table1():
     return check_axioms([text for text, _ in PAPER_TABLE1.values()], random_cases=120)
 
 
+@SHARES_TABLE1
 def test_table1_reproduced(table1):
     rows = {paper: mine for paper, _, _, mine in paper_table1(table1)}
     assert rows == DIVAEVAL_TABLE1
 
 
+@SHARES_TABLE1
 def test_table1_differences_are_the_documented_ones(table1):
     found = {
         (paper, key)
@@ -309,6 +314,7 @@ def test_table1_differences_are_the_documented_ones(table1):
     assert found == DIFFERENCES
 
 
+@SHARES_TABLE1
 def test_table1_cells_given_in_the_paper_prose(table1):
     # §5: RBU satisfies all ten; §4.2: ERR-IA satisfies Red and MRed; §4.3: alpha-nDCG fails
     # MRed, Sat and AspRel; only the utility metrics (EU, RBU) satisfy Conf.
@@ -323,6 +329,7 @@ def test_table1_cells_given_in_the_paper_prose(table1):
     assert {paper for paper, r in result.items() if r["Conf"]} == {"EU", "RBU@k"}
 
 
+@SHARES_TABLE1
 def test_every_counterexample_scores_the_same_alone(table1):
     for result in table1.results:
         if result.counterexample is not None:

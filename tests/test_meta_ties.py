@@ -12,6 +12,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from divaeval.errors import UsageError
 from divaeval.meta.ties import (
@@ -109,7 +110,7 @@ def test_printed_rounds_half_up_exactly():
     assert printed(Fraction(1)) == "1.000"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(st.integers(1, 60), st.data())
 def test_probabilities_and_distributions(n, data):
     m = data.draw(st.integers(1, n))
@@ -126,7 +127,7 @@ def test_probabilities_and_distributions(n, data):
     assert lr <= tie_tse(n, m) and lr <= tie_recall_at(n, m, k) and lr <= tie_rprecision(n, m)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(st.integers(1, 400), st.data())
 def test_tse_ties_less_than_recall_when_m_is_small(n, data):
     """Pr(p_m = i) grows with i, so TSE's tie probability is at most max_i Pr(p_m = i) = m/n;

@@ -13,21 +13,19 @@
 from __future__ import annotations
 
 import math
-import os
 import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import examples
 
 import divaeval
 from divaeval.errors import set_warning_sink
 
 KS = (1, 2, 3, 5, 10)
-# more examples for a deeper search: DIVAEVAL_PROPERTY_EXAMPLES=2000 pytest ...
-MAX_EXAMPLES = int(os.environ.get("DIVAEVAL_PROPERTY_EXAMPLES", "60"))
 SETTINGS = settings(
-    max_examples=MAX_EXAMPLES,
+    max_examples=examples(25),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

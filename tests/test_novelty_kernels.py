@@ -15,10 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from support import examples
 
 from divaeval.metrics.novelty import TIE_TOLERANCE, GreedyIdeal
 
-SETTINGS = settings(max_examples=150, deadline=None)
+SETTINGS = settings(max_examples=examples(60), deadline=None)
 
 
 def literal_greedy(relevant, alpha: float, values, length: int) -> np.ndarray:
@@ -173,7 +174,7 @@ def literal_whole_run(qrels, ranking, topic, alpha, beta, level, cutoff):
     return nrbp, n_nrbp, map_ia
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(32), deadline=None)
 @given(
     ranked_collections(),
     st.sampled_from([0.5, 0.25, 1.0, 0.0]),

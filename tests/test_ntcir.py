@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import FIXTURES, TREC2012, TREC2012_RUNS
+from support import FIXTURES, TREC2012, TREC2012_RUNS, examples
 
 from divaeval.errors import UsageError
 from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
@@ -383,7 +383,7 @@ def _evaluate_topic(topic, measures):
 CUTS = "1,2,3,5,10"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(topics())
 def test_property_bounds_and_din_below_d(topic):
     v = _evaluate_topic(topic, [f"ntcir@{CUTS}", f"EfP@{CUTS}"])
@@ -409,7 +409,7 @@ def _reference_ndcg(grades: list[int], run: list[str], k: int) -> float:
     return dcg / idcg if idcg > 0 else 0.0
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(topics(one_inf_intent=True))
 def test_property_one_informational_intent(topic):
     grades, _, run = topic
@@ -457,7 +457,7 @@ def test_golbus_d_err_small_example():
     assert got[("2", "D-ERR@5")] == 1.0  # e1 e3 e2: GG 1/2 each, any order is ideal
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(topics(), st.sampled_from([0.0, 0.3, 1.0]))
 def test_property_golbus_d_measures(topic, gamma):
     """Bounds; γ = 1 gives I-rec, γ = 0 the D-measure; D-RBP with β = 1 (no discount) is the

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import FIXTURES, TREC2012, TREC2012_BASELINES
+from support import FIXTURES, TREC2012, TREC2012_BASELINES, examples
 
 from divaeval.errors import DataError, UsageError
 from divaeval.stats.preferences import (
@@ -179,7 +179,7 @@ def vector_pair(draw):
     return draw(relevance_vector(m)), draw(relevance_vector(m))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(vector_pair())
 def test_properties_antisymmetry_identity_recall(pair):
     x, y = pair

@@ -20,6 +20,7 @@ from support import (
     TREC2012,
     TREC2012_RUNS,
     by_topic,
+    examples,
     judge_files,
     judge_text,
     measure_values,
@@ -212,7 +213,7 @@ def diversity_cases(draw):
     return "\n".join(lines) + "\n", [("1", d) for d in ranking]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(16), deadline=None)
 @given(diversity_cases(), st.floats(0.05, 0.95))
 def test_small_probabilities_and_no_effort_approach_rbp_ia(case, p):
     """Eq. 11 remark: with e = 0 and r(d, t) ≪ 1 the survival products are ≈ 1 and RBU →
@@ -229,7 +230,7 @@ def test_small_probabilities_and_no_effort_approach_rbp_ia(case, p):
     assert rbu * big == pytest.approx(rbp_ia, rel=1e-4, abs=1e-12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(16), deadline=None)
 @given(diversity_cases(), st.floats(0.05, 0.95), st.floats(0.0, 0.5))
 def test_paper_form_and_effort(case, p, e):
     """RBU_paper = RBU_code·p/(1 − p); the effort term is exactly −e·(1 − p^n)."""

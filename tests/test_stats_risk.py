@@ -15,6 +15,7 @@ import scipy.stats
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from support import examples
 
 from divaeval.aggregate import check_risk_alpha, ndeval_topic_set, risk_values
 from divaeval.errors import DataError, UsageError
@@ -178,13 +179,13 @@ def tables(min_runs=1, max_runs=5, min_topics=1, max_topics=12):
 
 
 @given(tables(min_runs=2))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_alpha_zero_is_the_plain_difference(table):
     assert np.array_equal(risk_values(table[0], table[1], 0.0), table[0] - table[1])
 
 
 @given(tables(min_runs=2), st.floats(0, 10), st.floats(0, 10))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_urisk_decreases_with_alpha_when_a_topic_loses(table, a1, a2):
     low, high = sorted((a1, a2))
     run, base = table[0], table[1]
@@ -200,7 +201,7 @@ def test_urisk_decreases_with_alpha_when_a_topic_loses(table, a1, a2):
 
 
 @given(tables(min_runs=2, min_topics=2), st.floats(0, 5))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_trisk_has_the_sign_of_urisk_and_is_the_paired_t_at_zero(table, alpha):
     run, base = table[0], table[1]
     statistic, p_value = trisk(run, base, alpha)
@@ -215,7 +216,7 @@ def test_trisk_has_the_sign_of_urisk_and_is_the_paired_t_at_zero(table, alpha):
 
 
 @given(tables(min_runs=2), st.floats(0, 5), st.randoms(use_true_random=False))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_georisk_and_zrisk_invariant_to_run_and_topic_order(table, alpha, random):
     run_order = list(range(table.shape[0]))
     topic_order = list(range(table.shape[1]))
@@ -227,7 +228,7 @@ def test_georisk_and_zrisk_invariant_to_run_and_topic_order(table, alpha, random
 
 
 @given(tables(), st.floats(0, 5))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_zrisk_ignores_all_zero_topics_and_runs(table, alpha):
     # a topic every run scores 0 (T_j = 0) and a run that scores 0 everywhere (S_i = 0) leave
     # N, every other S_i and T_j, and so every other e_ij and z_ij unchanged
@@ -243,7 +244,7 @@ def test_zrisk_ignores_all_zero_topics_and_runs(table, alpha):
     hnp.arrays(np.float64, st.integers(1, 10), elements=st.floats(0.01, 1.0)),
     st.floats(0, 5),
 )
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_proportional_profiles_carry_no_risk(run_factors, topic_factors, alpha):
     # x_ij = a_i·b_j: S_i = a_i·B, T_j = A·b_j, N = A·B, so e_ij = x_ij and every z_ij = 0
     table = np.outer(run_factors, topic_factors)
@@ -251,7 +252,7 @@ def test_proportional_profiles_carry_no_risk(run_factors, topic_factors, alpha):
 
 
 @given(tables(), st.floats(0, 5), st.floats(0, 5))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_zrisk_and_georisk_fall_as_alpha_grows_and_georisk_is_bounded(table, a1, a2):
     low, high = sorted((a1, a2))
     assert np.all(zrisk(table, high) <= zrisk(table, low) + 1e-12)
@@ -263,7 +264,7 @@ def test_zrisk_and_georisk_fall_as_alpha_grows_and_georisk_is_bounded(table, a1,
 
 
 @given(tables(min_runs=2), st.floats(0, 5))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_identical_runs_have_no_zrisk(table, alpha):
     # every run the same: e_ij = x_ij, so ZRisk = 0 and GeoRisk = √(mean · Φ(0)) = √(mean/2)
     same = np.repeat(table[:1], table.shape[0], axis=0)

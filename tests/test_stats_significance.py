@@ -9,6 +9,7 @@ import pytest
 import scipy.stats
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from divaeval.errors import DataError, UsageError
 from divaeval.stats import significance as sig
@@ -69,7 +70,7 @@ def test_t_test_worked_example():
     np.testing.assert_allclose(table.p_values, [0.159935, 0.032678, 0.067268], atol=1e-6)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.tuples(st.floats(0, 1), st.floats(0, 1)),
@@ -186,7 +187,7 @@ def brute_force_bootstrap(z: np.ndarray, indices: np.ndarray, alpha: float):
     return count, abs(means[chosen])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(
     st.lists(st.sampled_from([0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0]), min_size=6, max_size=36),
     st.integers(1, 150),
@@ -205,7 +206,7 @@ def test_bootstrap_counts_equal_the_resample_by_resample_definition(grid, n_samp
         assert result.counts[pair] == count
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(16), deadline=None)
 @given(st.integers(2, 30), st.integers(20, 300), st.integers(0, 2**32 - 1))
 def test_bootstrap_delta_equals_the_resample_by_resample_definition(n_topics, n_samples, seed):
     # continuous scores: distinct resampled multisets have distinct |t*|, so the Δ sample is

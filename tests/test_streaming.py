@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import TREC2012, TREC2012_RUNS, lines_of_topics, run_cli
+from support import TREC2012, TREC2012_RUNS, examples, lines_of_topics, run_cli
 
 from divaeval.api import run_evaluation
 from divaeval.errors import DataError
@@ -156,7 +156,7 @@ def test_risk_values_against_a_baseline_are_the_same_in_blocks(collected_warning
 # the block reader
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(
     sizes=st.lists(st.integers(1, 6), min_size=1, max_size=8),
     end=st.sampled_from([b"\n", b"\r\n", b"\r"]),
@@ -350,7 +350,7 @@ def test_a_warning_about_the_qrels_is_told_once_however_many_blocks(tmp_path, jo
 # ---- ranges of a file read by the workers themselves (-j N, a cluster) ----
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(
     sizes=st.lists(st.integers(1, 40), min_size=1, max_size=25),
     extras=st.lists(st.sampled_from([b"", b"   ", b"# a comment", b"\t"]), max_size=6),

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from divaeval.io import _tokens
 from divaeval.io._tokens import (
@@ -87,7 +88,7 @@ def texts(draw) -> bytes:
     return out
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(texts(), st.integers(1, 64), _LONG_LIMITS)
 def test_split_matches_reference(data, chunk, long_limit):
     original = _tokens.CHUNK_BYTES
@@ -128,7 +129,7 @@ def test_split_long_tokens_and_text():
     assert fields.text(0, 1) == "\xe9t\udcff"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=True), min_size=1, max_size=50))
 def test_float_parsing_is_exact(values):
     data = b"\n".join(repr(v).encode() for v in values)
@@ -160,7 +161,7 @@ def test_float_parsing_random_reprs_bit_exact():
     assert np.array_equal(parsed.view(np.uint64), expected.view(np.uint64))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(st.lists(st.text(alphabet="0123456789.+-eE_x", min_size=1, max_size=10), min_size=1))
 def test_short_decimal_path_agrees_with_float(tokens):
     # Tokens of up to 10 bytes from the characters of numbers: the fast path (plain decimals of
@@ -227,7 +228,7 @@ def test_integer_tokens():
     assert integer_tokens(words).tolist() == [1, 1, 1, 0, 0, 0, 0, 1, 1]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(_TOKEN, min_size=1, max_size=40), st.lists(_TOKEN, max_size=20), _LONG_LIMITS)
 def test_factorize_table_and_ranks(tokens, probes, long_limit):
     with long_from(long_limit):
@@ -272,7 +273,7 @@ def test_hash_collisions_fall_back_to_exact(monkeypatch):
 _KEY_SPACES = st.sampled_from([2**8, 2**20, 2**40, 2**44, 2**63, 2**64])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=40),
     st.lists(st.integers(0, 300), max_size=300),
@@ -338,7 +339,7 @@ _INTEGER_TEXT = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(_INTEGER_TEXT, min_size=1, max_size=30), _LONG_LIMITS)
 def test_parse_integers_exact_and_bounded(tokens, long_limit):
     with long_from(long_limit):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import judge_text, measure_values
+from support import examples, judge_text, measure_values
 
 from divaeval.errors import UsageError
 from divaeval.metrics import parse_measures
@@ -191,7 +191,7 @@ BOUNDED = [
 ]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(topics())
 def test_values_lie_in_the_unit_interval(case):
     qrels, run = case
@@ -200,7 +200,7 @@ def test_values_lie_in_the_unit_interval(case):
         assert -1e-12 <= value <= 1 + 1e-12, (name, value)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(24), deadline=None)
 @given(topics())
 def test_interpolated_precision_does_not_rise_with_recall(case):
     qrels, run = case
@@ -210,7 +210,7 @@ def test_interpolated_precision_does_not_rise_with_recall(case):
     assert all(a >= b - 1e-15 for a, b in zip(ordered, ordered[1:], strict=False))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(16), deadline=None)
 @given(topics())
 def test_the_ideal_ranking_scores_one(case):
     qrels, _ = case
