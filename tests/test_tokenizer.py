@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples
+from support import examples, row_lines
 
 from divaeval.io import _tokens
 from divaeval.io._tokens import (
@@ -98,8 +98,13 @@ def test_split_matches_reference(data, chunk, long_limit):
             fields = split_fields(data, (0, 1, 2, 6), first_row=(0, 3))
     finally:
         _tokens.CHUNK_BYTES = original
+    assert_fields_are_the_reference(fields, data, long_limit)
+
+
+def assert_fields_are_the_reference(fields, data: bytes, long_limit: int) -> None:
+    """``split_fields(data, (0, 1, 2, 6), first_row=(0, 3))`` is what a Python split gives."""
     expected = reference_rows(data)
-    assert fields.row_line.tolist() == [number for number, _ in expected]
+    assert row_lines(fields) == [number for number, _ in expected]
     assert fields.row_count.tolist() == [len(row) for _, row in expected]
     for j in (0, 1, 2, 6):
         assert tokens_of(fields.columns[j]) == [
@@ -112,6 +117,79 @@ def test_split_matches_reference(data, chunk, long_limit):
     for j in (0, 3):
         want = first[j].decode("utf-8", "surrogateescape") if len(first) > j else None
         assert fields.first_row[j] == want
+
+
+@st.composite
+def grids(draw) -> bytes:
+    """Plain texts of rows with the same number of fields (the grid of ``_grid_fields``), and
+    each of the ways a text is almost one: a field more or less on a line, a doubled or
+    trailing delimiter, a blank line, the other delimiter, a lone ``\\r``."""
+    n_fields = draw(st.integers(1, 6))
+    rows = draw(st.lists(st.lists(_TOKEN, min_size=n_fields, max_size=n_fields), min_size=1,
+                         max_size=12))  # fmt: skip
+    delimiter = draw(st.sampled_from([b" ", b"\t"]))
+    lines = [delimiter.join(row) for row in rows]
+    flaw = draw(st.sampled_from([None, "more", "fewer", "double", "trailing", "leading", "blank",
+                                 "other", "cr", "blank-end"]))  # fmt: skip
+    at = draw(st.integers(0, len(lines) - 1))
+    if flaw == "more":
+        lines[at] += delimiter + b"x"
+    elif flaw == "fewer" and n_fields > 1:
+        lines[at] = lines[at].rsplit(delimiter, 1)[0]
+    elif flaw == "double" and n_fields > 1:
+        lines[at] = lines[at].replace(delimiter, delimiter * 2, 1)
+    elif flaw == "trailing":
+        lines[at] += delimiter
+    elif flaw == "leading":
+        lines[at] = delimiter + lines[at]
+    elif flaw == "blank":
+        lines.insert(at, b"")
+    elif flaw == "other":
+        lines[at] += b" \t"[:: -1 if delimiter == b" " else 1][:1] + b"y"
+    elif flaw == "cr":
+        lines[at] += b"\r"
+    text = b"\n".join(lines)
+    if flaw == "blank-end":
+        text += b"\n\n"
+    elif draw(st.booleans()):
+        text += b"\n"
+    return text
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(grids(), _LONG_LIMITS)
+def test_grids_split_as_the_tokenizer_splits(data, long_limit):
+    with long_from(long_limit):
+        fields = split_fields(data, (0, 1, 2, 6), first_row=(0, 3))
+    assert_fields_are_the_reference(fields, data, long_limit)
+    lines = data.removesuffix(b"\n").split(b"\n")
+    if (
+        b"\r" not in data
+        and not data.startswith(b"\xef\xbb\xbf")  # a byte-order mark: not plain
+        and len({len(line.split()) for line in lines}) == 1
+        and all(line.split(b"\t" if b"\t" in lines[0] else b" ") == line.split() for line in lines)
+    ):  # a grid: split as one, its rows numbered as lines
+        assert fields.rows_are_lines and fields.row_line is None
+
+
+def test_a_grid_of_a_run_is_split_at_once():
+    data = b"".join(
+        f"{t} Q0 doc-{t}-{d} {d} {-d / 7} tag\n".encode() for t in (1, 2) for d in (1, 2, 3)
+    )
+    fields = split_fields(data, (0, 2, 4), first_row=(1, 5, 6))
+    assert fields.rows_are_lines and fields.row_count.tolist() == [6] * 6
+    assert tokens_of(fields.columns[2])[:2] == [b"doc-1-1", b"doc-1-2"]
+    assert fields.first_row == {1: "Q0", 5: "tag", 6: None}
+    # the same text split in pieces (GRID_MAX_BYTES below it): the same fields
+    original = _tokens.GRID_MAX_BYTES
+    _tokens.GRID_MAX_BYTES = 0
+    try:
+        pieces = split_fields(data, (0, 2, 4), first_row=(1, 5, 6))
+    finally:
+        _tokens.GRID_MAX_BYTES = original
+    assert not pieces.rows_are_lines and pieces.row_line.tolist() == [1, 2, 3, 4, 5, 6]
+    for j in (0, 2, 4):
+        assert np.array_equal(fields.columns[j], pieces.columns[j])
 
 
 def test_split_empty_and_blank():

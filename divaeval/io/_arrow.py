@@ -24,7 +24,6 @@ so small files, and programs that read none, never load it.
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Sequence
 
@@ -38,18 +37,14 @@ from divaeval.io._tokens import (
     factorize_with_keys,
     gather_words,
     pad_words,
+    plain_head,
     split_fields,
 )
 
 #: Texts shorter than this are split by the tokenizer (faster than importing pyarrow).
 PLAIN_MIN_BYTES = 4 << 20
 
-#: Bytes that are whitespace to the tokenizer but never part of a plain text (with the
-#: delimiter that is not used). NUL bytes are refused before (by the readers' read_source).
-_NEVER_PLAIN = (b"\r", b"\v", b"\f")
 _LITTLE = sys.byteorder == "little"  # words are little-endian uint64 (see _tokens)
-_CONTENT = re.compile(rb"[^\n]")  # the first byte of the first non-empty line
-_UTF8_BOM = b"\xef\xbb\xbf"  # pyarrow drops one at the start of a text; the tokenizer does not
 
 
 def split_table(
@@ -81,22 +76,6 @@ def split_table(
         if fields is not None:
             return fields
     return split_fields(data, tuple(columns) + tuple(codes) + tuple(numbers), first_row)
-
-
-def plain_head(data: bytes) -> tuple[bytes, list[bytes]] | None:
-    """(delimiter, fields of the first non-empty line) of a plain text (see the module
-    docstring), or None when ``data`` is not plain (as far as a few byte searches tell) or
-    holds no field."""
-    found = _CONTENT.search(data)
-    if found is None or data.startswith(_UTF8_BOM):
-        return None
-    start = found.start()
-    end = data.find(b"\n", start)
-    line = data[start : len(data) if end < 0 else end]
-    delimiter, other = (b"\t", b" ") if b"\t" in line else (b" ", b"\t")
-    if any(byte in data for byte in (other, *_NEVER_PLAIN)):
-        return None
-    return delimiter, line.split(delimiter)
 
 
 def split_plain(
