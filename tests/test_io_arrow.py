@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 from support import examples, row_lines
 
-from divaeval.errors import DivaevalError, set_warning_sink
+from divaeval.errors import DivaevalError
 from divaeval.io import _arrow, read_qrels, read_run
 from divaeval.io._text import Source, _content_line_numbers
 from divaeval.io._tokens import LONG_TOKEN_BYTES, parse_floats, split_fields
@@ -35,11 +35,8 @@ EXAMPLES = settings(
 )
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    previous = set_warning_sink(lambda message: None)
-    yield
-    set_warning_sink(previous)
+# divaeval's warnings are collected, not printed (conftest.py)
+pytestmark = pytest.mark.usefixtures("collected_warnings")
 
 
 class FastPathSpy:

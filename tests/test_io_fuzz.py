@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from support import examples
 
 from divaeval.cli import main
-from divaeval.errors import DivaevalError, set_warning_sink
+from divaeval.errors import DivaevalError
 from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
 from divaeval.io._tokens import LONG_TOKEN_BYTES
 
@@ -49,12 +49,8 @@ def workdir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("fuzz")
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    """Warnings (e.g. about unknown XML types) are collected, not printed."""
-    previous = set_warning_sink(lambda message: None)
-    yield
-    set_warning_sink(previous)
+# divaeval's warnings are collected, not printed (conftest.py)
+pytestmark = pytest.mark.usefixtures("collected_warnings")
 
 
 # ---------------------------------------------------------------------------------------------

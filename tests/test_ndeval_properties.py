@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from support import examples
 
 import divaeval
-from divaeval.errors import set_warning_sink
 
 KS = (1, 2, 3, 5, 10)
 SETTINGS = settings(
@@ -31,11 +30,8 @@ SETTINGS = settings(
 )
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    previous = set_warning_sink(lambda message: None)
-    yield
-    set_warning_sink(previous)
+# divaeval's warnings are collected, not printed (conftest.py)
+pytestmark = pytest.mark.usefixtures("collected_warnings")
 
 
 @pytest.fixture(scope="module")

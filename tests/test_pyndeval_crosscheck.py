@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 
 import divaeval
-from divaeval.errors import set_warning_sink
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -31,11 +30,8 @@ N_TOPICS = 150
 TOL = 1e-9
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    previous = set_warning_sink(lambda message: None)
-    yield
-    set_warning_sink(previous)
+# divaeval's warnings are collected, not printed (conftest.py)
+pytestmark = pytest.mark.usefixtures("collected_warnings")
 
 
 def generate(seed: int, n_topics: int = N_TOPICS):
