@@ -11,7 +11,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 from support import FIXTURES, ROOT, SAMPLE_DATA, TREC2012
@@ -141,8 +140,9 @@ def test_installed_entry_point():
     assert done.stderr == "divaeval: nope.txt: cannot open run file: no such file\n"
 
 
-def test_help_is_fast_and_lean():
-    start = time.perf_counter()
+def test_help_is_lean():
+    # start-up is timed by `make bench`, not here (a timed test fails on a loaded machine);
+    # what makes it slow, loading numpy, pandas, rich or scipy for --help, is checked exactly
     done = subprocess.run(
         [sys.executable, "-m", "divaeval", "--help"],
         capture_output=True,
@@ -150,10 +150,8 @@ def test_help_is_fast_and_lean():
         timeout=60,
         env=subprocess_env(),
     )
-    elapsed = time.perf_counter() - start
     assert done.returncode == 0
     assert "RUN... QRELS" in done.stdout and done.stderr == ""
-    assert elapsed < 3.0  # generous for loaded CI machines; the import check below is exact
     probe = (
         "import sys; from divaeval.cli import main; code = main(['--help']); "
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
