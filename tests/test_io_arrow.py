@@ -300,6 +300,12 @@ def test_repetitive_fields_come_factorized(monkeypatch, block):
         PLAIN_RUN.replace(b"\n", b" \n", 1),  # a delimiter ending a line
         PLAIN_RUN.replace(b"\n2", b"\n 2", 1),  # or starting one
         PLAIN_RUN.replace(b"\n2", b"\n\t2", 1),
+        # an empty field in place of a missing one, the field count kept: in a field pyarrow
+        # is not asked to convert (Q0, rank, tag), or at the end of the text
+        PLAIN_RUN.replace(b"1 Q0 b", b"1  b", 1),
+        PLAIN_RUN.replace(b"b 2 1.5", b"b  1.5", 1),
+        PLAIN_RUN.replace(b"1.5 t\n", b"1.5 \n", 1),
+        PLAIN_RUN.replace(b"0.5 t\n", b"0.5 "),
         b"\xef\xbb\xbf" + PLAIN_RUN,  # pyarrow would drop this byte-order mark
         PLAIN_RUN.replace(b"\n", b" x\n", 1),  # a varying field count
         PLAIN_RUN.replace(b" t\n", b"\n"),  # too few fields

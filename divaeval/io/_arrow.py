@@ -106,21 +106,24 @@ def split_plain(
     n_fields = len(first)
     if n_fields < min_fields or (max_fields is not None and n_fields > max_fields):
         return None
-    if any(j >= n_fields for j in numbers):
+    if any(j >= n_fields for j in numbers) or _has_empty_field(data, delimiter):
         return None
     encoded = [j for j in _repetitive(data, delimiter, codes) if j < n_fields]
     texts = {
         j: first[j].decode("utf-8", "surrogateescape") if j < n_fields else None for j in first_row
     }
     wanted = tuple(columns) + tuple(codes)
+    # pyarrow converts only the fields asked for (it still counts every line's fields): no
+    # field is empty (checked above), so the others need no look
+    read = sorted({j for j in (*wanted, *numbers) if j < n_fields})
     try:
         # Empty lines kept: a text without any has row i on line i + 1 (numbered for free);
-        # an empty line is a row of empty fields, refused, and only then are they skipped.
-        table = _read_csv(data, delimiter, n_fields, numbers, encoded, skip_empty=False)
-        fields = _table_fields(table, wanted, numbers, texts, numbered=True) if table else None
+        # an empty line is a row of too few fields, refused, and only then are they skipped.
+        table = _read_csv(data, delimiter, n_fields, read, numbers, encoded, skip_empty=False)
+        fields = _table_fields(table, n_fields, wanted, numbers, texts, numbered=True)
         if fields is None and (data.startswith(b"\n") or b"\n\n" in data):
-            table = _read_csv(data, delimiter, n_fields, numbers, encoded, skip_empty=True)
-            fields = _table_fields(table, wanted, numbers, texts, numbered=False) if table else None
+            table = _read_csv(data, delimiter, n_fields, read, numbers, encoded, skip_empty=True)
+            fields = _table_fields(table, n_fields, wanted, numbers, texts, numbered=False)
         return fields
     finally:
         table = None
@@ -154,27 +157,57 @@ def _repetitive(data: bytes, delimiter: bytes, candidates: Sequence[int]) -> lis
     return chosen
 
 
+#: :func:`_has_empty_field` looks at a text in pieces of this many bytes (its temporaries
+#: stay in cache)
+EMPTY_FIELD_PIECE = 1 << 20
+
+
+def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
+    """Whether a line of a plain text (:func:`~divaeval.io._tokens.plain_head`) holds an
+    empty field, where the whitespace tokenizer would find one field fewer than pyarrow: two
+    separators (the delimiter or a newline) in a row, other than two newlines (an empty line,
+    which :func:`split_plain` handles), or a delimiter at the text's start or end."""
+    if not data or data[:1] == delimiter or data[-1:] == delimiter:
+        return bool(data)
+    text = np.frombuffer(data, dtype=np.uint8)
+    code = ord(delimiter)
+    for begin in range(0, len(text) - 1, EMPTY_FIELD_PIECE):
+        piece = text[begin : begin + EMPTY_FIELD_PIECE + 1]  # (one byte of overlap)
+        low = piece <= 32  # separators, and control bytes (data): pairs of them are looked at
+        pairs = np.flatnonzero(low[1:] & low[:-1])
+        if len(pairs):
+            left, right = piece[pairs], piece[pairs + 1]
+            left_newline, right_newline = left == 10, right == 10
+            separators = (left_newline | (left == code)) & (right_newline | (right == code))
+            if (separators & ~(left_newline & right_newline)).any():
+                return True
+    return False
+
+
 def _table_fields(
     table,
+    n_fields: int,
     columns: Sequence[int],
     numbers: Sequence[int],
     first_row: dict[int, str | None],
     numbered: bool,
 ) -> Fields | None:
-    """:class:`Fields` of a table read by :func:`_read_csv` (None if it holds an empty field,
-    a long token or a number that is not finite). A dictionary-encoded column comes
+    """:class:`Fields` of a table read by :func:`_read_csv` from a text of ``n_fields`` fields
+    per line (None if there is no table, or it holds an empty field, a long token or a number
+    that is not finite). A dictionary-encoded column comes
     factorized: its chunks' dictionaries (the distinct values of each chunk, so every value of
     the column, and only those) are factorized as one word matrix, then each row takes the
     code of its value (the same codes and uniques as factorizing every row: they depend only
     on the set of values). ``numbered``: the table has a row for every line (none was empty), so row
     ``i`` is on line ``i + 1``."""
-    n_rows, n_fields = table.num_rows, table.num_columns
-    if n_rows == 0:
+    if table is None or table.num_rows == 0:
         return None
+    n_rows = table.num_rows
     words: dict[int, np.ndarray] = {}
     values: dict[int, np.ndarray] = {}
     factorized: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
-    for j, column in enumerate(table.columns):
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        j = int(name[1:])  # (named f0, f1, ... by _read_csv)
         if column.null_count:
             return None
         if j in numbers:
@@ -183,13 +216,11 @@ def _table_fields(
                 return None
             continue
         encoded = hasattr(column.type, "value_type")  # a dictionary column
-        parts, indices, n_values = [], [], 0
+        parts: list[np.ndarray] = []
+        indices: list[tuple[np.ndarray, int, int]] = []  # (a chunk's index, its values' span)
+        n_values = 0
         for chunk in column.chunks:
             binary = chunk.dictionary if encoded else chunk
-            if j not in columns:  # a field read only to find empty ones (on its int32
-                if _has_empty_value(binary):  # offsets: no copy, no subtraction)
-                    return None  # an empty field: not plain after all
-                continue
             offsets = _offsets(binary)
             lengths = np.diff(offsets)
             if len(lengths) and lengths.min() == 0:
@@ -202,16 +233,15 @@ def _table_fields(
                 index = index[chunk.offset : chunk.offset + len(chunk)]
                 if not np.bincount(index, minlength=len(binary)).all():
                     return None  # a value no row holds (not pyarrow's way): be safe
-                indices.append(index + n_values)
+                indices.append((index, n_values, n_values + len(binary)))
                 n_values += len(binary)
-        if j in columns:
-            width = max((part.shape[1] for part in parts), default=1)
-            matrix = np.concatenate([pad_words(part, width) for part in parts])
-            if encoded:
-                value_codes, uniques, keys = factorize_with_keys(matrix)
-                factorized[j] = (value_codes[np.concatenate(indices)], uniques, keys)
-            else:
-                words[j] = matrix
+        width = max((part.shape[1] for part in parts), default=1)
+        matrix = np.concatenate([pad_words(part, width) for part in parts])
+        if encoded:
+            value_codes, uniques, keys = factorize_with_keys(matrix)
+            factorized[j] = (_row_codes(value_codes, indices, n_rows), uniques, keys)
+        else:
+            words[j] = matrix
     for j in columns:
         if j >= n_fields:  # as for the tokenizer: rows without field j hold zero words
             words[j] = np.zeros((n_rows, 1), dtype=np.uint64)
@@ -226,17 +256,34 @@ def _table_fields(
     )
 
 
+def _row_codes(
+    value_codes: np.ndarray, indices: Sequence[tuple[np.ndarray, int, int]], n_rows: int
+) -> np.ndarray:
+    """[n_rows] int64: the code of every row of a dictionary-encoded column, from the codes of
+    its chunks' dictionary values (``value_codes``, the chunks' values end to end) and each
+    chunk's (index into its own values, the span of those in ``value_codes``); one gather per
+    chunk into the result (a gather through the concatenated indices costs 5 times as much)."""
+    codes = np.empty(n_rows, dtype=np.int64)
+    row = 0
+    for index, first, stop in indices:
+        np.take(value_codes[first:stop], index, out=codes[row : row + len(index)])
+        row += len(index)
+    return codes
+
+
 def _read_csv(
     data: bytes,
     delimiter: bytes,
     n_fields: int,
+    read: Sequence[int],
     numbers: Sequence[int],
     encoded: Sequence[int],
     skip_empty: bool,
 ):
-    """pyarrow Table of ``data``: every field as binary (``encoded`` ones dictionary-encoded),
-    ``numbers`` as float64, empty lines skipped or not; None when pyarrow is missing or
-    refuses the text (e.g. lines with different field counts)."""
+    """pyarrow Table of the fields ``read`` of ``data``, a line of ``n_fields`` fields each,
+    named ``f0``, ``f1``, ...: as binary (``encoded`` ones dictionary-encoded), ``numbers`` as
+    float64, empty lines skipped or not; None when pyarrow is missing or refuses the text
+    (e.g. a line of another number of fields)."""
     try:
         import pyarrow as pa
         import pyarrow.csv as csv
@@ -269,6 +316,7 @@ def _read_csv(
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
                 check_utf8=False,
+                include_columns=[names[j] for j in read],
             ),
             memory_pool=pa.system_memory_pool(),
         )
@@ -281,13 +329,6 @@ def _floats(chunk) -> np.ndarray:
     array's ``to_numpy`` would import pandas)."""
     values = np.frombuffer(chunk.buffers()[1], dtype=np.float64)
     return values[chunk.offset : chunk.offset + len(chunk)]
-
-
-def _has_empty_value(chunk) -> bool:
-    """Whether a pyarrow binary array holds an empty value (two equal offsets in a row)."""
-    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
-    offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
-    return bool(np.equal(offsets[1:], offsets[:-1]).any())
 
 
 def _offsets(chunk) -> np.ndarray:
