@@ -303,6 +303,21 @@ def test_planned_work_estimates_text_and_blocks(tmp_path):
     assert planned_work([run]) == (1000 * LINE_BYTES, 1)
 
 
+def test_parallel_workers_take_the_largest_runs_first(tmp_path):
+    from divaeval.streaming import scoring_order, text_bytes
+
+    sizes = {"a": 300, "b": 900, "c": 300, "d": 1200}  # bytes of each run's text
+    paths = []
+    for name, size in sizes.items():
+        path = tmp_path / f"{name}.txt"
+        path.write_bytes(b"1 Q0 d 1 1.0 t\n" * (size // 15))
+        paths.append(str(path))
+    assert [text_bytes(path) for path in paths] == [300, 900, 300, 1200]
+    # d, b, then a and c in the given order; in this process, the given order
+    assert scoring_order([*paths, "-"], LocalProcesses(2)) == [3, 1, 0, 2, 4]
+    assert scoring_order(paths, InProcess()) == [0, 1, 2, 3]
+
+
 def test_auto_is_the_command_line_default_and_gives_the_same_output(monkeypatch, capsys):
     # forced to fork on the sample data: the same bytes as one process
     from support import SAMPLE_DATA, run_cli
