@@ -35,7 +35,7 @@ GEOMETRIC_EPSILON = 1e-5
 MEANS = ("arith", "geom", "dd")
 
 
-@dataclass
+@dataclass(eq=False)
 class RunScores:
     """One run's per-topic values (``values[measure][i]`` for ``topics[i]``)."""
 

@@ -55,7 +55,7 @@ class RiskSettings:
         return f"baseline={self.baseline}|risk_alpha={self.alpha_text}"
 
 
-@dataclass
+@dataclass(eq=False)
 class Evaluation:
     """Everything an evaluation produced: per-run scores, measures, settings, and the qrels
     index (for topic-level context such as subtopic counts). With ``risk`` set, every run's

@@ -82,7 +82,7 @@ class EvalSettings:
         return "|".join(parts)
 
 
-@dataclass
+@dataclass(eq=False)
 class TopicMaterial:
     """The qrels side of ``T`` topics (see the module docstring). Shapes: ``S`` = the largest
     number of subtopics of a topic, ``P`` = the largest pool of positively judged documents."""
@@ -194,7 +194,7 @@ def _rows_of(values: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     return None if values is None else values[rows]
 
 
-@dataclass
+@dataclass(eq=False)
 class JudgedRankings:
     """One run joined with the qrels over the evaluated topics (see the module docstring)."""
 

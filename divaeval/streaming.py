@@ -50,7 +50,7 @@ class RunFile:
     path: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Scoring:
     """What every block is scored with (sent once to each worker)."""
 
@@ -59,7 +59,7 @@ class Scoring:
     settings: EvalSettings  # with complete=False: a block scores its own topics
 
 
-@dataclass
+@dataclass(eq=False)
 class BlockScores:
     """The scores of one block: ``values[i, j]`` is measure j on qrels topic ``codes[i]``."""
 

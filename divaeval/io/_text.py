@@ -37,7 +37,7 @@ UTF8_BOM = b"\xef\xbb\xbf"
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-@dataclass
+@dataclass(eq=False)
 class Source:
     """The cleaned bytes of one input file and how to name it in messages."""
 

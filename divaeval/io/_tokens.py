@@ -102,7 +102,7 @@ def token_bytes(words: np.ndarray, row: int) -> bytes:
     return words[row].astype("<u8").tobytes().rstrip(b"\0")
 
 
-@dataclass
+@dataclass(eq=False)
 class Fields:
     """Selected fields of every row (non-blank line) of a text."""
 
@@ -304,7 +304,7 @@ def _joined(parts: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
-@dataclass
+@dataclass(eq=False)
 class _Piece:
     """The tokens of one piece of text: byte spans, and their grouping into rows."""
 

@@ -23,7 +23,7 @@ from divaeval.io.qrels import INTENT_TYPES
 INTENT_COLUMNS = "topic subtopic probability [inf|nav]"
 
 
-@dataclass
+@dataclass(eq=False)
 class Intents:
     """Parsed intent file. ``frame`` columns: topic, subtopic (str), probability (float64),
     type (``inf``/``nav``/``""``), row."""

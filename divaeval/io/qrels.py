@@ -41,7 +41,7 @@ GRADE_LIMIT = 32767  # grades are stored as int16 in judged rankings
 TYPE_NAMES = np.array(["", "inf", "nav"], dtype=object)  # by type code
 
 
-@dataclass
+@dataclass(eq=False)
 class Qrels:
     """Parsed qrels; row ``i`` of every array is the ``i``-th judgment line of the file."""
 

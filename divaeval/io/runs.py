@@ -35,7 +35,7 @@ from divaeval.io._tokens import (
 RUN_COLUMNS = "topic Q0 docno rank score tag"
 
 
-@dataclass
+@dataclass(eq=False)
 class Run:
     """One parsed run file; row ``i`` of every array is the ``i``-th line of the file (blank
     and comment lines aside), so :meth:`line_of` locates it."""

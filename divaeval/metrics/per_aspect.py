@@ -61,7 +61,7 @@ def weights_param(default: str) -> Param:
     )
 
 
-@dataclass
+@dataclass(eq=False)
 class AspectRows:
     """``N`` one-aspect rankings (row n = topic n // S, aspect n % S for T·S rows)."""
 
