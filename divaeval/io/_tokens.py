@@ -599,9 +599,14 @@ class TokenTable:
         if len(keys) == 0:
             return np.full(len(words), -1, dtype=np.int64)
         at = np.minimum(np.searchsorted(keys, probes), len(keys) - 1)
-        rows = order[at]
-        found = (keys[at] == probes) & np.all(table[rows] == words, axis=1)
-        return np.where(found, rows, -1)
+        hit = np.flatnonzero(keys[at] == probes)  # the hash found: compare the words of those
+        rows = order[at[hit]]
+        same = table[rows, 0] == words[hit, 0]
+        for column in range(1, width):
+            same &= table[rows, column] == words[hit, column]
+        found = np.full(len(words), -1, dtype=np.int64)
+        found[hit[same]] = rows[same]
+        return found
 
 
 def parse_floats(words: np.ndarray) -> tuple[np.ndarray, int | None]:
