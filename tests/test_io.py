@@ -12,7 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import examples
 
 import divaeval
 from divaeval.cli import main
@@ -967,3 +971,22 @@ def test_topic_types_from_text():
     table = divaeval.read_topic_types("given.xml", text=xml)
     assert table.values.tolist() == [["1", "2", "nav", 2]]
     assert table.attrs["source"] == "given.xml"
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.integers(1, 3000).flatmap(
+        lambda bound: st.tuples(st.just(bound), st.lists(st.integers(0, bound - 1), max_size=200))
+    )
+)
+def test_unique_keys_is_numpys_unique_with_inverse(case):
+    # the qrels index's keys: counted where the bound is small next to their number, sorted
+    # where it is not (both ways are drawn)
+    from divaeval.judged import _unique_keys
+
+    bound, keys = case
+    key = np.array(keys, dtype=np.int64)
+    uniques, inverse = _unique_keys(key, bound)
+    want_uniques, want_inverse = np.unique(key, return_inverse=True)
+    assert uniques.tolist() == want_uniques.tolist()
+    assert inverse.tolist() == want_inverse.reshape(-1).tolist()
