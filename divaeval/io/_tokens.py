@@ -163,16 +163,29 @@ def plain_head(data: bytes) -> tuple[bytes, list[bytes]] | None:
     ``\\r``) anywhere, and does not start with a byte-order mark. Runs and qrels written by
     programs are plain (:mod:`divaeval.io._arrow` reads large ones with pyarrow;
     :func:`split_fields` splits small ones without classifying whitespace)."""
+    head = first_fields(data)
+    return head if head is not None and plain_bytes(data, head[0]) else None
+
+
+def first_fields(data: bytes) -> tuple[bytes, list[bytes]] | None:
+    """(delimiter, fields of the first non-empty line) as :func:`plain_head` finds them, with
+    none of its searches through the whole text (:func:`plain_bytes`); None for a text
+    without content or starting with a byte-order mark."""
     found = _CONTENT.search(data)
     if found is None or data.startswith(_UTF8_BOM):
         return None
     start = found.start()
     end = data.find(b"\n", start)
     line = data[start : len(data) if end < 0 else end]
-    delimiter, other = (b"\t", b" ") if b"\t" in line else (b" ", b"\t")
-    if any(byte in data for byte in (other, *_NEVER_PLAIN)):
-        return None
+    delimiter = b"\t" if b"\t" in line else b" "
     return delimiter, line.split(delimiter)
+
+
+def plain_bytes(data: bytes, delimiter: bytes) -> bool:
+    """Whether ``data`` holds none of the whitespace bytes a plain text with ``delimiter``
+    lacks (the other delimiter, ``\\r``, ``\\v``, ``\\f``): four byte searches."""
+    other = b" " if delimiter == b"\t" else b"\t"
+    return not any(byte in data for byte in (other, *_NEVER_PLAIN))
 
 
 #: :func:`split_fields` splits a plain text of at most this many bytes as a grid
