@@ -322,6 +322,15 @@ def test_factorize_table_and_ranks(tokens, probes, long_limit):
         check_factorize_table_and_ranks(tokens, probes)
 
 
+@settings(max_examples=examples(60), deadline=None)
+@given(st.lists(st.tuples(_TOKEN, st.integers(1, 4)), min_size=1, max_size=30), _LONG_LIMITS)
+def test_factorize_tokens_repeated_in_runs(runs, long_limit):
+    # as the docnos of qrels (a line per subtopic): factorized one row per run where that pays
+    tokens = [token for token, repeat in runs for _ in range(repeat)]
+    with long_from(long_limit):
+        check_factorize_table_and_ranks(tokens, [])
+
+
 def check_factorize_table_and_ranks(tokens, probes):
     words = split_fields(b"\n".join(tokens), (0,)).columns[0]
     codes, uniques = factorize(words)

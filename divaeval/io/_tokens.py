@@ -478,9 +478,11 @@ def factorize_with_keys(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     n, width = words.shape
     head = words[:4096]  # (rows that differ from the row above in most of these: not worth it)
     if n > 1 and 2 * np.count_nonzero(np.any(head[1:] != head[:-1], axis=1)) < len(head):
-        # columns such as topic ids repeat in long runs: factorize one row per run
+        # columns such as topic ids repeat in long runs: factorize one row per run (runs of
+        # two rows on average pay already: the docnos of the 2012 qrels, 3.7 lines each,
+        # 5.1 ms -> 3.2)
         change = np.flatnonzero(np.any(words[1:] != words[:-1], axis=1)) + 1
-        if len(change) < n // 4:
+        if len(change) < n // 2:
             starts = np.empty(len(change) + 1, dtype=np.int64)
             starts[0], starts[1:] = 0, change
             run_codes, uniques, keys = _factorize_rows(np.take(words, starts, axis=0))
