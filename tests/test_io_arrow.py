@@ -415,15 +415,15 @@ def test_the_fast_path_imports_neither_pandas_nor_pyarrow_compute(tmp_path):
     assert done.stdout.strip() == "True []", done.stderr
 
 
-def test_reading_while_checking_returns_the_read_or_false_and_raises_its_errors():
-    assert _arrow._read_while(lambda: "table", lambda: True) == "table"
-    assert _arrow._read_while(lambda: "table", lambda: False) is False
-    with pytest.raises(ZeroDivisionError):
-        _arrow._read_while(lambda: 1 // 0, lambda: True)
-
-
-def test_columns_in_two_threads_keep_their_order_and_raise_errors():
+def test_two_threads_keep_the_items_order_and_raise_errors():
     assert _arrow._in_two_threads(lambda x: x * x, list(range(7))) == [0, 1, 4, 9, 16, 25, 36]
     assert _arrow._in_two_threads(lambda x: x, []) == []
     with pytest.raises(ZeroDivisionError):
         _arrow._in_two_threads(lambda x: 1 // x, [3, 2, 1, 0, 5])
+    # as split_plain reads and checks a text: two tasks, the one failing raises
+    assert _arrow._in_two_threads(lambda task: task(), [lambda: "table", lambda: True]) == [
+        "table",
+        True,
+    ]
+    with pytest.raises(ZeroDivisionError):
+        _arrow._in_two_threads(lambda task: task(), [lambda: 1 // 0, lambda: True])

@@ -27,7 +27,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -124,13 +124,18 @@ def split_plain(
     try:
         # Empty lines kept: a text without any has row i on line i + 1 (numbered for free);
         # an empty line is a row of too few fields, refused, and only then are they skipped.
-        # The text is read on the chance that it is plain, while that is checked.
-        table = _read_while(
-            lambda: _read_csv(data, delimiter, n_fields, read, numbers, encoded, False),
-            lambda: plain_bytes(data, delimiter) and not _has_empty_field(data, delimiter),
+        # The text is read on the chance that it is plain, while that is checked (pyarrow
+        # lets go of the interpreter as it reads: the check's byte searches, 17 ms of a
+        # 1M-line run, take place during its 80 ms; a text found not plain waits for the read)
+        table, plain = _in_two_threads(
+            lambda task: task(),
+            [
+                lambda: _read_csv(data, delimiter, n_fields, read, numbers, encoded, False),
+                lambda: plain_bytes(data, delimiter) and not _has_empty_field(data, delimiter),
+            ],
         )
-        if table is False:
-            return None  # not plain
+        if not plain:
+            return None
         fields = _table_fields(table, n_fields, wanted, numbers, texts, numbered=True)
         if fields is None and (data.startswith(b"\n") or b"\n\n" in data):
             table = _read_csv(data, delimiter, n_fields, read, numbers, encoded, skip_empty=True)
@@ -140,31 +145,6 @@ def split_plain(
         table = None
         if release_memory:
             release_free_memory()
-
-
-def _read_while(read: Callable[[], T], check: Callable[[], bool]) -> T | Literal[False]:
-    """``read()``, run in a helper thread while ``check()`` runs in this one, or False when
-    the check fails (once the read has ended: it cannot be stopped). pyarrow's reader lets go
-    of the interpreter while it reads, so the byte searches of the check (17 ms of a 1M-line
-    run) take place during its 80 ms rather than before them."""
-    outcome: list = []
-
-    def run() -> None:
-        try:
-            outcome.append((True, read()))
-        except BaseException as exc:  # re-raised in the caller's thread
-            outcome.append((False, exc))
-
-    helper = threading.Thread(target=run, name="divaeval-read", daemon=True)
-    helper.start()
-    try:
-        passed = check()
-    finally:
-        helper.join()
-    ok, value = outcome[0]
-    if not ok:
-        raise value
-    return value if passed else False
 
 
 #: pyarrow reads a text in blocks of this many bytes (in parallel), each a chunk of the table
@@ -309,9 +289,9 @@ def _column_fields(column, n_rows: int, number: bool) -> tuple[str, Any] | None:
 
 
 def _in_two_threads(function: Callable[[Any], T], items: Sequence) -> list[T]:
-    """``function(item)`` of every item, taken in turn by this thread and a helper (numpy lets
-    go of the interpreter in its loops over arrays, so the two overlap): the results in the
-    items' order."""
+    """``function(item)`` of every item, taken in turn by this thread and a helper (numpy, in
+    its loops over arrays, and pyarrow's reader let go of the interpreter, so the two
+    overlap): the results in the items' order; the first exception raised is raised here."""
     results: list = [None] * len(items)
     failures: list[BaseException] = []
     pending = iter(range(len(items)))
