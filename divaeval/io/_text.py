@@ -30,10 +30,9 @@ from zlib import error as zlib_error
 import numpy as np
 
 from divaeval.errors import DataError
-from divaeval.io._tokens import Fields, normalize_line_ends
+from divaeval.io._tokens import UTF8_BOM, Fields, normalize_line_ends
 
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t\f\v]*#[^\n]*")
-UTF8_BOM = b"\xef\xbb\xbf"
 GZIP_MAGIC = b"\x1f\x8b"
 
 

@@ -150,7 +150,7 @@ def normalize_line_ends(data: bytes) -> bytes:
 #: delimiter that is not used). NUL bytes are refused before (by the readers' read_source).
 _NEVER_PLAIN = (b"\r", b"\v", b"\f")
 _CONTENT = re.compile(rb"[^\n]")  # the first byte of the first non-empty line
-_UTF8_BOM = b"\xef\xbb\xbf"  # pyarrow drops one at the start of a text; the tokenizer does not
+UTF8_BOM = b"\xef\xbb\xbf"  # pyarrow drops one at the start of a text; the tokenizer does not
 
 
 def plain_head(data: bytes) -> tuple[bytes, list[bytes]] | None:
@@ -172,7 +172,7 @@ def first_fields(data: bytes) -> tuple[bytes, list[bytes]] | None:
     none of its searches through the whole text (:func:`plain_bytes`); None for a text
     without content or starting with a byte-order mark."""
     found = _CONTENT.search(data)
-    if found is None or data.startswith(_UTF8_BOM):
+    if found is None or data.startswith(UTF8_BOM):
         return None
     start = found.start()
     end = data.find(b"\n", start)
