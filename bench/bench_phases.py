@@ -32,7 +32,7 @@ _STARTUP = (
     "t = time.process_time()\n"
     "import numpy\n"
     "n = time.process_time()\n"
-    "import divaeval.cli, divaeval.api, divaeval.metrics\n"
+    "import divaeval.cli, divaeval.evaluation, divaeval.metrics\n"
     "divaeval.metrics.parse_measures(['ndeval'])\n"
     "print(n - t, time.process_time() - n)\n"
 )
@@ -53,8 +53,8 @@ def startup(repeat: int) -> tuple[float, float]:
 def phases(run_paths: list[str], qrels_path: str, repeat: int) -> dict[str, tuple[float, float]]:
     """Phase -> (best CPU seconds, best wall seconds)."""
     from divaeval.aggregate import RunScores
-    from divaeval.api import Evaluation
     from divaeval.errors import set_warning_sink
+    from divaeval.evaluation import Evaluation
     from divaeval.io import read_qrels, read_run
     from divaeval.judged import EvalSettings, QrelsIndex, judge_run
     from divaeval.metrics import compute_measures, parse_measures

@@ -2,7 +2,7 @@
 
 The Python API (imported lazily, so ``import divaeval`` and ``divaeval --help`` stay fast): every
 command as a function returning a pandas DataFrame, on run and qrels files or on in-memory data
-(DataFrames, pytrec_eval-style dicts, ir_measures' records); see :mod:`divaeval.library`.
+(DataFrames, pytrec_eval-style dicts, ir_measures' records); see :mod:`divaeval.api`.
 
 - :func:`evaluate` — runs x topics x measures, long form (``baseline=``: ndeval's risk values);
 - :func:`compare`, :func:`risk`, :func:`prefer` — significance tests, URisk/TRisk/ZRisk/GeoRisk,
@@ -18,19 +18,19 @@ command as a function returning a pandas DataFrame, on run and qrels files or on
 __version__ = "0.1.0"
 
 _LAZY = {
-    "evaluate": ("divaeval.library", "evaluate"),
-    "compare": ("divaeval.library", "compare"),
-    "risk": ("divaeval.library", "risk"),
-    "prefer": ("divaeval.library", "prefer"),
-    "discriminative_power": ("divaeval.library", "discriminative_power"),
-    "correlation": ("divaeval.library", "correlation"),
-    "intuitiveness": ("divaeval.library", "intuitiveness"),
-    "unanimity": ("divaeval.library", "unanimity"),
-    "sensitivity": ("divaeval.library", "sensitivity"),
-    "axioms": ("divaeval.library", "axioms"),
-    "ties": ("divaeval.library", "ties"),
-    "collection_table": ("divaeval.library", "collection_table"),
-    "run_evaluation": ("divaeval.api", "run_evaluation"),
+    "evaluate": ("divaeval.api", "evaluate"),
+    "compare": ("divaeval.api", "compare"),
+    "risk": ("divaeval.api", "risk"),
+    "prefer": ("divaeval.api", "prefer"),
+    "discriminative_power": ("divaeval.api", "discriminative_power"),
+    "correlation": ("divaeval.api", "correlation"),
+    "intuitiveness": ("divaeval.api", "intuitiveness"),
+    "unanimity": ("divaeval.api", "unanimity"),
+    "sensitivity": ("divaeval.api", "sensitivity"),
+    "axioms": ("divaeval.api", "axioms"),
+    "ties": ("divaeval.api", "ties"),
+    "collection_table": ("divaeval.api", "collection_table"),
+    "run_evaluation": ("divaeval.evaluation", "run_evaluation"),
     "read_run": ("divaeval.io", "read_run"),
     "read_qrels": ("divaeval.io", "read_qrels"),
     "read_intents": ("divaeval.io", "read_intents"),

@@ -24,8 +24,8 @@ if importlib.util.find_spec("distributed") is None:
     pytest.skip("needs the dask extra", allow_module_level=True)
 
 import divaeval.parallel as parallel  # noqa: E402
-from divaeval.api import run_evaluation  # noqa: E402
 from divaeval.errors import DataError, DivaevalError, warn  # noqa: E402
+from divaeval.evaluation import run_evaluation  # noqa: E402
 from divaeval.judged import EvalSettings  # noqa: E402
 from divaeval.meta.discriminative_power import discriminative_power  # noqa: E402
 from divaeval.parallel import Cluster, workers_for  # noqa: E402

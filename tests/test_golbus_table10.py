@@ -19,8 +19,8 @@ import gzip
 import pytest
 from support import FIXTURES
 
-from divaeval.api import difficulty_weights
 from divaeval.collection.sensitivity import selection_sensitivity
+from divaeval.evaluation import difficulty_weights
 from divaeval.io import read_qrels
 from divaeval.judged import QrelsIndex
 from divaeval.metrics.grid import parse_grid

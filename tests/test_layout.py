@@ -20,12 +20,12 @@ LAYERS = {
     "divaeval.metrics": 3,
     "divaeval.aggregate": 4,
     "divaeval.report": 4,
-    "divaeval.api": 5,
+    "divaeval.evaluation": 5,
     "divaeval.streaming": 5,  # a run scored block by block of topics
     "divaeval.stats": 6,
     "divaeval.meta": 7,
     "divaeval.collection": 7,
-    "divaeval.library": 8,  # the public functions (divaeval.evaluate, compare, ...)
+    "divaeval.api": 8,  # the public functions (divaeval.evaluate, compare, ...)
     "divaeval.cli": 9,
     "divaeval.__main__": 9,
 }

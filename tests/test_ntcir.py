@@ -519,7 +519,7 @@ def test_vectorised_over_topics_matches_one_topic_at_a_time():
 def test_ntcir_format_reproduces_ntcireval_output():
     import io
 
-    from divaeval.api import run_evaluation
+    from divaeval.evaluation import run_evaluation
     from divaeval.report import ReportOptions, write_report
 
     d = SMALL / "ntcir_ex"

@@ -26,8 +26,8 @@ from support import FIXTURES, TREC2012, TREC2012_RUNS, read_oracle, run_cli
 
 import divaeval
 from divaeval.aggregate import means, relative_to_baseline
-from divaeval.api import load_inputs, run_evaluation, score_runs
 from divaeval.errors import UsageError, set_warning_sink
+from divaeval.evaluation import load_inputs, run_evaluation, score_runs
 from divaeval.judged import EvalSettings
 from divaeval.metrics import parse_measures
 from divaeval.report import ReportOptions, write_report

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import TREC2012, TREC2012_RUNS, examples, lines_of_topics, run_cli
 
-from divaeval.api import run_evaluation
 from divaeval.errors import DataError
+from divaeval.evaluation import run_evaluation
 from divaeval.io._text import read_source
 from divaeval.io._tokens import normalize_line_ends
 from divaeval.io.blocks import topic_blocks

@@ -5,7 +5,7 @@ One module per command (:mod:`.evaluate`, :mod:`.metrics`, :mod:`.compare`, :mod
 the writing of their output in :mod:`.output`, and the group with the error handling in
 :mod:`.app`. Command
 modules import :mod:`.options` and :mod:`.output` only, never the package or each other; the
-work itself is done by the library (:mod:`divaeval.api`, :mod:`divaeval.stats`,
+work itself is done by the library (:mod:`divaeval.evaluation`, :mod:`divaeval.stats`,
 :mod:`divaeval.meta`, :mod:`divaeval.collection`), imported inside the commands so that
 ``divaeval --help`` stays fast.
 """

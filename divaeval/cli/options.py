@@ -322,8 +322,8 @@ def evaluation_from(
     relative to ``baseline`` when one is given (``--baseline``, ``--risk-alpha``), with
     ``dd_exponent`` for ``--mean dd``; on ``workers`` when given (else those of ``--jobs`` and
     ``--scheduler``, for this evaluation only)."""
-    from divaeval.api import run_evaluation
     from divaeval.errors import UsageError
+    from divaeval.evaluation import run_evaluation
     from divaeval.judged import EvalSettings, default_order
 
     if len(files) < 2:

@@ -118,7 +118,7 @@ class SensitivityResult:
     def averages(self, mean: str, weights: dict[str, float] | None = None) -> dict[str, float]:
         """Every measure's topic average of dss under another topic ``mean`` (the per-topic
         dss do not depend on it); ``weights`` (topic -> 1 − dd) for ``dd``, e.g.
-        :func:`divaeval.api.difficulty_weights`."""
+        :func:`divaeval.evaluation.difficulty_weights`."""
         if mean not in TOPIC_MEANS:
             raise UsageError(f"unknown topic mean {mean!r} (choose from {', '.join(TOPIC_MEANS)})")
         if mean == "dd" and weights is None:
@@ -482,7 +482,7 @@ def selection_sensitivity(
 
     weights = None
     if mean == "dd":
-        from divaeval.api import difficulty_weights
+        from divaeval.evaluation import difficulty_weights
 
         weights = difficulty_weights(index, dd_exponent)
     result_values, means, sds, dsss, averages, counts = {}, {}, {}, {}, {}, {}

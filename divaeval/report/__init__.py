@@ -1,7 +1,7 @@
 """Report writers: one module per output format, one entry per format in :data:`FORMATS`.
 
 A writer is ``write(evaluation, out, options)``: it prints an
-:class:`~divaeval.api.Evaluation` to the text stream ``out``. Adding a format is one module
+:class:`~divaeval.evaluation.Evaluation` to the text stream ``out``. Adding a format is one module
 with a ``write`` function plus one entry here.
 """
 

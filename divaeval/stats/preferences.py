@@ -311,7 +311,7 @@ def preferences(
     """Read runs and qrels and compute their lexicographic preferences (the API behind
     ``divaeval prefer``). ``run_names``: ``tag`` (divaeval's rule: the run tag, file names when
     tags are shared) or ``file`` (pref_eval's rule: the file name without ``.txt``/``.gz``)."""
-    from divaeval.api import load_inputs
+    from divaeval.evaluation import load_inputs
     from divaeval.judged import EvalSettings
 
     if len(run_paths) < 2:
@@ -327,7 +327,7 @@ def name_runs(runs: Sequence, how: str) -> None:
     """Rename runs by ``how`` = tag (keep divaeval's names) | file (file name without
     ``.txt``/``.gz``, as pref_eval's run ids); a name collision is an error
     (lexicographic.md §9.4)."""
-    from divaeval.api import _run_label
+    from divaeval.evaluation import _run_label
 
     if how == "file":
         for run in runs:

@@ -39,8 +39,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from divaeval.aggregate import check_risk_alpha, risk_values
-from divaeval.api import EvalSettings, Evaluation, run_evaluation, same_file
 from divaeval.errors import DataError, UsageError, warn
+from divaeval.evaluation import EvalSettings, Evaluation, run_evaluation, same_file
 
 #: (name, definition, source) of each risk measure, for ``divaeval metrics``.
 RISK_MEASURES = (

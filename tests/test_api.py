@@ -1,4 +1,4 @@
-"""The Python API (:mod:`divaeval.library`): every public function is listed and callable and
+"""The Python API (:mod:`divaeval.api`): every public function is listed and callable and
 its docstring example runs; in-memory runs and qrels (DataFrames, pytrec_eval-style dicts,
 ir_measures' records) give exactly the files' numbers; bad in-memory input gives the files'
 one-line messages, located by row; warnings arrive as ``DivaevalWarning``, except where a sink
@@ -18,7 +18,7 @@ import pytest
 from support import ROOT, SAMPLE_DATA, run_cli
 
 import divaeval
-from divaeval import library
+from divaeval import api
 from divaeval.errors import DataError, DivaevalWarning, UsageError
 from divaeval.io.memory import MemoryInputs
 
@@ -377,10 +377,10 @@ def test_the_command_line_keeps_printing_warnings(capsys, tmp_path):
 
 
 def test_every_public_function_is_listed_and_callable():
-    for name in library.__all__:
+    for name in api.__all__:
         assert name in divaeval.__all__ and name in dir(divaeval)
         function = getattr(divaeval, name)
-        assert callable(function) and function is getattr(library, name)
+        assert callable(function) and function is getattr(api, name)
         assert ">>> " in (function.__doc__ or ""), f"{name} has no example"
     for name in ("evaluate", "compare", "prefer", "risk", "discriminative_power", "correlation",
                  "intuitiveness", "unanimity", "sensitivity", "axioms", "ties",
@@ -394,11 +394,11 @@ def test_import_stays_lazy():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("name", library.__all__)
+@pytest.mark.parametrize("name", api.__all__)
 def test_docstring_example_runs(name, monkeypatch):
     monkeypatch.chdir(ROOT)  # the examples read sample_data/
     (example,) = doctest.DocTestFinder().find(
-        getattr(library, name), name, globs={"divaeval": divaeval}
+        getattr(api, name), name, globs={"divaeval": divaeval}
     )
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     with warnings.catch_warnings():
