@@ -20,6 +20,7 @@ LAYERS = {
     "divaeval.metrics": 3,
     "divaeval.aggregate": 4,
     "divaeval.report": 4,
+    "divaeval.plots": 4,  # figures as data from score tables, their SVG and matplotlib drawings
     "divaeval.evaluation": 5,
     "divaeval.streaming": 5,  # a run scored block by block of topics
     "divaeval.stats": 6,
