@@ -5,7 +5,7 @@ documents into one row."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,11 +75,18 @@ def subtopic_label(subtopic: str, kind: str) -> str:
     return f"{subtopic} ({kind})" if kind else subtopic
 
 
-def coverage_map(coverages: Sequence[TopicCoverage], *, title: str | None = None) -> Figure:
+def coverage_map(
+    coverages: Sequence[TopicCoverage],
+    *,
+    title: str | None = None,
+    scores: Mapping[str, float] | None = None,
+    measure: str = "",
+) -> Figure:
     """One panel per run (in the order given) for one topic: rows are the subtopics, columns
     the ranks 1..k, a cell's colour the grade of the document at that rank for that subtopic;
-    grey columns are unjudged documents, blank columns past the end of the ranking. ``data``:
-    run, topic, rank, subtopic, type, grade, judged."""
+    grey columns are unjudged documents, blank columns past the end of the ranking. ``scores``
+    (run -> the topic's value of ``measure``) go in the panels' titles. ``data``: run, topic,
+    rank, subtopic, type, grade, judged."""
     if not coverages:
         raise ValueError("coverage_map needs at least one run's coverage")
     topic = coverages[0].topic
@@ -100,9 +107,12 @@ def coverage_map(coverages: Sequence[TopicCoverage], *, title: str | None = None
                 )
                 tips[s, r] = f"rank {r + 1} · subtopic {row} · {state}"
         n_covered = int(item.covered.sum())
+        score = ""
+        if scores is not None and item.run in scores:
+            score = f"{measure} {scores[item.run]:.3f}, "
         panels.append(
             Grid(
-                title=f"{item.run}: {n_covered} of {width} subtopics in the top {k}",
+                title=f"{item.run}: {score}{n_covered} of {width} subtopics in the top {k}",
                 rows=rows,
                 columns=tuple(str(r) for r in range(1, k + 1)),
                 values=values,

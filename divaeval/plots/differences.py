@@ -32,11 +32,13 @@ def differences(
     either run lacks are left out. ``data``: measure, run, reference, topic, difference (and
     weighted: the risk value, losses times 1 + ``risk_alpha``)."""
     rows = per_topic(table)
+    chosen = list(measures or measures_of(rows))
+    matrices = {measure: score_matrix(rows, measure) for measure in chosen}
     panels, frames = [], []
-    for measure in measures or measures_of(rows):
-        runs, topics, values = score_matrix(rows, measure)
-        position = {name: i for i, name in enumerate(runs)}
-        for run, reference in pairs:
+    for run, reference in pairs:  # one row of panels per pair: its measures side by side
+        for measure in chosen:
+            runs, topics, values = matrices[measure]
+            position = {name: i for i, name in enumerate(runs)}
             delta = values[position[run]] - values[position[reference]]
             present = ~np.isnan(delta)
             order = np.argsort(-delta[present], kind="stable")
@@ -67,7 +69,7 @@ def differences(
         caption,
         tuple(panels),
         _concat(frames),
-        columns=2 if len(panels) > 1 else 1,
+        columns=len(chosen) if len(chosen) > 1 else min(2, len(panels)),
     )
 
 

@@ -71,15 +71,22 @@ def report_html(
     heat_order = [str(r) for r in dict.fromkeys(before[1].data["run"])]
     by_topic = {run: {c.topic: c for c in coverages[run]} for run in runs if run in coverages}
     views = []
+    main_rows = per_topic(table)
+    main_rows = main_rows[main_rows["measure"] == main]
+    values = {(str(r.run), str(r.topic)): float(r.value) for r in main_rows.itertuples()}
     for topic, spread in topic_spreads(table, main):
         present = [by_topic[run][topic] for run in heat_order if topic in by_topic.get(run, {})]
         if not present:
             continue
+        scores = {c.run: values[(c.run, topic)] for c in present if (c.run, topic) in values}
         views.append(
             TopicView(
                 topic,
                 f"{topic} (runs differ by {spread:.2f})",
-                [coverage_map(present), subtopic_breakdown(present)],
+                [
+                    coverage_map(present, scores=scores, measure=main),
+                    subtopic_breakdown(present),
+                ],
             )
         )
     after = []

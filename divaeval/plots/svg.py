@@ -95,7 +95,7 @@ def _y_axis(body, left, right, top, height, low, high, label) -> None:
 
 def bars(panel: Bars) -> str:
     n = len(panel.values)
-    step = min(16.0, max(7.0 if n > 60 else 12.0, 520.0 / max(n, 1)))
+    step = min(16.0, max(7.0 if n > 60 else 10.0, 520.0 / max(n, 1)))
     left, top, plot_height = 58.0, 40.0 if panel.subtitle else 24.0, 160.0
     width = left + n * step + 12
     values = [v for v in (panel.values, panel.weighted) if v is not None]
