@@ -21,15 +21,20 @@ install:
 test: dev
 	$(PYTHON) -m pytest -q -n auto --dist loadgroup tests  # loadgroup: test_cluster.py starts one Dask cluster
 
-# the test, lint and plot tools (the extras test and plot); make test and make lint install them
+# the test, lint, plot and documentation tools (the extras test, plot and docs); make test and
+# make lint install them
 dev:
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check $(EDITABLE) -e ".[test,plot]"
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check $(EDITABLE) -e ".[test,plot,docs]"
 	$(COMPILE)
 
+# the documentation site is built into a temporary folder: --strict fails on a broken link, a
+# missing page or a generated reference that cannot be written (docs/hooks/reference.py)
 lint: dev
-	$(PYTHON) -m ruff check divaeval tests bench
-	$(PYTHON) -m ruff format --check divaeval tests bench
+	$(PYTHON) -m ruff check divaeval tests bench docs/hooks
+	$(PYTHON) -m ruff format --check divaeval tests bench docs/hooks
 	$(PYTHON) -m mypy
+	site=$$(mktemp -d) && NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict --quiet \
+		--site-dir "$$site"; status=$$?; rm -rf "$$site"; exit $$status
 
 # medians of REPEAT runs; NDEVAL=/path/to/ndeval and TREC_EVAL=/path/to/trec_eval add the C
 # tools, DIVAEVAL_BENCH_LARGE=1 the 100M-line run, BENCH_ARGS="--only scale" one part (see
@@ -40,4 +45,4 @@ bench:
 	$(PYTHON) bench/run_all.py --repeat $(REPEAT) $(BENCH_ARGS)
 
 clean:
-	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache bench/out
+	rm -rf build dist site *.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache bench/out
