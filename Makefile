@@ -33,7 +33,7 @@ lint: dev
 	$(PYTHON) -m ruff check divaeval tests bench docs/hooks
 	$(PYTHON) -m ruff format --check divaeval tests bench docs/hooks
 	$(PYTHON) -m mypy
-	site=$$(mktemp -d) && NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict --quiet \
+	site=$$(mktemp -d) && NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict \
 		--site-dir "$$site"; status=$$?; rm -rf "$$site"; exit $$status
 
 # medians of REPEAT runs; NDEVAL=/path/to/ndeval and TREC_EVAL=/path/to/trec_eval add the C
