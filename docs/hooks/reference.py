@@ -27,7 +27,7 @@ MARKERS = {
 }
 
 #: width of the help text, as a terminal of this many columns shows it
-HELP_WIDTH = 90
+HELP_WIDTH = 78
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]>|#])")
 
