@@ -7,11 +7,13 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import signal
 import sys
 
 import click
 
 from divaeval import __version__
+from divaeval.cli.paths import Terminated
 from divaeval.heap import reuse_freed_memory
 
 #: subcommand -> (its module in divaeval.cli, the command in it). A command's module is
@@ -113,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     except (click.exceptions.Abort, KeyboardInterrupt, EOFError):
         click.echo("divaeval: interrupted", err=True)
         return 130
+    except Terminated as exc:  # SIGTERM or SIGHUP while an output file was written
+        click.echo(f"divaeval: terminated ({signal.Signals(exc.signal_number).name})", err=True)
+        return 128 + exc.signal_number
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, and let no later flush fail.
         _silence_stdout()

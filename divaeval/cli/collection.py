@@ -12,10 +12,11 @@ from divaeval.cli.options import (
     topics_option,
 )
 from divaeval.cli.output import write_table
+from divaeval.cli.paths import INPUT
 
 
 @click.command("collection")
-@click.argument("qrels", metavar="QRELS")
+@click.argument("qrels", metavar="QRELS", type=INPUT)
 @rel_level_option("minimum grade that counts as relevant")
 @click.option(
     "--cover",

@@ -17,10 +17,11 @@ from divaeval.cli.options import (
     workers_from,
 )
 from divaeval.cli.output import emit, keyed_frame, write_table, write_text
+from divaeval.cli.paths import INPUT
 
 
 @click.command("compare")
-@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS", type=INPUT)
 @measure_option()
 @resampling_options("ttest", ("ttest", "bootstrap", "randomization", "tukey-hsd"))
 @correction_option(

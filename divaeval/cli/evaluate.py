@@ -20,13 +20,14 @@ from divaeval.cli.options import (
     signature_option,
 )
 from divaeval.cli.output import emit, write_text
+from divaeval.cli.paths import INPUT
 
 COMMAND_NAME = "evaluate"
 SCORE_FORMATS = ("trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", "table", "latex")
 
 
 @click.command(COMMAND_NAME)
-@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS", type=INPUT)
 @measure_option()
 @click.option("-q", "--per-topic", is_flag=True, help="also print per-topic values")
 @click.option("-n", "--no-summary", is_flag=True, help="no mean over topics")

@@ -27,6 +27,7 @@ from divaeval.cli.options import (
     workers_options,
 )
 from divaeval.cli.output import progress_bar, write_table, write_tables
+from divaeval.cli.paths import INPUT, OUTPUT
 
 
 @click.group("meta")
@@ -37,13 +38,13 @@ def meta_group() -> None:
 
 
 @meta_group.command("discriminative-power")
-@click.argument("files", nargs=-1, metavar="[RUN... QRELS]")
+@click.argument("files", nargs=-1, metavar="[RUN... QRELS]", type=INPUT)
 @measure_option()
 @scores_option()
 @resampling_options("bootstrap", ("bootstrap", "tukey-hsd"))
 @click.option(
     "--plot",
-    type=str,
+    type=OUTPUT,
     default=None,
     metavar="FILE.png",
     help="draw ASL curves (needs matplotlib: pip install 'divaeval[plot]')",
@@ -106,7 +107,7 @@ def discriminative_power_command(
 
 
 @meta_group.command("correlation")
-@click.argument("files", nargs=-1, metavar="[RUN... QRELS]")
+@click.argument("files", nargs=-1, metavar="[RUN... QRELS]", type=INPUT)
 @measure_option()
 @scores_option()
 @click.option(
@@ -145,7 +146,7 @@ def correlation_command(
 
 
 @meta_group.command("intuitiveness")
-@click.argument("files", nargs=-1, metavar="[RUN... QRELS]")
+@click.argument("files", nargs=-1, metavar="[RUN... QRELS]", type=INPUT)
 @measure_option()
 @scores_option()
 @click.option(
@@ -195,7 +196,7 @@ def intuitiveness_command(
 
 
 @meta_group.command("unanimity")
-@click.argument("files", nargs=-1, metavar="[RUN... QRELS]")
+@click.argument("files", nargs=-1, metavar="[RUN... QRELS]", type=INPUT)
 @measure_option()
 @scores_option()
 @judging_options
@@ -222,7 +223,7 @@ def unanimity_command(
 
 
 @meta_group.command("sensitivity")
-@click.argument("qrels", metavar="QRELS")
+@click.argument("qrels", metavar="QRELS", type=INPUT)
 @click.option(
     "-m",
     "--measure",

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
+from divaeval.cli.paths import INPUT, OUTPUT
+
 MAX_RESAMPLES = (
     1_000_000  # = divaeval.stats.significance.MAX_RESAMPLES (not imported: --help stays fast)
 )
@@ -108,7 +110,7 @@ def check_dd_exponent(mean: str, dd_exponent: str | None) -> str:
 def intents_option() -> Decorator:
     return click.option(
         "--intents",
-        type=str,
+        type=INPUT,
         default=None,
         metavar="FILE",
         help="intent probabilities: topic subtopic probability [inf|nav]",
@@ -119,7 +121,7 @@ def topics_option() -> Decorator:
     return click.option(
         "--topics",
         "topics_file",
-        type=str,
+        type=INPUT,
         default=None,
         metavar="FILE",
         help="TREC Web Track topics XML (subtopic types inf/nav)",
@@ -298,7 +300,7 @@ def measure_option() -> Decorator:
 
 
 def baseline_option(help: str) -> Decorator:
-    return click.option("--baseline", type=str, default=None, metavar="FILE", help=help)
+    return click.option("--baseline", type=INPUT, default=None, metavar="FILE", help=help)
 
 
 def risk_alpha_option(help: str) -> Decorator:
@@ -359,6 +361,7 @@ def scores_option() -> Decorator:
     return click.option(
         "--scores",
         "score_files",
+        type=INPUT,
         multiple=True,
         metavar="FILE",
         help="read per-topic scores instead of RUN... QRELS: lines 'run topic measure value' "
@@ -456,7 +459,12 @@ def precision_option(default: int | None = None) -> Decorator:
 
 def output_file_option() -> Decorator:
     return click.option(
-        "-o", "--output", type=str, default=None, metavar="FILE", help="write to FILE, not stdout"
+        "-o",
+        "--output",
+        type=OUTPUT,
+        default=None,
+        metavar="FILE",
+        help="write to FILE, not stdout",
     )
 
 

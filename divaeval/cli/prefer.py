@@ -17,6 +17,7 @@ from divaeval.cli.options import (
 )
 from divaeval.cli.output import keyed_frame as _keyed
 from divaeval.cli.output import write_tables
+from divaeval.cli.paths import INPUT
 
 _SECTIONS = ("values", "pairs", "ranking")
 
@@ -37,7 +38,7 @@ def _values_for_trec_eval(frame):
 
 
 @click.command("prefer")
-@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS", type=INPUT)
 @click.option(
     "-m",
     "--measure",

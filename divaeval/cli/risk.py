@@ -16,10 +16,11 @@ from divaeval.cli.options import (
     risk_alpha_option,
 )
 from divaeval.cli.output import write_table
+from divaeval.cli.paths import INPUT
 
 
 @click.command("risk")
-@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS")
+@click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS", type=INPUT)
 @measure_option()
 @baseline_option(
     "the baseline run for URisk, TRisk, wins and losses (also one of the runs of ZRisk and "
