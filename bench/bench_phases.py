@@ -52,13 +52,13 @@ def startup(repeat: int) -> tuple[float, float]:
 
 def phases(run_paths: list[str], qrels_path: str, repeat: int) -> dict[str, tuple[float, float]]:
     """Phase -> (best CPU seconds, best wall seconds)."""
-    from divaeval.aggregate import RunScores
     from divaeval.errors import set_warning_sink
     from divaeval.evaluation import Evaluation
     from divaeval.io import read_qrels, read_run
     from divaeval.judged import EvalSettings, QrelsIndex, judge_run
     from divaeval.metrics import compute_measures, parse_measures
     from divaeval.report import ReportOptions, write_report
+    from divaeval.scores import RunScores
 
     settings = EvalSettings()
     measures = parse_measures(["ndeval"])

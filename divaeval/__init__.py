@@ -36,7 +36,7 @@ _LAZY = {
     "read_intents": ("divaeval.io", "read_intents"),
     "read_topic_types": ("divaeval.io", "read_topic_types"),
     "parse_measures": ("divaeval.metrics", "parse_measures"),
-    "score_matrix": ("divaeval.aggregate", "score_matrix"),
+    "score_matrix": ("divaeval.scores", "score_matrix"),
     "DivaevalError": ("divaeval.errors", "DivaevalError"),
     "DataError": ("divaeval.errors", "DataError"),
     "UsageError": ("divaeval.errors", "UsageError"),

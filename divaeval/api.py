@@ -179,7 +179,7 @@ def _score_tables(
 ) -> tuple[list[str], dict]:
     """(run names, measure name -> scores[n_runs, n_topics]) over every qrels topic (a topic
     a run lacks scores 0): what the analyses of runs start from."""
-    from divaeval.aggregate import score_matrix
+    from divaeval.scores import score_matrix
 
     result = _evaluation(inputs, runs, qrels, measures, judging, workers=workers)
     table = result.table(per_topic=True, summary=False)
@@ -298,8 +298,7 @@ def risk(
     1     dssa  0.1289  1.2433     8       2
     2  ql-cata  0.0000  0.0000     0       0
     """
-    from divaeval.aggregate import check_risk_alpha
-    from divaeval.stats.risk import risk_frame
+    from divaeval.risk_measures import check_risk_alpha, risk_frame
 
     with _library_call() as inputs, _workers(jobs, scheduler, runs) as workers:
         alpha, alpha_text = check_risk_alpha(risk_alpha)
@@ -695,8 +694,8 @@ def sensitivity(
              measure topic  relevant  samples  seed     dss
     0  alpha-nDCG@20   all        10       50    42  0.1386
     """
-    from divaeval.collection.sensitivity import DEFAULT_CUTOFF
-    from divaeval.collection.sensitivity import sensitivity as selection_sensitivity
+    from divaeval.meta.sensitivity import DEFAULT_CUTOFF
+    from divaeval.meta.sensitivity import sensitivity as selection_sensitivity
 
     cutoffs = [cutoff] if isinstance(cutoff, int) else list(cutoff)
     with _library_call() as inputs, _workers(jobs, scheduler) as workers:

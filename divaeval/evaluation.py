@@ -19,15 +19,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from divaeval.aggregate import (
-    RunScores,
-    check_risk_alpha,
-    long_table,
-    means,
-    relative_to_baseline,
-)
 from divaeval.errors import DataError, UsageError, activity, warn
 from divaeval.judged import EvalSettings, QrelsIndex, validate_settings
+from divaeval.risk_measures import check_risk_alpha, relative_to_baseline
+from divaeval.scores import RunScores, long_table, means
 
 if TYPE_CHECKING:
     from divaeval.io import Qrels, Run
@@ -107,8 +102,9 @@ class Evaluation:
 def difficulty_weights(index: QrelsIndex, dd_exponent: str = "xi") -> dict[str, float]:
     """Topic -> 1 − diversity difficulty (Golbus et al. 2013, Eq. 2), for ``--mean dd``;
     ``dd_exponent`` is Eq. 1's exponent, ``xi`` or ``xi+1`` (Golbus's Tables 1, 2 and 10)."""
-    from divaeval.collection.difficulty import check_dd_exponent, collection_table
-    from divaeval.collection.difficulty import difficulty_weights as weights_of
+    # lazily: the collection analysis runs on pandas, which the main job never imports
+    from divaeval.collection import check_dd_exponent, collection_table
+    from divaeval.collection import difficulty_weights as weights_of
 
     exponent = check_dd_exponent(dd_exponent)
     table = collection_table(index.qrels.frame, rel_level=index.rel_level, dd_exponent=exponent)
@@ -331,7 +327,7 @@ def run_evaluation(
 
     With ``baseline`` (a run file or a read run), every value becomes the run's risk value
     against it, exactly as ``ndeval -baseline BASE -riskAlpha A`` computes it
-    (:func:`~divaeval.aggregate.relative_to_baseline`); ``risk_alpha`` is A (default 0), a
+    (:func:`~divaeval.risk_measures.relative_to_baseline`); ``risk_alpha`` is A (default 0), a
     number or its text. ``dd_exponent`` (``xi`` or ``xi+1``) is the exponent of the ``dd``
     topic weights.
 

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from divaeval.aggregate import RunScores
 from divaeval.errors import DataError, activity, warn
 from divaeval.io import Run, read_run
 from divaeval.io._text import GZIP_MAGIC
@@ -39,6 +38,7 @@ from divaeval.io.blocks import (
 )
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics
 from divaeval.parallel import InProcess, Workers
+from divaeval.scores import RunScores
 from divaeval.topics import sort_topics
 
 

@@ -19,10 +19,10 @@ import gzip
 import pytest
 from support import FIXTURES
 
-from divaeval.collection.sensitivity import selection_sensitivity
 from divaeval.evaluation import difficulty_weights
 from divaeval.io import read_qrels
 from divaeval.judged import QrelsIndex
+from divaeval.meta.sensitivity import selection_sensitivity
 from divaeval.metrics.grid import parse_grid
 
 GOLBUS = FIXTURES / "golbus"

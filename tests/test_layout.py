@@ -1,6 +1,6 @@
 """The package layout's import rule (README, Development): every module imports only from
 layers below its own (or from its own package), so the data flow io → judged → metrics →
-aggregate/report → api → analyses → library → cli has no import back up."""
+scores/risk/report → evaluation → analyses → api → cli has no import back up."""
 
 from __future__ import annotations
 
@@ -15,17 +15,17 @@ LAYERS = {
     "divaeval.topics": 0,
     "divaeval.parallel": 0,  # where work runs (in process, processes, Dask)
     "divaeval.io": 1,
-    "divaeval.collection.difficulty": 1,  # qrels statistics, used by metrics and --mean dd
+    "divaeval.collection": 1,  # qrels statistics, used by metrics and --mean dd
     "divaeval.judged": 2,
     "divaeval.metrics": 3,
-    "divaeval.aggregate": 4,
+    "divaeval.scores": 4,  # per-topic scores and their means
+    "divaeval.risk_measures": 4,  # risk values against a baseline; URisk, TRisk, ZRisk, GeoRisk
     "divaeval.report": 4,
     "divaeval.plots": 4,  # figures as data from score tables, their SVG and matplotlib drawings
     "divaeval.evaluation": 5,
     "divaeval.streaming": 5,  # a run scored block by block of topics
     "divaeval.stats": 6,
     "divaeval.meta": 7,
-    "divaeval.collection": 7,
     "divaeval.api": 8,  # the public functions (divaeval.evaluate, compare, ...)
     "divaeval.cli": 9,
     "divaeval.__main__": 9,
@@ -86,7 +86,7 @@ def test_every_family_registers_its_metrics():
 def test_the_main_job_and_the_metrics_list_import_neither_pandas_nor_scipy():
     # start-up matters for shell pipelines: the evaluate path stays on numpy, and off
     # numpy.ma (15 ms), which numpy 2.4's np.unique and np.setdiff1d import on first use;
-    # `divaeval metrics` (which lists the risk measures of divaeval.stats) loads no pandas
+    # `divaeval metrics` (which lists the risk measures of divaeval.risk_measures) loads no pandas
     # (0.8 s of its 1.2 s before)
     import subprocess
     import sys
@@ -141,3 +141,13 @@ def test_a_name_with_measure_syntax_is_refused():
     for name in ("x@5", "x(a=1)", "x,y"):
         with pytest.raises(ValueError, match="holds one of"):
             register_preset(name, ["ERR-IA@5"], "never registered")
+
+
+def test_no_submodule_shadows_a_public_name():
+    # importing divaeval.X sets the attribute X of the package: a module named like a public
+    # function (divaeval.risk) would replace that function once anything imported the module
+    import divaeval
+
+    modules = {p.stem for p in (ROOT / "divaeval").glob("*.py")}
+    modules |= {p.name for p in (ROOT / "divaeval").iterdir() if (p / "__init__.py").exists()}
+    assert not modules & set(divaeval.__all__)

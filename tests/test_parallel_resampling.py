@@ -15,11 +15,11 @@ import pytest
 from support import ROOT, SAMPLE_DATA, TREC2012, TREC2012_RUNS, run_cli, same_bits
 
 import divaeval
-import divaeval.collection.sensitivity as sensitivity_module
+import divaeval.meta.sensitivity as sensitivity_module
 import divaeval.stats.effects as effects
 import divaeval.stats.significance as significance
-from divaeval.collection.sensitivity import _grid_units, _measure_parts, sensitivity
 from divaeval.meta.discriminative_power import discriminative_power
+from divaeval.meta.sensitivity import _grid_units, _measure_parts, sensitivity
 from divaeval.metrics import parse_measures
 from divaeval.metrics.grid import grid_measures, parse_grid
 from divaeval.parallel import InProcess, LocalProcesses

@@ -8,8 +8,8 @@ nNRBP needs ``compat="ndeval"``). Every value must agree to the last bit (``==``
 the ndeval CSV byte for byte.
 
 Most cases go through :func:`divaeval.evaluate` with ``baseline=``; the sweep over every A and
-``-c`` on the 9 real runs applies :func:`~divaeval.aggregate.relative_to_baseline` to one scoring
-of the runs per order (the same code the API runs), to keep the suite fast.
+``-c`` on the 9 real runs applies :func:`~divaeval.risk_measures.relative_to_baseline` to one
+scoring of the runs per order (the same code the API runs), to keep the suite fast.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ import pytest
 from support import FIXTURES, TREC2012, TREC2012_RUNS, read_oracle, run_cli
 
 import divaeval
-from divaeval.aggregate import means, relative_to_baseline
 from divaeval.errors import UsageError, set_warning_sink
 from divaeval.evaluation import load_inputs, run_evaluation, score_runs
 from divaeval.judged import EvalSettings
 from divaeval.metrics import parse_measures
 from divaeval.report import ReportOptions, write_report
-from divaeval.stats.risk import RISK_COLUMNS
+from divaeval.risk_measures import RISK_COLUMNS, relative_to_baseline
+from divaeval.scores import means
 
 pytestmark = pytest.mark.usefixtures("collected_warnings")
 
@@ -449,7 +449,7 @@ def test_trec_eval_num_q_is_the_risk_denominator():
 
 
 # ---------------------------------------------------------------------------------------------
-# divaeval.risk: URisk, TRisk, ZRisk, GeoRisk of real runs
+# divaeval.risk(): URisk, TRisk, ZRisk, GeoRisk of real runs
 
 
 def test_risk_api_agrees_with_ndeval_and_the_t_test():

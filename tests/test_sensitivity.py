@@ -12,15 +12,15 @@ import pytest
 from click.testing import CliRunner
 from support import FIXTURES  # noqa: E402
 
-from divaeval.collection.sensitivity import (
+from divaeval.errors import UsageError
+from divaeval.io import read_qrels
+from divaeval.judged import EvalSettings, QrelsIndex
+from divaeval.meta.sensitivity import (
     _evaluate_batch,
     coefficient_of_variation,
     selection_sensitivity,
     sensitivity,
 )
-from divaeval.errors import UsageError
-from divaeval.io import read_qrels
-from divaeval.judged import EvalSettings, QrelsIndex
 from divaeval.metrics import parse_measures
 
 # meta-evaluation.md §12: subtopics A = {d1, d2, d4}, B = {d3, d4}; relevant set {d1..d4}

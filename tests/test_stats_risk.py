@@ -1,4 +1,4 @@
-"""Risk measures on score tables (divaeval.stats.risk): hand-worked examples and properties.
+"""Risk measures on score tables (divaeval.risk_measures): hand-worked examples and properties.
 
 URisk: Wang et al. SIGIR 2012 / TREC Web 2013; TRisk: Dinçer, Macdonald & Ounis SIGIR 2014;
 ZRisk and GeoRisk: Dinçer, Macdonald & Ounis SIGIR 2016. ndeval's per-topic value and topic set
@@ -17,9 +17,18 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from support import examples
 
-from divaeval.aggregate import check_risk_alpha, ndeval_topic_set, risk_values
 from divaeval.errors import DataError, UsageError
-from divaeval.stats.risk import RISK_COLUMNS, georisk, risk_table, trisk, urisk, zrisk
+from divaeval.risk_measures import (
+    RISK_COLUMNS,
+    check_risk_alpha,
+    georisk,
+    ndeval_topic_set,
+    risk_table,
+    risk_values,
+    trisk,
+    urisk,
+    zrisk,
+)
 
 # ---------------------------------------------------------------------------------------------
 # hand-worked examples

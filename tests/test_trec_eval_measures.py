@@ -125,7 +125,7 @@ def test_cwl_measures_by_hand():
 
 
 def test_summaries_sum_counts_and_take_geometric_means():
-    from divaeval.aggregate import summary_of
+    from divaeval.scores import summary_of
 
     measures = parse_measures(["num_ret", "gm_map", "AP"])
     topic_values = np.array([0.5, 0.0, 0.2])

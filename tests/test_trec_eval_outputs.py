@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from divaeval.aggregate import summary_of
 from divaeval.io import read_qrels, read_run
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run
 from divaeval.metrics import Measure, compute_measures, parse_measure
+from divaeval.scores import summary_of
 
 DATA = Path(__file__).parent / "fixtures" / "trec_eval"
 ALL_TREC = ("all_trec",)

@@ -300,8 +300,8 @@ def sensitivity_command(
     of the topic's relevant documents, averaged over topics. With --grid, the largest average
     over a grid of the measures' parameters and where it is reached. The seed and the number
     of samples are reported."""
-    from divaeval.collection.sensitivity import DEFAULT_CUTOFF, sensitivity
     from divaeval.errors import UsageError
+    from divaeval.meta.sensitivity import DEFAULT_CUTOFF, sensitivity
     from divaeval.metrics.grid import parse_grid
 
     fmt = resolve_format(output_format)

@@ -131,7 +131,7 @@ def metrics_command(pattern: str | None, long_form: bool, output_format: str) ->
         else:
             lines.append(_short(spec))
     if not pattern:
-        from divaeval.stats.risk import RISK_MEASURES
+        from divaeval.risk_measures import RISK_MEASURES
 
         lines.append(
             "\n[risk-sensitive comparison: 'divaeval RUN... QRELS --baseline B', 'divaeval risk']"

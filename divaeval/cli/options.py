@@ -305,7 +305,7 @@ def baseline_option(help: str) -> Decorator:
 
 def risk_alpha_option(help: str) -> Decorator:
     """``--risk-alpha A``: kept as typed (ndeval prints it so in its run label); checked by
-    :func:`divaeval.aggregate.check_risk_alpha`."""
+    :func:`divaeval.risk_measures.check_risk_alpha`."""
     return click.option("--risk-alpha", type=str, default=None, metavar="A", help=help)
 
 
@@ -396,8 +396,8 @@ def score_tables(
     With ``score_files`` (``--scores``) the tables are read from them instead
     (:func:`divaeval.meta.scores.read_score_table`). The runs are scored on ``workers`` when
     given (``--jobs`` and ``--scheduler`` also apply to ``--scores``: to the analysis)."""
-    from divaeval.aggregate import score_matrix
     from divaeval.errors import UsageError
+    from divaeval.scores import score_matrix
 
     if score_files:
         from divaeval.meta.scores import read_score_table

@@ -61,12 +61,11 @@ def risk_command(
     'divaeval RUN... QRELS --baseline BASE --risk-alpha A'.
     """
     from divaeval import __version__
-    from divaeval.aggregate import check_risk_alpha
-    from divaeval.stats.risk import risk_frame, runs_with_baseline
+    from divaeval.risk_measures import check_risk_alpha, risk_frame
 
     fmt = resolve_format(output_format)
     alpha, alpha_text = check_risk_alpha("0" if risk_alpha is None else risk_alpha)
-    paths, position = runs_with_baseline(files[:-1], baseline)
+    paths, position = _runs_with_baseline(files[:-1], baseline)
     result = evaluation_from([*paths, files[-1]], measures, judging, complete=True)
     frame = risk_frame(result, baseline=position, alpha=alpha)
     names = ",".join(m.name for m in result.measures)
@@ -78,3 +77,17 @@ def risk_command(
     write_table(
         frame, fmt, output, key="run", precision=precision, signature=sig, show_signature=signature
     )
+
+
+def _runs_with_baseline(run_paths, baseline: str | None) -> tuple[list[str], int | None]:
+    """(run files, position of the baseline among them): the baseline file is added after the
+    runs unless it is one of them already (then it is not counted twice by ZRisk)."""
+    from divaeval.evaluation import same_file
+
+    paths = list(run_paths)
+    if baseline is None:
+        return paths, None
+    for position, path in enumerate(paths):
+        if path == baseline or same_file(path, baseline):
+            return paths, position
+    return [*paths, baseline], len(paths)

@@ -1,5 +1,11 @@
-"""Meta-evaluation of metrics on score tables (runs × topics): discriminative power, rank
-correlation, intuitiveness and metric unanimity (``meta-evaluation.md`` §4, §9-§11)."""
+"""Meta-evaluation: analyses that judge metrics rather than runs.
+
+On score tables (runs × topics): discriminative power (Sakai 2006), rank correlation (Kendall's
+τ, Yilmaz et al.'s τ_AP), intuitiveness (Sakai, WWW 2012 §4.2) and metric unanimity (Amigó et
+al., SIGIR 2018). On the qrels alone: document selection sensitivity (Golbus et al. 2013 §7,
+:mod:`.sensitivity`). On constructed rankings: the axioms (Amigó et al., SIGIR 2018,
+:mod:`.axioms`) and ties (:mod:`.ties`). A new analysis is a module here, exported below.
+"""
 
 from divaeval.meta.correlation import (
     kendall_tau,
@@ -17,12 +23,14 @@ from divaeval.meta.discriminative_power import (
     plot_asl_curves,
 )
 from divaeval.meta.intuitiveness import IntuitivenessResult, intuitiveness, intuitiveness_table
+from divaeval.meta.sensitivity import SensitivityResult, selection_sensitivity
 from divaeval.meta.unanimity import UnanimityResult, metric_unanimity, metric_unanimity_table
 
 __all__ = [
     "DiscriminativePower",
     "IntuitivenessResult",
     "MetricDiscriminativePower",
+    "SensitivityResult",
     "UnanimityResult",
     "discriminative_power",
     "intuitiveness",
@@ -34,6 +42,7 @@ __all__ = [
     "rank_correlation",
     "rank_correlation_matrix",
     "rank_correlations",
+    "selection_sensitivity",
     "symmetric_tau_ap",
     "system_ranking",
     "tau_ap",

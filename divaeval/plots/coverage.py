@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from divaeval.aggregate import score_matrix
 from divaeval.plots.figure import Figure, Grid
+from divaeval.scores import score_matrix
 
 #: ranks shown by default (the TREC Web Track's official cutoff)
 DEFAULT_RANKS = 20

@@ -1,7 +1,7 @@
 """Per-topic differences between two runs, sorted: the wins and losses bars of the TREC Web
 Track overviews (e.g. Clarke et al., TREC 2012 Web Track overview, Fig. 2). With a risk
 sensitivity α the losses are also drawn times (1 + α) behind the bars: the risk values whose
-mean is URisk (Wang, Bennett & Collins-Thompson 2012; :mod:`divaeval.stats.risk`)."""
+mean is URisk (Wang, Bennett & Collins-Thompson 2012; :mod:`divaeval.risk_measures`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from divaeval.aggregate import score_matrix
 from divaeval.plots.figure import Bars, Figure, measures_of, per_topic, runs_of, sign_colour_tip
+from divaeval.scores import score_matrix
 
 CAPTION = (
     "One bar per topic, sorted: above 0 the topics where the first run wins, below 0 where it "

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from divaeval.aggregate import score_matrix
 from divaeval.plots.figure import Figure, Grid, measures_of, per_topic, sequential_tips
+from divaeval.scores import score_matrix
 
 
 def topic_heatmap(table: pd.DataFrame, measures: Sequence[str] | None = None) -> Figure:

@@ -396,12 +396,12 @@ def ranking_table(prefs: Preferences, methods: Sequence[str] = ("mc4", "borda"))
     method, rank (1 = best), run, value (MC4's final mass or Borda points)."""
     import pandas as pd
 
-    from divaeval.stats.aggregation import aggregate_preferences
+    from divaeval.stats.rank_fusion import fuse_preferences
 
     rows = []
     for measure in prefs.measures:
         for method in methods:
-            result = aggregate_preferences(prefs.tensors[measure], prefs.runs, method)
+            result = fuse_preferences(prefs.tensors[measure], prefs.runs, method)
             for position, run in enumerate(result.ranking, start=1):
                 rows.append((measure, method, position, run, result.values[run]))
     return pd.DataFrame(rows, columns=["measure", "method", "rank", "run", "value"])

@@ -302,7 +302,7 @@ def pairwise_t_tests(scores: np.ndarray, alpha: float = 0.05) -> PairwiseTests:
     §5.1 gives t = ±inf, p = 0 (or t = 0, p = 1 when z̄ = 0) instead of scipy's NaN.
     """
     # scipy's Student t CDF, what scipy.stats.t.sf evaluates (bit for bit), without the 1-2 s
-    # import of scipy.stats (as TRisk in divaeval.stats.risk)
+    # import of scipy.stats (as TRisk in divaeval.risk_measures)
     from scipy.special import stdtr
 
     table = check_score_table(scores, min_runs=2, min_topics=2)

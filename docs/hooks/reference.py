@@ -179,7 +179,7 @@ def metric_reference() -> str:
     measures and the presets."""
     from divaeval.metrics import all_specs
     from divaeval.metrics.registry import all_forms, presets
-    from divaeval.stats.risk import RISK_MEASURES
+    from divaeval.risk_measures import RISK_MEASURES
 
     other_names: dict[str, list[str]] = {}
     for form in all_forms():

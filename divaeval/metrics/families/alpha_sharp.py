@@ -128,9 +128,10 @@ def smr_weights(material) -> np.ndarray:
 
 def _smr_table(material) -> np.ndarray:
     """[T, S] smr_t of every topic of ``material`` (see :func:`smr_weights`)."""
+    # lazily: the collection analysis runs on pandas, which the main job never imports
     import pandas as pd
 
-    from divaeval.collection.difficulty import subtopic_table
+    from divaeval.collection import subtopic_table
 
     level = material.rel_level
     topic, doc, column = np.nonzero(

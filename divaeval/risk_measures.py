@@ -1,13 +1,16 @@
-"""Risk-sensitive evaluation on score tables: ndeval's ``-baseline`` values, URisk, TRisk, ZRisk
-and GeoRisk.
+"""All risk-sensitive evaluation: ndeval's ``-baseline`` values, URisk, TRisk, ZRisk and GeoRisk.
+
+(Named ``risk_measures``, not ``risk``: ``divaeval.risk`` is the public function of the Python
+API, and a submodule of that name would replace it as an attribute of the package.)
 
 A run is compared with a **baseline** topic by topic; losses weigh (1 + α) times as much as
 gains (α ≥ 0, the risk sensitivity; α = 0 gives the plain difference).
 
 - **ndeval's risk value** (ndeval 4.5, ``-baseline B -riskAlpha a``), per topic:
   ``RiskBased(r, b, a) = r − b`` if r ≥ b, else ``(1 + a)·(r − b)``
-  (:func:`divaeval.aggregate.risk_values`), on ndeval's topic set with its zero filling and
-  denominator (:func:`divaeval.aggregate.ndeval_topic_set`); ``divaeval --baseline`` prints it.
+  (:func:`risk_values`), on ndeval's topic set with its zero filling and denominator
+  (:func:`ndeval_topic_set`); :func:`relative_to_baseline` turns a run's scores into these
+  values, which ``divaeval --baseline`` prints.
 - **URisk** (Wang, Bennett & Collins-Thompson, SIGIR 2012; the TREC 2013–2014 Web Track risk
   measure): the mean of the risk values over the c topics,
   URisk = (1/c)·[Σ_{q∈Q+} δ_q + (1 + α)·Σ_{q∈Q−} δ_q] with δ_q = r_q − b_q, Q+ the topics where
@@ -35,12 +38,141 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
-from divaeval.aggregate import check_risk_alpha, risk_values
 from divaeval.errors import DataError, UsageError, warn
-from divaeval.evaluation import EvalSettings, Evaluation, run_evaluation, same_file
+from divaeval.scores import RunScores
+from divaeval.topics import sort_topics
+
+# ---------------------------------------------------------------------------------------------
+# ndeval's -baseline/-riskAlpha: risk values against a baseline run
+
+
+def check_risk_alpha(alpha: float | str) -> tuple[float, str]:
+    """(α as a float, α as text): α must be a finite number ≥ 0. Text is kept as given (ndeval
+    prints ``-riskAlpha`` exactly as typed in its run label); a number is written shortest
+    (``1.0`` -> ``1``)."""
+    if isinstance(alpha, str):
+        text = alpha.strip()
+        try:
+            value = float(text)
+        except ValueError:
+            raise UsageError(f"risk alpha must be a number >= 0, not {alpha!r}") from None
+    else:
+        value = float(alpha)
+        text = repr(value).removesuffix(".0")
+    if not math.isfinite(value) or value < 0:
+        raise UsageError(f"risk alpha must be a finite number >= 0, not {alpha!r}")
+    return value, text
+
+
+def risk_values(run: np.ndarray, baseline: np.ndarray, alpha: float) -> np.ndarray:
+    """ndeval's ``RiskBased(r, b, a)`` elementwise: r − b where r ≥ b, else (1 + a)·(r − b).
+
+    The same floating-point operations as ndeval 4.5, so the values agree bit for bit; NaN on
+    either side gives NaN (ndeval's ``r >= b`` is false for NaN).
+    """
+    run = np.asarray(run, dtype=np.float64)
+    baseline = np.asarray(baseline, dtype=np.float64)
+    difference = run - baseline
+    return np.where(run >= baseline, difference, (1.0 + alpha) * difference)
+
+
+@dataclass(frozen=True)
+class RiskTopicSet:
+    """ndeval's rows and mean denominator of a run against a baseline."""
+
+    topics: list[str]  # the printed rows, ascending
+    denominator: int  # what the row sum is divided by
+
+
+def ndeval_topic_set(
+    run_topics: Sequence[str],
+    baseline_topics: Sequence[str],
+    qrels_topics: Sequence[str],
+    *,
+    complete: bool,
+) -> RiskTopicSet:
+    """The topic set of ``ndeval -baseline`` (ndeval 4.5, ``outputMeasures``).
+
+    Rows: every topic of the run file; with ``-c`` every topic of the run or the baseline file.
+    A topic missing from one side (or without qrels) counts as 0 for that side. Denominator:
+    |run ∩ qrels| (with ``-c``: |qrels|), replaced by the number of rows when that is larger, so
+    without ``-c`` it is the number of run topics, and with ``-c`` it is
+    max(|qrels|, |run ∪ baseline|), which is less than |qrels ∪ run ∪ baseline| when both the
+    qrels and the two runs have topics the other side lacks.
+    """
+    run_set = {str(t) for t in run_topics}
+    qrels_set = {str(t) for t in qrels_topics}
+    rows = run_set | {str(t) for t in baseline_topics} if complete else run_set
+    counted = len(qrels_set) if complete else len(run_set & qrels_set)
+    return RiskTopicSet(topics=sort_topics(rows), denominator=max(counted, len(rows)))
+
+
+def file_topics(run: RunScores) -> list[str]:
+    """The topics of the run file: its evaluated topics it did not lack, and its topics without
+    qrels."""
+    missing = set(run.missing_topics)
+    return [str(t) for t in run.topics if t not in missing] + list(run.run_only_topics)
+
+
+def _values_on(run: RunScores, topics: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(positions into ``run.topics``, present) for ``topics``: present where the run file has
+    the topic and it was evaluated (topics without qrels and topics the run lacks are absent)."""
+    missing = set(run.missing_topics)
+    position = {str(t): i for i, t in enumerate(run.topics) if t not in missing}
+    index = np.array([position.get(t, -1) for t in topics], dtype=np.int64)
+    return np.maximum(index, 0), index >= 0
+
+
+def relative_to_baseline(
+    run: RunScores,
+    baseline: RunScores,
+    measures: Sequence,
+    qrels_topics: Sequence[str],
+    *,
+    alpha: float,
+    complete: bool,
+    name: str,
+) -> RunScores:
+    """``run``'s risk values against ``baseline`` as ndeval 4.5's ``-baseline -riskAlpha``
+    computes them: per topic r − b, or (1 + α)·(r − b) where the
+    run loses; rows and mean denominator by :func:`ndeval_topic_set`; a
+    topic missing from either run file, or without qrels, counts as 0 for that side."""
+    topic_set = ndeval_topic_set(
+        file_topics(run), file_topics(baseline), qrels_topics, complete=complete
+    )
+    rows = topic_set.topics
+    run_index, run_present = _values_on(run, rows)
+    base_index, base_present = _values_on(baseline, rows)
+
+    def on_rows(scores: RunScores, measure, index: np.ndarray, present: np.ndarray) -> np.ndarray:
+        if not present.any():
+            return np.zeros(len(rows))
+        return np.where(present, scores.values[measure][index], 0.0)
+
+    values = {
+        measure: risk_values(
+            on_rows(run, measure, run_index, run_present),
+            on_rows(baseline, measure, base_index, base_present),
+            alpha,
+        )
+        for measure in measures
+    }
+    return RunScores(
+        name=name,
+        path=run.path,
+        topics=np.array(rows, dtype=object),
+        values=values,
+        denominator=topic_set.denominator,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# URisk, TRisk, ZRisk and GeoRisk of a score table
 
 #: (name, definition, source) of each risk measure, for ``divaeval metrics``.
 RISK_MEASURES = (
@@ -113,7 +245,8 @@ def trisk(runs, baseline, alpha: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     p = 2·P(T_{c−1} ≥ |TRisk|). With c < 2 both are NaN. Risk values without spread (s = 0)
     give TRisk = 0 and p = 1 when their mean is 0, else ±inf and p = 0, as the paired t test of
     ``compare`` does."""
-    # scipy's Student t CDF (what scipy.stats.t.sf evaluates), without scipy.stats' import time
+    # scipy's Student t CDF (what scipy.stats.t.sf evaluates), without scipy.stats' import time;
+    # lazily: --baseline on the main job needs no scipy
     from scipy.special import stdtr
 
     table, base = _runs_and_baseline(runs, baseline)
@@ -159,7 +292,7 @@ def zrisk(scores, alpha: float = 0.0) -> np.ndarray:
 def georisk(scores, alpha: float = 0.0) -> np.ndarray:
     """GeoRisk of every run (Dinçer et al. 2016): √((S_i/c)·Φ(ZRisk_i/c)), Φ the standard normal
     CDF, S_i/c the run's mean score over the c topics."""
-    from scipy.special import ndtr
+    from scipy.special import ndtr  # lazily: --baseline on the main job needs no scipy
 
     table = _score_table(scores, "scores")
     n_topics = table.shape[1]
@@ -179,7 +312,7 @@ def risk_table(
     topics won and lost against the baseline (row ``baseline`` of ``scores``), and ZRisk and
     GeoRisk against all rows (NaN when a score is negative: they are defined for non-negative
     scores only). Without a baseline the baseline columns are left out."""
-    import pandas as pd
+    import pandas as pd  # lazily: --baseline on the main job needs no pandas
 
     table = _score_table(scores, "scores")
     if len(runs) != table.shape[0]:
@@ -204,24 +337,22 @@ def risk_table(
     return pd.DataFrame(frame)
 
 
-def runs_with_baseline(run_paths: Sequence[str], baseline: str | None):
-    """(run files, position of the baseline among them): the baseline file is added after the
-    runs unless it is one of them already (then it is not counted twice by ZRisk)."""
-    paths = list(run_paths)
-    if baseline is None:
-        return paths, None
-    for position, path in enumerate(paths):
-        if path == baseline or same_file(path, baseline):
-            return paths, position
-    return [*paths, baseline], len(paths)
+class ScoredRuns(Protocol):
+    """What :func:`risk_frame` reads of an evaluation: its runs' scores and its measures."""
+
+    @property
+    def runs(self) -> Sequence[RunScores]: ...
+
+    @property
+    def measures(self) -> Sequence: ...
 
 
-def risk_frame(evaluation: Evaluation, *, baseline: int | None = None, alpha: float | str = 0.0):
+def risk_frame(evaluation: ScoredRuns, *, baseline: int | None = None, alpha: float | str = 0.0):
     """URisk, TRisk (with its p-value), wins, losses, ZRisk and GeoRisk of every run of
     ``evaluation`` on every measure (:func:`risk_table`), against run number ``baseline``
     (URisk, TRisk) and against all runs (ZRisk, GeoRisk). The evaluation must score every run
     on the same topics (``complete=True``). Columns: measure, then :data:`RISK_COLUMNS`."""
-    import pandas as pd
+    import pandas as pd  # lazily: --baseline on the main job needs no pandas
 
     alpha, _ = check_risk_alpha(alpha)
     names = [run.name for run in evaluation.runs]
@@ -239,31 +370,3 @@ def risk_frame(evaluation: Evaluation, *, baseline: int | None = None, alpha: fl
         frame.insert(0, "measure", measure.name)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
-
-
-def risk(
-    runs: str | Sequence[str],
-    qrels: str,
-    measures: Sequence[str] = (),
-    *,
-    baseline: str | None = None,
-    alpha: float | str = 0.0,
-    intents: str | None = None,
-    topics: str | None = None,
-    **settings,
-):
-    """Risk-sensitive comparison of run files: a DataFrame with one row per (measure, run) and
-    the columns measure, run, mean, URisk, TRisk, p_value, wins, losses (against the
-    ``baseline`` run file; left out without one), ZRisk and GeoRisk (against all runs and the
-    baseline), with risk sensitivity ``alpha``. Every run is scored on every qrels topic (a
-    topic missing from a run scores 0). ``settings`` are as for :func:`divaeval.evaluate`.
-
-    >>> divaeval.risk(["a.txt", "b.txt"], "qrels.txt", ["alpha-nDCG@20"], baseline="base.txt",
-    ...               alpha=1)  # doctest: +SKIP
-    """
-    paths, position = runs_with_baseline([runs] if isinstance(runs, str) else runs, baseline)
-    settings = {**settings, "complete": True}
-    result = run_evaluation(
-        paths, qrels, measures, intents=intents, topics=topics, settings=EvalSettings(**settings)
-    )
-    return risk_frame(result, baseline=position, alpha=alpha)

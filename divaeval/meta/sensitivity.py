@@ -371,7 +371,7 @@ def _measure_parts(units: list[list[int]], parts: int) -> list[list[int]]:
 
 
 def _topic_average(dss: np.ndarray, topics: np.ndarray, how: str, weights) -> tuple[float, int]:
-    from divaeval.aggregate import topic_mean
+    from divaeval.scores import topic_mean
 
     ok = ~np.isnan(dss)
     if how == "arith":
@@ -410,7 +410,7 @@ def selection_sensitivity(
     values (default: without a grid). ``progress(done, total)`` is called with the number of
     topics done after each batch of topics. The batches (and parts of the measures) run on
     ``workers`` when given, with the same results."""
-    from divaeval.collection.difficulty import check_dd_exponent
+    from divaeval.collection import check_dd_exponent
     from divaeval.judged import EvalSettings
     from divaeval.stats.significance import DEFAULT_SEED, GENERATOR_NAME, check_resamples
 

@@ -1,18 +1,23 @@
-"""MC4 and Borda aggregation as pref_eval does it (meta-evaluation.md §13, lexicographic §8.1)."""
+"""MC4 and Borda rank fusion as pref_eval does it (diazf/pref_eval ``pref_aggregate.py``; Diaz,
+Ekstrand & Mitra, TORS 2025, §8.1)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
 from divaeval.errors import DataError, UsageError
-from divaeval.stats.aggregation import (
-    aggregate_preferences,
-    aggregate_scores,
+from divaeval.stats.rank_fusion import (
+    FusedRanking,
     borda,
+    fuse_preferences,
+    fuse_rankings,
     mc4,
     net_scores,
     topic_rankings_from_preferences,
+    topic_rankings_from_scores,
 )
 
 RUNS = ["A", "B", "C", "D"]
@@ -73,13 +78,13 @@ def test_lexicographic_aggregation_example():
     assert net_scores(lexiprecision)[:, 0].tolist() == [0.0, 2.0, -2.0]
     assert topic_rankings_from_preferences(lexiprecision, runs) == [[1, 0, 2], [0, 1, 2]]
     for method in ("mc4", "borda"):
-        assert aggregate_preferences(lexiprecision, runs, method).ranking == [
+        assert fuse_preferences(lexiprecision, runs, method).ranking == [
             "runB",
             "runA",
             "runC",
         ]
         lexirecall = lexicographic_example("lexirecall")
-        assert aggregate_preferences(lexirecall, runs, method).ranking == ["runA", "runB", "runC"]
+        assert fuse_preferences(lexirecall, runs, method).ranking == ["runA", "runB", "runC"]
 
 
 def test_upper_triangle_only_and_mean_preferences():
@@ -91,13 +96,25 @@ def test_upper_triangle_only_and_mean_preferences():
     assert topic_rankings_from_preferences(mean_prefs, runs) == [[1, 0, 2]]
 
 
-def test_score_aggregation():
+def fuse_scores(scores: np.ndarray, runs: Sequence[str], method: str = "mean") -> FusedRanking:
+    """Metric scores ``[n_runs, n_topics]`` fused by their mean over topics ((mean, name)
+    descending, pref_eval's order) or by mc4 | borda of their per-topic rankings."""
+    if method != "mean":
+        return fuse_rankings(topic_rankings_from_scores(scores, runs), runs, method)
+    means = np.asarray(scores, dtype=np.float64).mean(axis=1)
+    order = sorted(range(len(runs)), key=lambda i: (means[i], runs[i]), reverse=True)
+    return FusedRanking(
+        "mean", [runs[i] for i in order], dict(zip(runs, means.tolist(), strict=True))
+    )
+
+
+def test_score_fusion():
     scores = np.array([[0.25, 0.75], [0.5, 0.5], [0.1, 0.1]])
     runs = ["x", "y", "z"]
     # means 0.5, 0.5, 0.1 (exact in binary): tie → name descending → y, x, z
-    assert aggregate_scores(scores, runs).ranking == ["y", "x", "z"]
+    assert fuse_scores(scores, runs).ranking == ["y", "x", "z"]
     # per-topic rankings (x y z) → (y x z), (x y z); Borda x 3+2=5, y 2+3=5 → y first
-    assert aggregate_scores(scores, runs, "borda").ranking == ["y", "x", "z"]
+    assert fuse_scores(scores, runs, "borda").ranking == ["y", "x", "z"]
 
 
 def test_errors():
@@ -110,4 +127,4 @@ def test_errors():
     with pytest.raises(DataError):
         mc4([[0, 0, 1]], ["a", "b", "c"])
     with pytest.raises(UsageError):
-        aggregate_preferences(lexicographic_example("lexirecall"), ["a", "b", "c"], "kemeny")
+        fuse_preferences(lexicographic_example("lexirecall"), ["a", "b", "c"], "kemeny")

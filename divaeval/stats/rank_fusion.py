@@ -1,5 +1,7 @@
-"""Rank aggregation of per-topic preferences: MC4 and Borda as pref_eval's aggregator computes them
-(diazf/pref_eval ``pref_aggregate.py``; meta-evaluation.md §13, lexicographic.md §8.1).
+"""Rank fusion: one ranking of the runs from their per-topic rankings, by MC4 or Borda, as
+pref_eval's aggregator computes them (diazf/pref_eval ``pref_aggregate.py``; Diaz, Ekstrand &
+Mitra, "Recall, Robustness, and Lexicographic Evaluation", TORS 2025, §8.1). Not to be confused
+with the topic means of :mod:`divaeval.scores`, which average a run's scores over topics.
 
 1. Per-topic ranking. Each run's net score = Σ over its pairs of the preference (+v for run i
    and −v for run j of a pair (i, j) with value v), accumulated over the pairs in command-line
@@ -12,8 +14,6 @@
    final order by (e, run name) descending.
 3. Borda: the run at 0-based position j of a topic's ranking gets n − j points; order by
    (points, run name) descending.
-4. Metric scores may also be aggregated by their arithmetic mean, ordered by (mean, run name)
-   descending.
 """
 
 from __future__ import annotations
@@ -27,16 +27,16 @@ from divaeval.errors import DataError, UsageError
 from divaeval.stats.significance import check_score_table, run_pair_indices
 
 MC4_ITERATIONS = 10
-AGGREGATION_METHODS = ("mc4", "borda")
+FUSION_METHODS = ("mc4", "borda")
 
 
 @dataclass(frozen=True)
-class Aggregation:
-    """An aggregated ranking, best first, with each run's aggregation value."""
+class FusedRanking:
+    """A fused ranking of the runs, best first, with each run's fusion value."""
 
     method: str
     ranking: list[str]
-    values: dict[str, float]  # MC4: final e; Borda: points; mean: mean score
+    values: dict[str, float]  # MC4: final e; Borda: points
 
 
 def _check_runs(runs: Sequence[str], n_runs: int) -> list[str]:
@@ -115,7 +115,7 @@ def _check_rankings(rankings: Sequence[Sequence[int]], n_runs: int) -> np.ndarra
 
 def mc4(
     rankings: Sequence[Sequence[int]], runs: Sequence[str], iterations: int = MC4_ITERATIONS
-) -> Aggregation:
+) -> FusedRanking:
     """MC4 aggregation of per-topic rankings exactly as pref_eval computes it (see module doc)."""
     names = _check_runs(runs, len(runs))
     n = len(names)
@@ -132,12 +132,12 @@ def mc4(
     for _ in range(iterations):
         weights = weights @ transition
     ranking = _descending_order(weights.tolist(), names)
-    return Aggregation(
+    return FusedRanking(
         "mc4", [names[i] for i in ranking], {names[i]: float(weights[i]) for i in range(n)}
     )
 
 
-def borda(rankings: Sequence[Sequence[int]], runs: Sequence[str]) -> Aggregation:
+def borda(rankings: Sequence[Sequence[int]], runs: Sequence[str]) -> FusedRanking:
     """Borda count: n − j points for 0-based position j; (points, run name) descending."""
     names = _check_runs(runs, len(runs))
     n = len(names)
@@ -146,42 +146,23 @@ def borda(rankings: Sequence[Sequence[int]], runs: Sequence[str]) -> Aggregation
     for ranking in order:
         points[ranking] += n - np.arange(n)
     ranking = _descending_order(points.tolist(), names)
-    return Aggregation(
+    return FusedRanking(
         "borda", [names[i] for i in ranking], {names[i]: float(points[i]) for i in range(n)}
     )
 
 
-def mean_aggregate(scores: np.ndarray, runs: Sequence[str]) -> Aggregation:
-    """Metric scores aggregated by their arithmetic mean over topics, (mean, name) descending."""
-    table = check_score_table(scores, min_runs=1, min_topics=1)
-    names = _check_runs(runs, table.shape[0])
-    means = table.mean(axis=1)
-    ranking = _descending_order(means.tolist(), names)
-    return Aggregation(
-        "mean", [names[i] for i in ranking], {names[i]: float(means[i]) for i in range(len(names))}
-    )
-
-
-def _aggregate(rankings: list[list[int]], runs: Sequence[str], method: str) -> Aggregation:
+def fuse_rankings(rankings: list[list[int]], runs: Sequence[str], method: str) -> FusedRanking:
+    """Per-topic rankings (run indices, best first) fused by ``method`` mc4 | borda."""
     if method == "mc4":
         return mc4(rankings, runs)
     if method == "borda":
         return borda(rankings, runs)
-    raise UsageError(
-        f"unknown aggregation {method!r}; choose one of {', '.join(AGGREGATION_METHODS)}"
-    )
+    raise UsageError(f"unknown aggregation {method!r}; choose one of {', '.join(FUSION_METHODS)}")
 
 
-def aggregate_preferences(
+def fuse_preferences(
     preferences: np.ndarray, runs: Sequence[str], method: str = "mc4"
-) -> Aggregation:
-    """Aggregate a preference tensor ``[n_runs, n_runs, n_topics]`` (values in {−1, 0, 1} or
-    real preferences) with ``method`` mc4 | borda, via pref_eval's per-topic net-score rankings."""
-    return _aggregate(topic_rankings_from_preferences(preferences, runs), runs, method)
-
-
-def aggregate_scores(scores: np.ndarray, runs: Sequence[str], method: str = "mean") -> Aggregation:
-    """Aggregate metric scores ``[n_runs, n_topics]`` with mean | mc4 | borda."""
-    if method == "mean":
-        return mean_aggregate(scores, runs)
-    return _aggregate(topic_rankings_from_scores(scores, runs), runs, method)
+) -> FusedRanking:
+    """Fuse a preference tensor ``[n_runs, n_runs, n_topics]`` (values in {−1, 0, 1} or real
+    preferences) with ``method`` mc4 | borda, via pref_eval's per-topic net-score rankings."""
+    return fuse_rankings(topic_rankings_from_preferences(preferences, runs), runs, method)

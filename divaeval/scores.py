@@ -9,7 +9,7 @@ Topic means (``--mean``):
 
 - ``arith``: the arithmetic mean (trec_eval, ndeval; NaN propagates, as in ndeval's amean);
 - ``geom``: the geometric mean of max(value, ε) with ε = 1e-5, as trec_eval's ``gm_map``
-  (other-metrics.md; Golbus et al. 2013 §6.2 "geometric mean");
+  (trec_eval 10, ``m_gm_map.c``; Golbus et al. 2013 §6.2 "geometric mean");
 - ``dd``: the mean weighted by 1 − diversity difficulty of each topic (Golbus et al. 2013 §6.2,
   Eq. 2), from :mod:`divaeval.collection`. A topic without a relevant document (at ``-l``) has
   no difficulty: its weight is 0 (with a warning); if no topic has weight, the arithmetic mean
@@ -17,11 +17,14 @@ Topic means (``--mean``):
 
 A measure with its own aggregate overrides ``--mean``: counts (num_ret, num_rel, …) are summed
 and gm_map/gm_bpref take the geometric mean, as trec_eval prints them.
+
+:func:`long_table` and :func:`score_matrix` turn these into the long-form score table (run,
+topic, measure, value) and one measure's [runs × topics] matrix. Risk values against a baseline
+run live in :mod:`divaeval.risk_measures`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -125,130 +128,6 @@ def means(
     return {m: summary_of(run.values[m], m, how, topic_weights, run.denominator) for m in measures}
 
 
-# ---------------------------------------------------------------------------------------------
-# ndeval's -baseline/-riskAlpha: risk values against a baseline run
-
-
-def check_risk_alpha(alpha: float | str) -> tuple[float, str]:
-    """(α as a float, α as text): α must be a finite number ≥ 0. Text is kept as given (ndeval
-    prints ``-riskAlpha`` exactly as typed in its run label); a number is written shortest
-    (``1.0`` -> ``1``)."""
-    if isinstance(alpha, str):
-        text = alpha.strip()
-        try:
-            value = float(text)
-        except ValueError:
-            raise UsageError(f"risk alpha must be a number >= 0, not {alpha!r}") from None
-    else:
-        value = float(alpha)
-        text = repr(value).removesuffix(".0")
-    if not math.isfinite(value) or value < 0:
-        raise UsageError(f"risk alpha must be a finite number >= 0, not {alpha!r}")
-    return value, text
-
-
-def risk_values(run: np.ndarray, baseline: np.ndarray, alpha: float) -> np.ndarray:
-    """ndeval's ``RiskBased(r, b, a)`` elementwise: r − b where r ≥ b, else (1 + a)·(r − b).
-
-    The same floating-point operations as ndeval 4.5, so the values agree bit for bit; NaN on
-    either side gives NaN (ndeval's ``r >= b`` is false for NaN).
-    """
-    run = np.asarray(run, dtype=np.float64)
-    baseline = np.asarray(baseline, dtype=np.float64)
-    difference = run - baseline
-    return np.where(run >= baseline, difference, (1.0 + alpha) * difference)
-
-
-@dataclass(frozen=True)
-class RiskTopicSet:
-    """ndeval's rows and mean denominator of a run against a baseline."""
-
-    topics: list[str]  # the printed rows, ascending
-    denominator: int  # what the row sum is divided by
-
-
-def ndeval_topic_set(
-    run_topics: Sequence[str],
-    baseline_topics: Sequence[str],
-    qrels_topics: Sequence[str],
-    *,
-    complete: bool,
-) -> RiskTopicSet:
-    """The topic set of ``ndeval -baseline`` (ndeval 4.5, ``outputMeasures``).
-
-    Rows: every topic of the run file; with ``-c`` every topic of the run or the baseline file.
-    A topic missing from one side (or without qrels) counts as 0 for that side. Denominator:
-    |run ∩ qrels| (with ``-c``: |qrels|), replaced by the number of rows when that is larger, so
-    without ``-c`` it is the number of run topics, and with ``-c`` it is
-    max(|qrels|, |run ∪ baseline|), which is less than |qrels ∪ run ∪ baseline| when both the
-    qrels and the two runs have topics the other side lacks.
-    """
-    run_set = {str(t) for t in run_topics}
-    qrels_set = {str(t) for t in qrels_topics}
-    rows = run_set | {str(t) for t in baseline_topics} if complete else run_set
-    counted = len(qrels_set) if complete else len(run_set & qrels_set)
-    return RiskTopicSet(topics=sort_topics(rows), denominator=max(counted, len(rows)))
-
-
-def file_topics(run: RunScores) -> list[str]:
-    """The topics of the run file: its evaluated topics it did not lack, and its topics without
-    qrels."""
-    missing = set(run.missing_topics)
-    return [str(t) for t in run.topics if t not in missing] + list(run.run_only_topics)
-
-
-def _values_on(run: RunScores, topics: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(positions into ``run.topics``, present) for ``topics``: present where the run file has
-    the topic and it was evaluated (topics without qrels and topics the run lacks are absent)."""
-    missing = set(run.missing_topics)
-    position = {str(t): i for i, t in enumerate(run.topics) if t not in missing}
-    index = np.array([position.get(t, -1) for t in topics], dtype=np.int64)
-    return np.maximum(index, 0), index >= 0
-
-
-def relative_to_baseline(
-    run: RunScores,
-    baseline: RunScores,
-    measures: Sequence,
-    qrels_topics: Sequence[str],
-    *,
-    alpha: float,
-    complete: bool,
-    name: str,
-) -> RunScores:
-    """``run``'s risk values against ``baseline`` as ndeval 4.5's ``-baseline -riskAlpha``
-    computes them: per topic r − b, or (1 + α)·(r − b) where the
-    run loses; rows and mean denominator by :func:`ndeval_topic_set`; a
-    topic missing from either run file, or without qrels, counts as 0 for that side."""
-    topic_set = ndeval_topic_set(
-        file_topics(run), file_topics(baseline), qrels_topics, complete=complete
-    )
-    rows = topic_set.topics
-    run_index, run_present = _values_on(run, rows)
-    base_index, base_present = _values_on(baseline, rows)
-
-    def on_rows(scores: RunScores, measure, index: np.ndarray, present: np.ndarray) -> np.ndarray:
-        if not present.any():
-            return np.zeros(len(rows))
-        return np.where(present, scores.values[measure][index], 0.0)
-
-    values = {
-        measure: risk_values(
-            on_rows(run, measure, run_index, run_present),
-            on_rows(baseline, measure, base_index, base_present),
-            alpha,
-        )
-        for measure in measures
-    }
-    return RunScores(
-        name=name,
-        path=run.path,
-        topics=np.array(rows, dtype=object),
-        values=values,
-        denominator=topic_set.denominator,
-    )
-
-
 def long_table(
     runs: Sequence[RunScores],
     measures: Sequence,
@@ -260,7 +139,7 @@ def long_table(
 ):
     """The long-form score table: one row per (run, topic, measure) with ``topic = "all"``
     for the mean. Columns: run, topic, measure, value."""
-    import pandas as pd
+    import pandas as pd  # lazily: the main job writes its tables without pandas
 
     frames = []
     names = [m.name for m in measures]
@@ -304,8 +183,6 @@ def long_table(
 def score_matrix(table, measure: str):
     """(runs, topics, values[n_runs, n_topics]) for one measure of a long table's per-topic
     rows, topics sorted; used by significance tests and meta-evaluation."""
-    from divaeval.topics import sort_topics
-
     rows = table[(table["measure"] == measure) & (table["topic"] != "all")]
     if rows.empty:
         raise UsageError(f"no per-topic values for measure {measure!r}")
