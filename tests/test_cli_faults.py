@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from support import SAMPLE_DATA, run_cli
 
-from divaeval.cli.paths import replacing
+from divaeval.atomic import replacing
 
 RUN = SAMPLE_DATA / "run.txt"
 QRELS = SAMPLE_DATA / "qrels.txt"
@@ -222,3 +222,27 @@ def test_a_signal_during_a_write_leaves_the_old_file_whole(tmp_path, name, code,
     assert (process.returncode, rest) == (code, message + "\n")
     assert target.read_text() == OLD
     assert leftovers(tmp_path) == []
+
+
+def test_a_plot_is_replaced_atomically(capsys, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    plot = tmp_path / "asl.png"
+    plot.write_bytes(b"old figure")
+    args = ["meta", "discriminative-power", RUN, SAMPLE_DATA / "run2.txt", QRELS, "-m", "P@5"]
+    args += ["-B", "20", "-f", "csv", "--plot", plot]
+    code, _, err = run_cli(capsys, *args)
+    assert code == 0, err
+    assert plot.read_bytes().startswith(b"\x89PNG") and leftovers(tmp_path) == []
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    plot.write_bytes(b"old figure")
+    monkeypatch.setattr(Figure, "savefig", full)
+    code, out, err = run_cli(capsys, *args)
+    assert code == 1 and err.endswith(
+        f"divaeval: {plot}: cannot write the plot: {os.strerror(errno.ENOSPC)}\n"
+    )
+    assert plot.read_bytes() == b"old figure" and leftovers(tmp_path) == []

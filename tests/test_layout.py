@@ -12,6 +12,7 @@ from support import ROOT
 LAYERS = {
     "divaeval": 0,  # __init__: the version and the lazy public names
     "divaeval.errors": 0,
+    "divaeval.atomic": 0,  # atomic replacement of output files
     "divaeval.topics": 0,
     "divaeval.parallel": 0,  # where work runs (in process, processes, Dask)
     "divaeval.io": 1,

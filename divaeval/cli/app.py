@@ -13,7 +13,7 @@ import sys
 import click
 
 from divaeval import __version__
-from divaeval.cli.paths import Terminated
+from divaeval.atomic import Terminated
 from divaeval.heap import reuse_freed_memory
 
 #: subcommand -> (its module in divaeval.cli, the command in it). A command's module is

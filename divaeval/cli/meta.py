@@ -26,7 +26,7 @@ from divaeval.cli.options import (
     workers_from,
     workers_options,
 )
-from divaeval.cli.output import progress_bar, write_table, write_tables
+from divaeval.cli.output import progress_bar, write_table, write_tables, written_atomically
 from divaeval.cli.paths import INPUT, OUTPUT
 
 
@@ -92,7 +92,8 @@ def discriminative_power_command(
                 workers=workers,
             )
     if plot:
-        plot_asl_curves(result, plot)
+        with written_atomically(plot) as temporary:  # (the same suffix: the same format)
+            plot_asl_curves(result, temporary)
     write_table(
         result.table(),
         fmt,

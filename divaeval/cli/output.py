@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 import click
 
-from divaeval.cli.paths import replacing
+from divaeval.atomic import replacing
 
 MACHINE_FORMATS = ("csv", "tsv", "jsonl", "trec_eval")
 

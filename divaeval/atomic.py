@@ -1,0 +1,123 @@
+"""Atomic replacement of an output file: :func:`replacing` writes through a temporary file in
+the target's directory, flushed to disk and renamed over the target, so that the target is
+always either the old file or the whole new one: after a full disk, an error, SIGINT, SIGTERM
+or SIGHUP, and with two processes writing the same file. Every file divaeval writes (``-o``,
+figures) goes through it. (Standard library only: any layer may use it.)"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import stat
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived while an output was being written (the temporary file is
+    removed on the way out; the command line exits with 128 + the signal's number)."""
+
+    def __init__(self, signal_number: int):
+        super().__init__(signal_number)
+        self.signal_number = signal_number
+
+
+#: signals whose default action ends the process: while an output is written, each raises
+#: :class:`Terminated` instead, so that the temporary file is removed (SIGINT raises
+#: KeyboardInterrupt already)
+_ENDING_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+def _terminate(signal_number: int, frame: Any) -> None:
+    raise Terminated(signal_number)
+
+
+@contextmanager
+def _signals_raise() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise :class:`Terminated` where their action is
+    the default (a handler someone installed is left alone; only the main thread can)."""
+    installed = []
+    if threading.current_thread() is threading.main_thread():
+        for number in _ENDING_SIGNALS:
+            if signal.getsignal(number) == signal.SIG_DFL:
+                signal.signal(number, _terminate)
+                installed.append(number)
+    try:
+        yield
+    finally:
+        for number in installed:
+            signal.signal(number, signal.SIG_DFL)
+
+
+def _umask() -> int:
+    """The process's umask (Linux: read, not set; elsewhere set and set back)."""
+    with (
+        contextlib.suppress(OSError, ValueError),
+        open("/proc/self/status", encoding="ascii") as status,
+    ):
+        for line in status:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _sync_directory(directory: str) -> None:
+    """Make a rename in ``directory`` durable (where the file system allows it)."""
+    with contextlib.suppress(OSError, AttributeError):
+        descriptor = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+@contextmanager
+def replacing(target: str) -> Iterator[str]:
+    """A path to write the new contents of ``target`` to, in the same directory and with the
+    same suffix (``.png`` stays ``.png``); when the block ends normally it is flushed to disk
+    (fsync) and renamed over ``target``, atomically: a reader sees the old file or the new one,
+    never a part. On any error or signal the temporary file is removed and ``target`` is left
+    as it was. The new file keeps the mode (and, where allowed, the owner) of the file it
+    replaces; a new file gets the mode the umask gives. A symbolic link is followed (the link
+    stays, the file it names is replaced). A target that exists and is not a regular file
+    (``/dev/null``, a pipe) is written in place: it cannot be replaced."""
+    final = os.path.realpath(target)
+    try:
+        existing: os.stat_result | None = os.stat(final)
+    except FileNotFoundError:
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        yield target
+        return
+    directory, name = os.path.split(final)
+    stem, suffix = os.path.splitext(name)
+    with _signals_raise():
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{stem}.", suffix=f".divaeval-tmp{suffix}", dir=directory
+        )
+        try:
+            os.close(descriptor)
+            yield temporary
+            with open(temporary, "rb") as written:
+                os.fsync(written.fileno())
+            if existing is not None:
+                os.chmod(temporary, stat.S_IMODE(existing.st_mode))
+                if (existing.st_uid, existing.st_gid) != (os.getuid(), os.getgid()):
+                    with contextlib.suppress(OSError):
+                        os.chown(temporary, existing.st_uid, existing.st_gid)
+            else:
+                os.chmod(temporary, 0o666 & ~_umask())
+            os.replace(temporary, final)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    _sync_directory(directory)
