@@ -87,10 +87,10 @@ def test_gain_measures_by_hand():
     # G: ideal gains 2, 1, 1 then 1s: I = 2, 3, 4, 5, 6; C (with self) = 0, 2, 2, 2, 3
     # a at 2: 2/log2(2 + 3 − 2); b at 5: 1/log2(2 + 6 − 3); total gain 4
     assert v["G"] == pytest.approx((2 / LOG2(3) + 1 / LOG2(5)) / 4)
-    assert (v["Success@1"], v["Success@2"]) == (0.0, 1.0)
+    assert (v["success_1"], v["success_2"]) == (0.0, 1.0)
     assert v["Rprec_mult.1.0"] == pytest.approx(1 / 3)  # P@3
     assert v["relative_P.2"] == 0.5
-    assert v["unj@2"] == 0.0 and v["unj@6"] == pytest.approx(2 / 6)  # x and p
+    assert v["unj_2"] == 0.0 and v["unj_6"] == pytest.approx(2 / 6)  # x and p
 
 
 def test_judged_and_compat_by_hand():
@@ -136,8 +136,12 @@ def test_summaries_sum_counts_and_take_geometric_means():
 
 
 def test_names_and_output_order():
-    names = [m.name for m in parse_measures(["map", "P.10,5", "ndcg_cut_10", "set_P", "P@5"])]
-    assert names == ["AP", "P@5", "P@10", "nDCG@10", "P@all"]  # -m order; P@5 once
+    # trec_eval's names print as trec_eval prints them; P@5 is P_5, kept once under its first
+    # name; trec_eval's names alone are put in trec_eval's order
+    names = [m.name for m in parse_measures(["ndcg_cut_10", "map", "P.10,5", "set_P", "P@5"])]
+    assert names == ["map", "P_5", "P_10", "ndcg_cut_10", "set_P"]
+    mixed = [m.name for m in parse_measures(["ndcg_cut_10", "map", "AP@5", "P.10,5"])]
+    assert mixed == ["ndcg_cut_10", "map", "AP@5", "P_5", "P_10"]  # -m order
     assert [m.name for m in parse_measures(["nDCG@20", "jk-nDCG@20"])] == ["nDCG@20", "jk-nDCG@20"]
     for text in ("P.", "P.-1", "P.5,5", "ndcg_cut.0", "IPrec@2", "INST", "Compat(p=2)"):
         with pytest.raises(UsageError):
@@ -268,7 +272,8 @@ def test_tie_orders_by_hand():
 
 def test_cli_takes_trec_eval_command_lines(capsys):
     """trec_eval's -m spellings on the command line: counts print as integers, the output
-    follows the -m order, the summary of a count is its sum and --order takes the new rules."""
+    follows trec_eval's names and order, the summary of a count is its sum and --order takes
+    the new rules."""
     from support import SAMPLE_DATA
 
     from divaeval.cli import main
@@ -290,9 +295,11 @@ def test_cli_takes_trec_eval_command_lines(capsys):
     assert main([str(a) for a in args]) == 0
     lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     first_topic = [name.strip() for name, topic, _ in lines if topic == lines[0][1]]
-    assert first_topic == ["P@10", "NumRet", "AP"]
+    assert first_topic == ["num_ret", "map", "P_10"]
     per_topic = [
-        int(value) for name, topic, value in lines if name.strip() == "NumRet" and topic != "all"
+        int(value) for name, topic, value in lines if name.strip() == "num_ret" and topic != "all"
     ]
-    summary = [value for name, topic, value in lines if name.strip() == "NumRet" and topic == "all"]
+    summary = [
+        value for name, topic, value in lines if name.strip() == "num_ret" and topic == "all"
+    ]
     assert summary == [str(sum(per_topic))]

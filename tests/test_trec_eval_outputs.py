@@ -13,13 +13,15 @@ its printed values are the intended ones, which divaeval's RBP(p=0.9,gain=graded
 from __future__ import annotations
 
 import gzip
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support import SAMPLE_DATA, run_cli
 
 from divaeval.io import read_qrels, read_run
 from divaeval.judged import EvalSettings, QrelsIndex, judge_run
-from divaeval.metrics import Measure, compute_measures, parse_measure
+from divaeval.metrics import compute_measures, parse_measure, parse_measures
 from divaeval.scores import summary_of
 
 DATA = Path(__file__).parent / "fixtures" / "trec_eval"
@@ -65,9 +67,11 @@ MINIMUM_COMPARED = {
     **dict.fromkeys([("v10", "out.test.meas_params"), ("v9.0.8", "out.test.meas_params")], 88),
 }
 NOT_COMPARED = {"runid", "relstring", "relstring_20"}
-#: the expanded -m lists of trec_eval's nicknames
+#: trec_eval's nicknames (its measures.c), in the order trec_eval prints them; runid is the
+#: trec_eval format's runid line, not a measure
 NICKNAMES = {
     "official": [
+        "num_q",
         "num_ret",
         "num_rel",
         "num_rel_ret",
@@ -80,6 +84,7 @@ NICKNAMES = {
         "P",
     ],
     "all_trec": [
+        "num_q",
         "num_ret",
         "num_rel",
         "num_rel_ret",
@@ -116,33 +121,18 @@ NICKNAMES = {
         "unj",
     ],
 }
-#: trec_eval names divaeval spells differently in -m (rbp: its intended graded gain;
-#: rbp_resid: trec_eval 10's rule)
-SPELLING = {"rbp": "RBP(p=0.9,gain=graded)", "rbp_resid": "RBP-resid(p=0.9,rule=trec_eval)"}
-
-
-def _printed(argument: str, measure) -> str:
-    """trec_eval's printed name of ``measure``, one of the measures of ``-m argument``."""
-    name, dot, params = argument.partition(".")
-    if measure.spec.level_param is not None:
-        return f"{name}_{measure.param_dict[measure.spec.level_param]:.2f}"
-    if measure.cutoff is not None and name not in ("map", "recip_rank"):
-        return f"{name}_{measure.cutoff}"
-    if dot and name not in ("set_F",):
-        return f"{name}_{params}"
-    return name
 
 
 def _measures(arguments, version: str):
+    """(printed name, measure) of the -m arguments: the name is the parser's (the measure's
+    output name), which must be trec_eval's printed name to match the expected lines."""
     out = []
     for argument in arguments:
-        for name in NICKNAMES.get(argument, [argument]):
-            text = SPELLING.get(name, name)
-            for measure in parse_measure(text):
-                if version == "v9.0.8" and measure.spec.param("rounding") is not None:
-                    params = {**measure.param_dict, "rounding": "v9"}
-                    measure = Measure(measure.spec, tuple(params.items()), measure.cutoff)
-                out.append((_printed(name, measure), measure))
+        for measure in parse_measure(argument):
+            if version == "v9.0.8" and measure.spec.param("rounding") is not None:
+                params = {**measure.param_dict, "rounding": "v9"}
+                measure = replace(measure, params=tuple(params.items()))
+            out.append((measure.name, measure))
     return out
 
 
@@ -194,7 +184,113 @@ def test_trec_eval_expected_outputs(version, output):
 
 
 def test_all_trec_preset_is_trec_evals_list():
-    """-m all_trec and -m official expand to trec_eval's measures in trec_eval's order."""
+    """-m all_trec and -m official expand to trec_eval's measures in trec_eval's order, with
+    trec_eval's runid line."""
     for nickname, names in NICKNAMES.items():
-        expected = [m for name in names for m in parse_measure(SPELLING.get(name, name))]
-        assert parse_measure(nickname) == expected
+        expected = [m for name in names for m in parse_measure(name)]
+        measures = parse_measures([nickname])
+        assert measures == expected
+        assert [m.name for m in measures] == [m.name for m in expected]
+        assert all(m.runid for m in measures)
+    assert parse_measure("rbp") == parse_measure("RBP(p=0.9,gain=graded)")
+    assert parse_measure("rbp_resid") == parse_measure("RBP-resid(p=0.9,rule=trec_eval)")
+
+
+# --------------------------------------------------------------------------------------------
+# the command line's output, byte for byte: trec_eval 10's expected outputs of its own tests,
+# and trec_eval 10.0-rc3 on the 2012 sample data (tests/fixtures/trec_eval/sample2012, made
+# by its make.sh). Lines of trec_eval's relstring (a string per topic) are the one documented
+# difference: divaeval does not print them.
+
+#: trec_eval's make quicktest: expected output -> (qrels, results, trec_eval's options)
+QUICKTEST = {
+    "out.test": ("qrels.test", "results.test", ["-m", "official"]),
+    "out.test.a": ("qrels.test", "results.test", ["-m", "all_trec"]),
+    "out.test.aq": ("qrels.test", "results.test", ["-m", "all_trec", "-q"]),
+    "out.test.aqc": ("qrels.test", "results.trunc", ["-m", "all_trec", "-q", "-c"]),
+    "out.test.aqcM": ("qrels.test", "results.trunc", ["-m", "all_trec", "-q", "-c", "-M100"]),
+    "out.test.aql": ("qrels.rel_level", "results.test", ["-m", "all_trec", "-q", "-l2"]),
+    "out.test.meas_params": (
+        "qrels.test",
+        "results.test",
+        [
+            "-q",
+            "-miprec_at_recall..10,.20,.25,.75,.50",
+            "-m",
+            "P.5,7,3",
+            "-m",
+            "recall.20,2000",
+            "-m",
+            "Rprec_mult.5.0,0.2,0.35",
+            "-mutility.2,-1,0,0",
+            "-m",
+            "11pt_avg..25,.5,.75",
+            "-mndcg.1=3,2=9,4=4.5",
+            "-mndcg_cut.10,20,23.4",
+            "-msuccess.2,5,20",
+        ],
+    ),
+}
+SAMPLE2012 = DATA / "sample2012"
+
+
+def _without_relstring(text: str) -> str:
+    return "".join(line for line in text.splitlines(True) if not line.startswith("relstring"))
+
+
+def _gunzipped(path: Path) -> str:
+    with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
+        return handle.read()
+
+
+def _divaeval_output(capsys, tmp_path, files, options) -> str:
+    """stdout of ``divaeval RUN QRELS OPTIONS`` (the files gunzipped first: trec_eval reads
+    plain files, divaeval either)."""
+    plain = []
+    for path in files:
+        target = tmp_path / path.name.removesuffix(".gz")
+        if path.suffix == ".gz":
+            target.write_text(_gunzipped(path), encoding="utf-8", newline="")
+            path = target
+        plain.append(path)
+    code, out, err = run_cli(capsys, *plain, *options)
+    assert code == 0, err
+    return out
+
+
+@pytest.mark.parametrize("output", sorted(QUICKTEST))
+def test_trec_eval_quicktest_outputs_byte_for_byte(capsys, tmp_path, output):
+    qrels, results, options = QUICKTEST[output]
+    files = [DATA / f"{results}.gz", DATA / f"{qrels}.gz"]
+    ours = _divaeval_output(capsys, tmp_path, files, options)
+    expected = _without_relstring(_gunzipped(DATA / "v10" / f"{output}.gz"))
+    assert ours == expected
+
+
+def _sample_cases() -> list[tuple[str, list[str]]]:
+    cases = []
+    for line in (SAMPLE2012 / "CASES").read_text().splitlines():
+        name, _, options = line.partition("|")
+        if name:
+            # trec_eval's default is -m official, divaeval's -m ndeval
+            cases.append((name, options.split() or ["-m", "official"]))
+    return cases
+
+
+@pytest.mark.parametrize("run", ["run", "run2", "run3"])
+@pytest.mark.parametrize(("case", "options"), _sample_cases(), ids=[c for c, _ in _sample_cases()])
+def test_trec_eval_on_sample_data_byte_for_byte(capsys, tmp_path, case, options, run):
+    files = [SAMPLE_DATA / f"{run}.txt", SAMPLE2012 / "qrels.adhoc.gz"]
+    ours = _divaeval_output(capsys, tmp_path, files, options)
+    assert ours == _without_relstring(_gunzipped(SAMPLE2012 / f"{case}.{run}.gz"))
+
+
+@pytest.mark.parametrize("run", ["run", "run2", "run3"])
+def test_diversity_qrels_print_trec_evals_output_on_their_largest_grades(capsys, run):
+    """divaeval reads diversity qrels for ad hoc measures with each document's largest
+    subtopic grade: its output on sample_data/qrels.txt is trec_eval's on that collapse."""
+    code, out, err = run_cli(
+        capsys, SAMPLE_DATA / f"{run}.txt", SAMPLE_DATA / "qrels.txt", "-q", "-c", "-m", "all_trec"
+    )
+    assert code == 0, err
+    assert out == _without_relstring(_gunzipped(SAMPLE2012 / f"maxgrade.{run}.gz"))

@@ -16,7 +16,12 @@ The other tools' spellings are accepted as they are:
   the printed names ``name_k`` (``P_5``, ``ndcg_cut_10``, ``iprec_at_recall_0.20``).
 
 Output order is the order of the ``-m`` arguments (a preset keeps its own order; the cutoffs
-of one argument ascend); a measure given twice is evaluated once, at its first place.
+of one argument ascend); a measure given twice is evaluated once, at its first place. Measures
+asked for by trec_eval's names only are put in trec_eval's order.
+
+Each measure carries its output name, the name it was asked for by
+(:mod:`divaeval.metrics.dialects`): trec_eval's names print as trec_eval prints them (``P_10``),
+ir_measures' as ir_measures does (``nDCG@10``), other spellings under divaeval's display name.
 """
 
 from __future__ import annotations
@@ -24,8 +29,22 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from divaeval.errors import UsageError, warn
+from divaeval.metrics.dialects import (
+    DIVAEVAL,
+    IR_MEASURES,
+    IR_MEASURES_NAMES,
+    RUNID,
+    TREC_EVAL,
+    TREC_FORMS,
+    ir_label,
+    is_trec_name,
+    trec_base,
+    trec_label,
+    trec_order,
+)
 from divaeval.metrics.registry import (
     ALL_PRESET,
     all_specs,
@@ -110,6 +129,8 @@ def _expand_preset(norm: str, params: str, cut_text: str | None, text: str) -> l
     used: set[str] = set()
     out: list[Measure] = []
     for item in preset_members(norm) or ():
+        if item == RUNID:
+            continue
         base = _MEASURE.match(item)
         assert base is not None, item
         spec = get_spec(base.group("name"))
@@ -134,34 +155,51 @@ def _trec_syntax(name: str) -> tuple[str, str] | None:
     spelling, or None when ``name`` is not one."""
     if "." in name:
         base, _, rest = name.partition(".")
-        if is_known(base) and preset_members(base) is None:
+        if base in TREC_FORMS or (is_known(base) and preset_members(base) is None):
             if not rest.strip():
                 raise UsageError(f"{name!r}: empty parameter list after '.'")
             return base, rest
-    if not is_known(name):
+    if not is_known(name) and name not in TREC_FORMS:
+        # trec_eval's printed names of parameter lists, as printed: utility_2,-1,0,0, rbp_p=0.9
+        printed = trec_base(name.strip())
+        rest = name.strip()[len(printed or "") + 1 :]
+        if printed is not None and printed != RUNID and re.match(r"[-+.\d]|\w+=", rest):
+            return printed, rest
         match = _PRINTED.match(name.strip())
         if match and is_known(match.group("base")) and preset_members(match.group("base")) is None:
             return match.group("base"), match.group("value")
     return None
 
 
-def _trec_measures(base: str, rest: str, text: str) -> list[Measure]:
-    """Measures of trec_eval's ``base.rest`` (see :class:`~divaeval.metrics.spec.Form`)."""
-    spec = get_spec(base)
-    form = get_form(base)
+def _trec_kind(spec: MetricSpec, form: Form | None) -> str | None:
+    """How trec_eval's ``name.params`` maps onto ``spec`` (see :class:`Form`)."""
     kind = form.trec if form is not None else spec.trec_params
     if form is None and kind is None:
         kind = "levels" if spec.level_param else ("cutoffs" if spec.cutoff != "none" else None)
-    if kind is None:
+    return kind
+
+
+def _trec_measures(base: str, rest: str | None, text: str) -> list[Measure]:
+    """Measures of trec_eval's ``base.rest`` (``rest`` None: the bare name), named as
+    trec_eval prints them (see :class:`~divaeval.metrics.spec.Form`)."""
+    form = TREC_FORMS.get(base) or get_form(base)
+    spec = get_spec(form.spec if form is not None else base)
+    kind = _trec_kind(spec, form)
+    if rest is None:
+        measures = _bind(spec, form, [], None, text)
+    elif kind is None:
         raise UsageError(f"{text!r}: {base} takes no parameters")
-    if kind == "cutoffs":
+    elif kind == "cutoffs":
         cutoffs = _parse_cutoffs(rest, text, lenient=True)
-        return _bind(spec, form, [], ",".join(map(str, cutoffs)), text)
-    if kind == "levels":
-        return _bind(spec, form, [], rest, text)
-    if kind == "assign":
-        return _bind(spec, form, _assignments(rest, text), None, text)
-    return _bind(spec, form, [(kind.split(":", 1)[1], rest)], None, text)
+        measures = _bind(spec, form, [], ",".join(map(str, cutoffs)), text)
+    elif kind == "levels":
+        measures = _bind(spec, form, [], rest, text)
+    elif kind == "assign":
+        measures = _bind(spec, form, _assignments(rest, text), None, text)
+    else:
+        measures = _bind(spec, form, [(kind.split(":", 1)[1], rest)], None, text)
+    dialect = TREC_EVAL if is_trec_name(base) else DIVAEVAL
+    return [replace(m, label=trec_label(base, kind, rest, m), dialect=dialect) for m in measures]
 
 
 def parse_measure(text: str) -> list[Measure]:
@@ -170,8 +208,9 @@ def parse_measure(text: str) -> list[Measure]:
     if members is not None:
         out: list[Measure] = []
         for item in members:
-            out.extend(parse_measure(item))
-        return out
+            if item != RUNID:
+                out.extend(parse_measure(item))
+        return [replace(m, runid=True) for m in out] if RUNID in members else out
     match = _MEASURE.match(text)
     if match is None or not match.group("name"):
         raise UsageError(f"cannot parse measure {text!r} (syntax: NAME[(p=v,...)][@k,...])")
@@ -196,11 +235,26 @@ def parse_measure(text: str) -> list[Measure]:
             warn(f"-m {text}: left out {', '.join(skipped)} (they need parameters)")
         return out
     if params is None and cut_text is None:
+        if name.strip() == RUNID:
+            raise UsageError(
+                f"-m {RUNID}: trec_eval's runid line comes with another measure "
+                f"(e.g. -m {RUNID} -m map)"
+            )
+        if is_trec_name(name.strip()):
+            return _trec_measures(name.strip(), None, text)
         trec = _trec_syntax(name)
         if trec is not None:
             return _trec_measures(*trec, text)
     spec = get_spec(name)
-    return _bind(spec, get_form(name), _assignments(params or "", text), cut_text, text)
+    assignments = _assignments(params or "", text)
+    measures = _bind(spec, get_form(name), assignments, cut_text, text)
+    if name.strip() in IR_MEASURES_NAMES and re.fullmatch(r"[\d.]*", (cut_text or "").strip()):
+        given = {key for key, _ in assignments}
+        return [
+            replace(m, label=ir_label(name.strip(), given, m), dialect=IR_MEASURES)
+            for m in measures
+        ]
+    return measures
 
 
 def _bind(
@@ -259,9 +313,27 @@ def _bind(
 
 def parse_measures(texts: Sequence[str]) -> list[Measure]:
     """Parse every ``-m`` argument, in the order given; a measure given twice is kept at its
-    first place."""
-    seen: dict[Measure, None] = {}
+    first place, under the name it was first asked for by. Measures asked for by trec_eval
+    names only are put in trec_eval's order (:func:`~divaeval.metrics.dialects.trec_order`);
+    ``-m runid`` (trec_eval's runid line) marks the measures. Two different measures never
+    share an output name: where they would, both print under their display names."""
+    seen: dict[Measure, Measure] = {}
+    runid = False
     for text in texts:
+        if text.strip() == RUNID:
+            runid = True
+            continue
         for measure in parse_measure(text):
-            seen.setdefault(measure, None)
-    return list(seen)
+            first = seen.setdefault(measure, measure)
+            if measure.runid and not first.runid:
+                seen[measure] = replace(first, runid=True)
+    measures = list(seen.values())
+    if runid and measures:
+        measures = [replace(m, runid=True) for m in measures]
+    elif runid:
+        parse_measure(RUNID)  # (its message)
+    names = [m.name for m in measures]
+    shared = {name for name in names if names.count(name) > 1}
+    if shared:
+        measures = [replace(m, label=None) if m.name in shared else m for m in measures]
+    return trec_order(measures)

@@ -146,11 +146,22 @@ def format_value(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Measure:
-    """A metric with bound parameters and one cutoff (``None`` = whole ranking)."""
+    """A metric with bound parameters and one cutoff (``None`` = whole ranking).
+
+    Two measures are equal when metric, parameters and cutoff are; how the user asked for one
+    (``label``, ``dialect``: see :mod:`divaeval.metrics.dialects`) does not change what it
+    is, only the name it prints under."""
 
     spec: MetricSpec
     params: tuple[tuple[str, Any], ...]
     cutoff: int | None
+    #: the output name, as the user asked for the measure (``map``, ``P_10``, ``alpha_nDCG@20``);
+    #: None: the display name
+    label: str | None = field(default=None, compare=False)
+    #: the naming the measure was asked for in: ``divaeval``, ``trec_eval`` or ``ir_measures``
+    dialect: str = field(default="divaeval", compare=False)
+    #: trec_eval's ``runid`` line was asked for with this measure (``-m runid``, ``-m official``)
+    runid: bool = field(default=False, compare=False)
 
     def __hash__(self) -> int:
         return hash((self.spec.name, self.params, self.cutoff))
@@ -161,6 +172,27 @@ class Measure:
 
     @property
     def name(self) -> str:
+        """The output name: what the user asked for (:attr:`label`), else :attr:`display`."""
+        return self.display if self.label is None else self.label
+
+    @property
+    def resolved(self) -> str:
+        """Every parameter bound, in the metric's order, then ``@k`` (``@all`` for the whole
+        ranking; ``@x`` for a level): ``alpha-nDCG(alpha=0.5)@20``. A parameter left unset
+        (None: it follows a command-line option, e.g. ``rel`` follows ``-l``) is not written.
+        Parsed back, it is the same measure whatever the defaults become: what a stored result
+        was computed with."""
+        level = self.spec.level_param
+        bound = [f"{n}={format_value(v)}" for n, v in self.params if n != level and v is not None]
+        text = self.spec.name + (f"({','.join(bound)})" if bound else "")
+        if level is not None:
+            return f"{text}@{format_value(self.param_dict[level])}"
+        if self.cutoff is not None:
+            return f"{text}@{self.cutoff}"
+        return text + (f"@{WHOLE_RANKING}" if self.spec.cutoff != "none" else "")
+
+    @property
+    def display(self) -> str:
         """Display name: non-default parameters in parentheses, then ``@k`` (``@all`` for the
         whole ranking of a metric whose default is a list of cutoffs; ``@x`` for the level
         parameter, e.g. ``IPrec@0.2``)."""

@@ -5,6 +5,11 @@ an integer), measures in the ``-m`` order; then the summary block with ``runid``
 lines. Counts (num_ret, num_rel, …) print as integers, as trec_eval prints them, except as risk
 values (``--baseline``: (1 + A)-scaled differences and their mean).
 
+Measures asked for by trec_eval's names only (``-m official``, ``-m map -m P.10``) print
+trec_eval 10's layout itself (:mod:`divaeval.metrics.dialects`): topics in byte order, the
+measures in trec_eval's order (the parser's), gm_map, gm_bpref and num_q in the summary only,
+and ``runid``/``num_q`` lines only where asked for (``-m official`` and ``-m all_trec`` ask).
+
 One run prints exactly trec_eval's layout. Several runs print one block after another, and every
 line then carries the run's name as a fourth column (``measure<TAB>topic<TAB>value<TAB>run``),
 so each line can be read alone (``awk``, ``sort``, ``grep``) while columns 1-3 keep their
@@ -15,6 +20,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from divaeval.metrics.dialects import TREC_SUMMARY_ONLY, is_trec_request, trec_base
+
 
 def _line(name: str, topic: str, value: float, precision: int, integer: bool = False) -> str:
     if integer and value == value:  # trec_eval's %ld for counts (NaN stays a float)
@@ -22,23 +29,34 @@ def _line(name: str, topic: str, value: float, precision: int, integer: bool = F
     return f"{name:<22}\t{topic}\t{value:{precision + 2}.{precision}f}\n"
 
 
+def _byte_order(topics: list[str]) -> list[int]:
+    """Positions of ``topics`` in trec_eval's order (``strcmp`` of the ids' bytes)."""
+    keys = [topic.encode("utf-8", "surrogateescape") for topic in topics]
+    return sorted(range(len(topics)), key=keys.__getitem__)
+
+
 def write(evaluation, out: TextIO, options) -> None:
     precision = 4 if options.precision is None else options.precision
     measures = evaluation.measures
     several = len(evaluation.runs) > 1
     counts = {m: m.spec.integer and evaluation.risk is None for m in measures}
+    trec = is_trec_request(measures)
+    per_topic = [m for m in measures if not (trec and trec_base(m.name) in TREC_SUMMARY_ONLY)]
     for run in evaluation.runs:
         lines: list[str] = []
         if options.per_topic:
-            columns = [run.values[m].tolist() for m in measures]
-            names = [(m.name, counts[m]) for m in measures]
-            for i, topic in enumerate(run.topics.tolist()):
+            topics = run.topics.tolist()
+            columns = [run.values[m].tolist() for m in per_topic]
+            names = [(m.name, counts[m]) for m in per_topic]
+            for i in _byte_order(topics) if trec else range(len(topics)):
                 for (name, integer), column in zip(names, columns, strict=True):
-                    lines.append(_line(name, topic, column[i], precision, integer))
+                    lines.append(_line(name, topics[i], column[i], precision, integer))
         if options.summary:
-            lines.append(f"{'runid':<22}\tall\t{run.name}\n")
-            lines.append(f"{'num_q':<22}\tall\t{run.mean_count}\n")
             averaged = evaluation.means(run, options.mean)
+            if not trec or any(m.runid for m in measures):
+                lines.append(f"{'runid':<22}\tall\t{run.name}\n")
+            if not trec:
+                lines.append(f"{'num_q':<22}\tall\t{run.mean_count}\n")
             lines.extend(_line(m.name, "all", averaged[m], precision, counts[m]) for m in measures)
         if several:
             suffix = f"\t{run.name}\n"

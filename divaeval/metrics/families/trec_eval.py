@@ -467,7 +467,7 @@ _spec(
     aliases=("num_q",),
     aggregate="sum",
     integer=True,
-    trec_eval="num_q (printed by every -f trec_eval summary)",
+    trec_eval="num_q",
     ir_measures="NumQ",
     notes=_COUNT,
 )
@@ -654,9 +654,12 @@ _spec(
 
 register_form("iprec_at_recall", "IPrec", params={"rounding": "v10"}, trec="levels")
 
-#: trec_eval's default set (what it prints without -m; runid and num_q are printed by the
-#: trec_eval format itself) and its all_trec set (trec_eval 10), in trec_eval's order
+#: trec_eval's nicknames, its lists (measures.c) as they are: -m official (what it prints
+#: without -m), all_trec (trec_eval 10) and set; relstring (a string) is left out. runid is
+#: the trec_eval format's runid line (see divaeval.metrics.dialects).
 OFFICIAL = (
+    "runid",
+    "num_q",
     "num_ret",
     "num_rel",
     "num_rel_ret",
@@ -679,34 +682,46 @@ register_preset(
     [
         *OFFICIAL,
         "recall",
+        "unj",
+        "rbp",
+        "rbp_resid",
         "infAP",
         "gm_bpref",
-        "Rprec_mult",
         "utility",
         "11pt_avg",
-        "binG",
-        "G",
         "ndcg",
+        "relative_P",
+        "Rprec_mult",
+        "success",
+        "map_cut",
+        "ndcg_cut",
         "ndcg_rel",
         "Rndcg",
-        "ndcg_cut",
-        "map_cut",
-        "relative_P",
-        "success",
+        "binG",
+        "G",
         "set_P",
-        "set_relative_P",
         "set_recall",
+        "set_relative_P",
         "set_map",
         "set_F",
         "num_nonrel_judged_ret",
-        "RBP(p=0.9,gain=graded)",
-        "RBP-resid(p=0.9,rule=trec_eval)",
-        "unj",
     ],
-    "trec_eval 10's all_trec (-m all_trec) in its order; relstring (a string) is left out",
+    "trec_eval 10's all_trec (-m all_trec); relstring (a string) is left out",
 )
 register_preset(
     "set",
-    ["num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall", "set_map", "set_F"],
+    [
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+    ],
     "trec_eval's set measures",
 )
