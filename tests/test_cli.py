@@ -224,7 +224,7 @@ def test_trec_eval_no_summary_and_precision(capsys):
 def test_long_formats_round_trip(capsys):
     args = [SAMPLE_RUN, SAMPLE_RUN2, SAMPLE_QRELS, "-m", "ndeval", "-q"]
     records = jsonl(cli(capsys, *args, "-f", "jsonl")[1])
-    assert all(set(r) == {"run", "topic", "measure", "value"} for r in records)
+    assert all(set(r) == {"run", "topic", "measure", "value", "params"} for r in records)
     assert len(records) == 2 * 21 * 11
     assert {r["topic"] for r in records} == {*map(str, range(151, 161)), "all"}
     key = [(r["run"], r["topic"], r["measure"]) for r in records]
@@ -233,7 +233,7 @@ def test_long_formats_round_trip(capsys):
         code, out, _ = cli(capsys, *args, "-f", fmt)
         assert code == 0
         rows = [line.split(sep) for line in out.splitlines()]
-        assert rows[0] == ["run", "topic", "measure", "value"]
+        assert rows[0] == ["run", "topic", "measure", "value", "params"]
         assert [tuple(r[:3]) for r in rows[1:]] == key
         assert [float(r[3]) for r in rows[1:]] == values  # full precision: exact round trip
     code, out, _ = cli(capsys, *args, "-f", "json")
@@ -648,7 +648,7 @@ def test_difficulty_weighted_mean_in_every_format(capsys, fmt):
             f"{expected:.4f}",
         ]
     elif fmt == "csv":
-        assert float(out.splitlines()[-1].split(",")[-1]) == pytest.approx(expected, abs=1e-12)
+        assert float(out.splitlines()[-1].split(",")[3]) == pytest.approx(expected, abs=1e-12)
     elif fmt == "json":
         (record,) = json.loads(out)["results"]
         assert record["value"] == pytest.approx(expected, abs=1e-12)

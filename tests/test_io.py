@@ -64,7 +64,7 @@ def per_topic(capsys, *args: str) -> dict[tuple[str, str], float]:
     code, out, err = cli(capsys, *args, "-q", "-n", "-f", "tsv")
     assert code == 0, err
     rows = [line.split("\t") for line in out.splitlines()[1:]]
-    return {(topic, measure): float(value) for _, topic, measure, value in rows}
+    return {(topic, measure): float(value) for _, topic, measure, value, _ in rows}
 
 
 def stdin_bytes(monkeypatch, data: bytes) -> None:
@@ -213,7 +213,9 @@ def test_gzip_stdin_subprocess(tmp_path):
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout == (b'{"run": "t", "topic": "all", "measure": "strec@2", "value": 1.0}\n')
+    assert done.stdout == (
+        b'{"run": "t", "topic": "all", "measure": "strec@2", "value": 1.0, "params": "strec@2"}\n'
+    )
 
 
 def test_several_runs_per_call(capsys, warnings):
@@ -224,10 +226,10 @@ def test_several_runs_per_call(capsys, warnings):
     code, out, _ = cli(capsys, "a.txt", "b.txt", "c.txt", "q.txt", "-m", "strec@2", "-f", "csv")
     assert code == 0
     assert out.splitlines() == [
-        "run,topic,measure,value",
-        "runA,all,strec@2,0.5",
-        "runB,all,strec@2,1.0",
-        "runC,all,strec@2,0.0",
+        "run,topic,measure,value,params",
+        "runA,all,strec@2,0.5,strec@2",
+        "runB,all,strec@2,1.0,strec@2",
+        "runC,all,strec@2,0.0,strec@2",
     ]
 
 
@@ -879,7 +881,7 @@ def test_subtopic_type_sources_and_conflicts(
         "tsv",
     )
     assert code == 0, err
-    assert out.splitlines()[-1] == f"t\tall\tEfP@2\t{value}"
+    assert out.splitlines()[-1] == f"t\tall\tEfP@2\t{value}\tEfP(gain=linear,gains=)@2"
     warnings = [line for line in err.splitlines() if "subtopic type" in line]
     assert warnings == ([f"divaeval: warning: {warning}"] if warning else [])
 

@@ -143,6 +143,7 @@ def _formats(capsys, *measures: str) -> dict[str, list[str]]:
             names[fmt] = [line.split("\t")[0].strip() for line in out.splitlines()[2:]]
         elif fmt in ("csv", "tsv"):
             rows = list(csv.reader(io.StringIO(out), delimiter="," if fmt == "csv" else "\t"))
+            assert rows[0] == ["run", "topic", "measure", "value", "params"]
             names[fmt] = [row[2] for row in rows[1:]]
         elif fmt == "jsonl":
             names[fmt] = [json.loads(line)["measure"] for line in out.splitlines()]
@@ -159,6 +160,18 @@ def test_names_are_the_same_in_every_format(capsys):
     names = _formats(capsys, "nDCG@10", "map", "alpha-ndcg@20", "P_5", "alpha_nDCG@5")
     expected = ["nDCG@10", "map", "alpha-nDCG@20", "P_5", "alpha_nDCG@5"]
     assert all(found == expected for found in names.values()), names
+
+
+def test_long_formats_carry_the_resolved_measure(capsys):
+    code, out, err = run_cli(capsys, RUN, QRELS, "-m", "map", "-m", "RBU@20", "-f", "jsonl")
+    assert code == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [(r["measure"], r["params"]) for r in records] == [
+        ("map", "AP(judged_only=False)@all"),
+        ("RBU@20", "RBU(p=0.8,e=0.03,form=code,rel=aspect,G=0)@20"),
+    ]
+    code, out, err = run_cli(capsys, RUN, QRELS, "-m", "alpha-nDCG@20", "-f", "csv")
+    assert out.splitlines()[1].endswith(',"alpha-nDCG(alpha=0.5,weights=uniform,gain=binary)@20"')
 
 
 def test_complete_with_rel_level_sums_num_rel_over_topics(capsys, tmp_path):

@@ -5,7 +5,7 @@ Two layouts are read, detected from a file's first line:
 
 - the **long form** ``run topic measure value``, whitespace- or tab-separated, or
   comma-separated (what ``divaeval -f csv|tsv -q`` writes; a header line
-  ``run topic measure value`` is skipped);
+  ``run topic measure value [params]`` is skipped, and so is the ``params`` column);
 - **trec_eval -q output** ``measure topic value``: each run's per-topic lines are followed by
   its summary lines (topic ``all``), among them ``runid all NAME``, which names the run. A
   file may hold several runs' outputs one after the other.
@@ -20,6 +20,7 @@ a chosen measure is an error.
 
 from __future__ import annotations
 
+import csv
 import math
 import os
 from collections.abc import Sequence
@@ -31,6 +32,8 @@ from divaeval.errors import DataError, UsageError, clip, shown, warn
 from divaeval.topics import sort_topics
 
 LONG_HEADER = ("run", "topic", "measure", "value")
+#: divaeval's own long form: the resolved measure (its parameters) in a fifth column
+PARAMS_HEADER = (*LONG_HEADER, "params")
 SUMMARY_TOPIC = "all"
 
 
@@ -94,9 +97,15 @@ def _lines(path: str) -> tuple[str, list[tuple[int, list[str]]]]:
             continue
         if comma is None:
             comma = "," in stripped and len(stripped.split()) == 1
-        fields = [f.strip() for f in stripped.split(",")] if comma else stripped.split()
+        fields = [f.strip() for f in _csv_fields(stripped)] if comma else stripped.split()
         rows.append((number, fields))
     return source.name, rows
+
+
+def _csv_fields(line: str) -> list[str]:
+    """The fields of a comma-separated line, quotes as CSV writes them (a params column
+    ``"P(rel=2,judged_only=False)@10"`` holds commas)."""
+    return next(csv.reader([line]))
 
 
 def _read_long(name: str, rows, cells: _Cells) -> None:
@@ -172,20 +181,23 @@ def _read_file(path: str, cells: _Cells) -> None:
     name, rows = _lines(path)
     if not rows:
         raise DataError("empty score file", file=name)
-    first = rows[0][1]
-    if tuple(field.lower() for field in first) == LONG_HEADER:
-        rows = rows[1:]
+    first = tuple(field.lower() for field in rows[0][1])
+    if first in (LONG_HEADER, PARAMS_HEADER):
+        rows = [(n, f[:4] if len(f) == len(first) else f) for n, f in rows[1:]]
         width = 4
     else:
         width = len(first)
+    if width == 5:  # divaeval's long form without its header: the params column is not read
+        rows = [(n, f[:4] if len(f) == 5 else f) for n, f in rows]
+        width = 4
     if width == 4:
         _read_long(name, rows, cells)
     elif width == 3:
         _read_trec_eval(name, rows, cells)
     else:
         raise DataError(
-            f"expected run topic measure value (4 fields) or trec_eval -q output measure topic "
-            f"value (3 fields), found {width} fields",
+            f"expected run topic measure value [params] (4 or 5 fields) or trec_eval -q output "
+            f"measure topic value (3 fields), found {width} fields",
             file=name,
             line=rows[0][0],
         )
