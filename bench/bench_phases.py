@@ -55,12 +55,13 @@ def phases(run_paths: list[str], qrels_path: str, repeat: int) -> dict[str, tupl
     from divaeval.errors import set_warning_sink
     from divaeval.evaluation import Evaluation
     from divaeval.io import read_qrels, read_run
-    from divaeval.judged import EvalSettings, QrelsIndex, judge_run
+    from divaeval.judged import QrelsIndex, judge_run
     from divaeval.metrics import compute_measures, parse_measures
     from divaeval.report import ReportOptions, write_report
     from divaeval.scores import RunScores
+    from divaeval.settings import Settings
 
-    settings = EvalSettings()
+    settings = Settings()
     measures = parse_measures(["ndeval"])
     options = ReportOptions(format="trec_eval", per_topic=False, summary=True)
     best: dict[str, tuple[float, float]] = {}

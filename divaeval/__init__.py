@@ -1,10 +1,13 @@
 """divaeval: a trec_eval-style evaluator for search-result diversification.
 
 The Python API (imported lazily, so ``import divaeval`` and ``divaeval --help`` stay fast): every
-command as a function returning a pandas DataFrame, on run and qrels files or on in-memory data
-(DataFrames, pytrec_eval-style dicts, ir_measures' records); see :mod:`divaeval.api`.
+command as a function returning a result object (``.frame``, ``.signature``, and the fields of
+its analysis), on run and qrels files or on in-memory data (DataFrames, pytrec_eval-style dicts,
+ir_measures' records); see :mod:`divaeval.api`. The settings shared by the commands are
+keyword arguments, or one :class:`Settings`.
 
-- :func:`evaluate` — runs x topics x measures, long form (``baseline=``: ndeval's risk values);
+- :func:`evaluate` — runs x topics x measures: ``.per_topic``, ``.means``, ``.wide``,
+  ``.to_dict()``, ``.aggregate()`` (``baseline=``: ndeval's risk values);
 - :func:`compare`, :func:`risk`, :func:`prefer` — significance tests, URisk/TRisk/ZRisk/GeoRisk,
   lexicographic preferences;
 - :func:`discriminative_power`, :func:`correlation`, :func:`intuitiveness`, :func:`unanimity`,
@@ -31,6 +34,7 @@ _LAZY = {
     "ties": ("divaeval.api", "ties"),
     "collection_table": ("divaeval.api", "collection_table"),
     "run_evaluation": ("divaeval.evaluation", "run_evaluation"),
+    "Settings": ("divaeval.settings", "Settings"),
     "read_run": ("divaeval.io", "read_run"),
     "read_qrels": ("divaeval.io", "read_qrels"),
     "read_intents": ("divaeval.io", "read_intents"),

@@ -1,12 +1,19 @@
-"""The Python API: every command of the CLI as a function returning a pandas DataFrame.
+"""THE public Python API: every command of the CLI as a function returning a result object; the
+command line is a thin layer over it (it parses its options, calls the function here and prints
+what it returns).
 
 One signature style throughout: the inputs first (``runs, qrels`` for the analyses of runs;
 ``qrels`` alone for the collection analyses; the measures alone for the generated cases), then
-``measures`` (``-m`` strings: one string or a list; the command's default when empty), then
-keyword options named as the command line's long options (``--rel-level`` is ``rel_level``,
-``-B/--samples`` is ``samples``, ``-c/--complete`` is ``complete``), with the same defaults
-except that per-topic rows are included (``per_topic=True``, the CLI's ``-q``). Every frame
-carries the command's settings signature in ``frame.attrs["signature"]``.
+``measures`` (``-m`` strings: one string is one measure specification, or a list; the command's
+default when empty or None), then the command's own keyword options, then the settings
+(:class:`~divaeval.settings.Settings`): as keywords named as the command line's long options
+(``--rel-level`` is ``rel_level``, ``-c/--complete`` is ``complete``), checked against the
+settings each function takes (an unknown keyword is a :class:`~divaeval.errors.UsageError`
+naming it and the valid ones), and/or as ``settings=`` (keywords win).
+
+**Results.** Every function returns a :class:`Result`: ``result.frame`` is the table the
+command prints (a pandas DataFrame), ``result.signature`` the command's settings signature,
+plus the fields of the analysis (the comparisons, the preferences, the per-topic values, ...).
 
 **Inputs.** ``runs`` is one run or several: a list, or a dict name -> run. A run is a file
 path or in-memory data: a pandas DataFrame with the file's columns (``topic, Q0, docno, rank,
@@ -22,26 +29,39 @@ or ir_measures' ``Qrel`` records. In-memory data goes through the file readers' 
 **Warnings** arrive as :class:`~divaeval.errors.DivaevalWarning` through Python's
 :mod:`warnings` module (``warnings.simplefilter("ignore", divaeval.DivaevalWarning)`` silences
 them); errors are :class:`~divaeval.errors.DivaevalError` (``DataError``, ``UsageError``).
+
+This module is imported by the main job (``divaeval RUN... QRELS``), whose start-up stays free
+of pandas and scipy: the analyses import their packages (:mod:`divaeval.stats`,
+:mod:`divaeval.meta`, :mod:`divaeval.collection`) when they are called.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
 from divaeval import __version__
-from divaeval.errors import DivaevalError, UsageError, library_warnings
+from divaeval.atomic import replacing
+from divaeval.errors import DataError, DivaevalError, UsageError, library_warnings
+from divaeval.evaluation import (
+    Evaluation,
+    closing_workers,
+    run_evaluation,
+    same_file,
+)
 from divaeval.io.memory import MemoryInputs
+from divaeval.metrics import parse_measures
+from divaeval.risk_measures import check_risk_alpha, risk_frame
+from divaeval.settings import AVERAGING, JUDGING, WORKERS, Settings
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from divaeval.evaluation import Evaluation
-    from divaeval.judged import EvalSettings
-    from divaeval.parallel import Jobs, Workers
+    from divaeval.parallel import Workers
 
 __all__ = [
     "axioms",
@@ -58,6 +78,288 @@ __all__ = [
     "unanimity",
 ]
 
+#: the settings :func:`evaluate` takes
+EVALUATING = (*JUDGING, "complete", *AVERAGING)
+#: the settings of :func:`prefer` (pref_eval's own)
+PREFERRING = ("rel_level", "depth", "order", "dedupe")
+#: the settings of :func:`sensitivity`
+SAMPLING = ("rel_level", "intents", "topics", *AVERAGING, *WORKERS)
+#: the settings of :func:`collection_table`
+COLLECTING = ("rel_level", "topics", "dd_exponent")
+
+
+# ---------------------------------------------------------------------------------------------
+# results
+
+
+@dataclass(eq=False)
+class Result:
+    """What every function of the API returns: :attr:`frame`, the table the command line
+    prints, and :attr:`signature`, the settings it was computed with (the command line's
+    ``--signature``); subclasses add the fields of their analysis."""
+
+    signature: str
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        raise NotImplementedError  # pragma: no cover
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__} ({self.signature})\n{self.frame!r}"
+
+    def _repr_html_(self) -> str:
+        return f"<p><code>{self.signature}</code></p>{self.frame._repr_html_()}"
+
+    def plot(self, **options: Any) -> Any:
+        """A picture of the result (not drawn yet for this analysis)."""
+        raise UsageError(f"{type(self).__name__} has no plot yet")
+
+
+@dataclass(eq=False, repr=False)
+class TableResult(Result):
+    """An analysis whose result is one table."""
+
+    table: pd.DataFrame
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.table
+
+
+@dataclass(eq=False, repr=False)
+class EvaluationResult(Result):
+    """The runs scored on the measures (:func:`evaluate`), in the shapes users expect:
+
+    - :attr:`per_topic` (also :attr:`frame`): the tidy table run, topic, measure, value of
+      the per-topic values only;
+    - :attr:`means`: run, measure, value, each run's mean over its topics (by the settings'
+      ``mean``; a measure with its own aggregate, such as trec_eval's counts, keeps it);
+    - :attr:`wide`: runs × measures of the means;
+    - :meth:`to_dict` ``{topic: {measure: value}}`` (pytrec_eval's shape) and
+      :meth:`aggregate` ``{measure: mean}`` (ir_measures' ``calc_aggregate``), per run;
+    - :meth:`table`: the long table as the command line's ``-q`` prints it (the means as
+      topic ``all``);
+    - :attr:`evaluation`: the structured result the report writers print
+      (:class:`~divaeval.evaluation.Evaluation`)."""
+
+    evaluation: Evaluation
+
+    @property
+    def settings(self) -> Settings:
+        return self.evaluation.settings
+
+    @property
+    def runs(self) -> list[str]:
+        """The runs' names, in the order given."""
+        return [run.name for run in self.evaluation.runs]
+
+    @property
+    def measures(self) -> list[str]:
+        """The measures' names, in the order given (presets expanded)."""
+        return [measure.name for measure in self.evaluation.measures]
+
+    @cached_property
+    def per_topic(self) -> pd.DataFrame:
+        return self.evaluation.table(summary=False)
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.per_topic
+
+    @cached_property
+    def means(self) -> pd.DataFrame:
+        return self.evaluation.table(per_topic=False).drop(columns="topic")
+
+    @cached_property
+    def wide(self) -> pd.DataFrame:
+        wide = self.means.pivot(index="run", columns="measure", values="value")
+        wide = wide.reindex(index=self.runs, columns=self.measures)
+        wide.columns.name = None
+        return wide
+
+    def table(self, *, per_topic: bool = True, summary: bool = True) -> pd.DataFrame:
+        """The long table: per-topic rows (``per_topic``) and the means (``summary``, topic
+        ``all``), as the command line prints them."""
+        return self.evaluation.table(per_topic=per_topic, summary=summary)
+
+    def _run(self, run: str | None) -> Any:
+        """The scores of the run named ``run`` (None: the only run)."""
+        runs = self.evaluation.runs
+        if run is None:
+            if len(runs) != 1:
+                raise UsageError(f"run: name one of the {len(runs)} runs ({', '.join(self.runs)})")
+            return runs[0]
+        for scores in runs:
+            if scores.name == run:
+                return scores
+        raise UsageError(f"run: no run is named {run!r} (the runs: {', '.join(self.runs)})")
+
+    def to_dict(self, run: str | None = None) -> dict[str, dict[str, float]]:
+        """``{topic: {measure: value}}`` of ``run`` (None: the only run), as pytrec_eval's
+        ``RelevanceEvaluator.evaluate`` gives it."""
+        scores = self._run(run)
+        columns = {m.name: scores.values[m].tolist() for m in self.evaluation.measures}
+        return {
+            str(topic): {name: values[i] for name, values in columns.items()}
+            for i, topic in enumerate(scores.topics)
+        }
+
+    def aggregate(self, run: str | None = None) -> dict[str, float]:
+        """``{measure: mean}`` of ``run`` (None: the only run), as ir_measures'
+        ``calc_aggregate`` gives it."""
+        scores = self._run(run)
+        return {m.name: float(v) for m, v in self.evaluation.means(scores).items()}
+
+
+@dataclass(eq=False, repr=False)
+class ComparisonResult(Result):
+    """Every pair of runs compared on each measure (:func:`compare`): :attr:`comparisons`
+    (measure -> :class:`~divaeval.stats.Comparison`), :attr:`pairs` (the pairs of every
+    measure, :attr:`frame`) and :attr:`run_table` (per measure and run: its mean and the runs
+    it significantly beats)."""
+
+    comparisons: dict[str, Any]
+    run_names: list[str]
+    #: measure -> the signature of its comparison
+    signatures: dict[str, str]
+
+    @cached_property
+    def pairs(self) -> pd.DataFrame:
+        import pandas as pd  # pandas: built when asked for
+
+        frames = []
+        for name, comparison in self.comparisons.items():
+            part = comparison.pairs.copy()
+            part.insert(0, "measure", name)
+            frames.append(part)
+        return pd.concat(frames, ignore_index=True)
+
+    @cached_property
+    def run_table(self) -> pd.DataFrame:
+        import pandas as pd  # pandas: built when asked for
+
+        frames = []
+        for name, comparison in self.comparisons.items():
+            part = comparison.runs.copy()
+            part.insert(0, "measure", name)
+            frames.append(part)
+        return pd.concat(frames, ignore_index=True)
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.pairs
+
+
+@dataclass(eq=False, repr=False)
+class PreferenceResult(Result):
+    """Lexicographic preferences between every pair of runs (:func:`prefer`):
+    :attr:`preferences` (:class:`~divaeval.stats.preferences.Preferences`), the per-topic
+    preferences and their means (:meth:`values`, :attr:`frame`), the sign test of every pair
+    (:attr:`pairs`) and the rank aggregations of the runs (:attr:`ranking`)."""
+
+    preferences: Any
+    correction: str
+    alpha: float
+    methods: list[str]
+
+    def values(self, *, per_topic: bool = True, summary: bool = True) -> pd.DataFrame:
+        """The preference of every pair on every topic (+1: run_a preferred) and its mean
+        (topic ``all``)."""
+        return self.preferences.long_frame(per_topic=per_topic, summary=summary)
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.values()
+
+    @cached_property
+    def pairs(self) -> pd.DataFrame:
+        from divaeval.stats.preferences import pair_table  # scipy: the main job imports api
+
+        return pair_table(self.preferences, correction=self.correction, alpha=self.alpha)
+
+    @cached_property
+    def ranking(self) -> pd.DataFrame:
+        from divaeval.stats.preferences import ranking_table  # the main job imports api
+
+        return ranking_table(self.preferences, self.methods)
+
+
+@dataclass(eq=False, repr=False)
+class DiscriminativePowerResult(TableResult):
+    """:func:`discriminative_power`: :attr:`power` holds every metric's ASL curve."""
+
+    power: Any = None
+
+
+@dataclass(eq=False, repr=False)
+class SensitivityResult(Result):
+    """:func:`sensitivity`: :attr:`sensitivity` (per measure and topic, and the grid's maxima
+    with a grid), shown as :meth:`table`, :meth:`wide` or :meth:`grid`."""
+
+    sensitivity: Any
+
+    def table(self, *, per_topic: bool = True) -> pd.DataFrame:
+        """One row per measure and topic (``per_topic``) and its topic average (topic
+        ``all``), with the number of samples and the seed."""
+        frame = self.sensitivity.frame(per_topic=per_topic)
+        frame.insert(frame.columns.get_loc("samples") + 1, "seed", self.sensitivity.seed)
+        return frame
+
+    def wide(self, *, per_topic: bool = True) -> pd.DataFrame:
+        """Topics × measures (trec_eval's layout)."""
+        return self.sensitivity.wide_frame(per_topic=per_topic)
+
+    def grid(self, *, all_points: bool = False) -> pd.DataFrame:
+        """With a grid: each measure's largest topic average and its argmax, or
+        (``all_points``) the topic average at every grid point."""
+        frame = self.sensitivity.grid_frame(all_points=all_points)
+        if all_points:
+            frame.insert(1, "samples", self.sensitivity.samples)
+            frame.insert(2, "seed", self.sensitivity.seed)
+        return frame
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        if self.sensitivity.grid_maxima is not None:
+            return self.grid()
+        return self.table()
+
+
+@dataclass(eq=False, repr=False)
+class AxiomsResult(Result):
+    """:func:`axioms`: :attr:`report` of every measure and constraint; :attr:`frame` one row
+    per measure and constraint, :meth:`verdicts` the measure × constraint matrix,
+    :attr:`counterexamples` and :attr:`spaces` (what each check searched)."""
+
+    report: Any
+    paper: bool = False
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.report.frame()
+
+    def verdicts(self, *, symbols: bool = True) -> pd.DataFrame:
+        return self.report.verdict_frame(symbols=symbols, paper=self.paper)
+
+    @property
+    def counterexamples(self) -> pd.DataFrame:
+        return self.report.counterexample_frame()
+
+    @property
+    def spaces(self) -> pd.DataFrame:
+        return self.report.space_frame()
+
+
+@dataclass(eq=False, repr=False)
+class TiesResult(TableResult):
+    """:func:`ties`: the probabilities, and what they are (:attr:`title`)."""
+
+    title: str = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# shared machinery
+
 
 @contextmanager
 def _library_call() -> Iterator[MemoryInputs]:
@@ -72,266 +374,57 @@ def _library_call() -> Iterator[MemoryInputs]:
             raise
 
 
-def _measures(measures: str | Sequence[str]) -> list[str]:
-    return [measures] if isinstance(measures, str) else list(measures)
-
-
-def _file(path: str | os.PathLike | None) -> str | None:
-    return None if path is None else os.fspath(path)
-
-
-def _signed(frame: pd.DataFrame, signature: str) -> pd.DataFrame:
-    frame.attrs["signature"] = signature
-    return frame
-
-
-def _workers(jobs: Jobs, scheduler: str | None, runs: Any = ()) -> closing[Workers]:
-    """The workers of ``jobs`` and ``scheduler`` (the CLI's ``--jobs``, ``--scheduler``; the
-    environment variable ``DIVAEVAL_SCHEDULER`` when ``scheduler`` is None), closed when the
-    ``with`` block ends; ``jobs="auto"`` decides by the size of ``runs`` (paths or runs
-    read; other run data counts as small)."""
-    from divaeval.io import Run
-    from divaeval.parallel import workers_for
-    from divaeval.streaming import planned_work
-
-    work = None
-    if jobs == "auto":
-        given = [runs] if isinstance(runs, (str, Run)) else runs
-        if isinstance(given, (list, tuple)):
-            work = planned_work([run for run in given if isinstance(run, (str, Run))])
-    return closing(workers_for(jobs, scheduler, work=work))
-
-
-@dataclass(frozen=True)
-class _Judging:
-    """The judging options every analysis of runs shares (the CLI's judging options)."""
-
-    depth: int | None
-    rel_level: int
-    order: str | None
-    dedupe: str
-    compat: str | None
-    intents: str | os.PathLike | None
-    topics: str | os.PathLike | None
-    normalize_intents: bool
-
-    @classmethod
-    def among(cls, arguments: dict[str, Any]) -> _Judging:
-        """The judging options among a library function's arguments (its ``locals()``: each
-        function spells them out for its users, and hands them on as one)."""
-        return cls(**{option.name: arguments[option.name] for option in fields(cls)})
-
-    def settings(self, *, complete: bool) -> EvalSettings:
-        """The settings, ``order`` defaulting as on the command line (rank with
-        ``compat="ndeval"``, else score)."""
-        from divaeval.judged import EvalSettings, default_order
-
-        return EvalSettings(
-            order=cast(Any, self.order) or default_order(self.compat),
-            depth=self.depth,
-            rel_level=self.rel_level,
-            complete=complete,
-            dedupe=cast(Any, self.dedupe),
-            compat=self.compat,
-            normalize_intents=self.normalize_intents,
-        )
-
-
-def _evaluation(
-    inputs: MemoryInputs,
-    runs: Any,
-    qrels: Any,
-    measures: str | Sequence[str],
-    judging: _Judging,
-    *,
-    complete: bool = True,
-    baseline: Any = None,
-    risk_alpha: float | str | None = None,
-    dd_exponent: str = "xi",
-    workers: Workers | None = None,
-) -> Evaluation:
-    """Read, judge and score (every qrels topic unless ``complete=False``), on ``workers``
-    when given."""
-    from divaeval.evaluation import run_evaluation
-
-    return run_evaluation(
-        inputs.runs(runs),
-        inputs.qrels(qrels),
-        _measures(measures),
-        intents=_file(judging.intents),
-        topics=_file(judging.topics),
-        settings=judging.settings(complete=complete),
-        baseline=inputs.baseline(baseline),
-        risk_alpha=risk_alpha,
-        dd_exponent=dd_exponent,
-        workers=workers,
+def _measures(measures: object, name: str = "measures") -> list[str]:
+    """``-m`` strings: one string is one measure specification; a list of them; None or
+    empty: none given (the command's default)."""
+    if measures is None:
+        return []
+    if isinstance(measures, str):
+        return [measures]
+    if isinstance(measures, (list, tuple)):
+        for item in measures:
+            if not isinstance(item, str):
+                raise UsageError(
+                    f"{name}: expected measure strings, got {type(item).__name__} ({item!r})"
+                )
+        return list(measures)
+    raise UsageError(
+        f"{name}: expected a measure string or a list of them, got {type(measures).__name__}"
     )
 
 
-def _score_tables(
-    inputs: MemoryInputs,
-    runs: Any,
-    qrels: Any,
-    measures: str | Sequence[str],
-    judging: _Judging,
-    *,
-    workers: Workers | None = None,
-) -> tuple[list[str], dict]:
-    """(run names, measure name -> scores[n_runs, n_topics]) over every qrels topic (a topic
-    a run lacks scores 0): what the analyses of runs start from."""
-    from divaeval.scores import score_matrix
-
-    result = _evaluation(inputs, runs, qrels, measures, judging, workers=workers)
-    table = result.table(per_topic=True, summary=False)
-    names: list[str] = [run.name for run in result.runs]
-    tables = {}
-    for measure in result.measures:
-        names, _, tables[measure.name] = score_matrix(table, measure.name)
-    return names, tables
+def _settings(
+    settings: Settings | None, options: dict[str, Any], accepted: Sequence[str], **fixed: Any
+) -> Settings:
+    return Settings.of(settings, options, accepted, **fixed)
 
 
-def evaluate(
-    runs: Any,
-    qrels: Any,
-    measures: str | Sequence[str] = (),
-    *,
-    per_topic: bool = True,
-    summary: bool = True,
-    complete: bool = False,
-    mean: str = "arith",
-    depth: int | None = None,
-    rel_level: int = 1,
-    order: str | None = None,
-    dedupe: str = "error",
-    compat: str | None = None,
-    intents: str | os.PathLike | None = None,
-    topics: str | os.PathLike | None = None,
-    normalize_intents: bool = False,
-    baseline: Any = None,
-    risk_alpha: float | str | None = None,
-    dd_exponent: str = "xi",
-    jobs: Jobs = 1,
-    scheduler: str | None = None,
-) -> pd.DataFrame:
-    """Score runs on measures (``divaeval RUN... QRELS``): the long table run, topic, measure,
-    value, with ``topic == "all"`` for the mean over topics (``summary``). ``dd_exponent``
-    (``xi`` or ``xi+1``) is the exponent of the ``mean="dd"`` topic weights (Golbus Eq. 1).
-    ``jobs`` local processes (0: one per core; ``"auto"``: as many as pay off) or the Dask
-    ``scheduler`` score the runs' blocks of topics (the CLI's ``--jobs``, ``--scheduler``);
-    the values are the same.
-
-    ``baseline`` (a run, a path, or the name of one of ``runs``) turns every value into the
-    run's risk value against it, as ``ndeval -baseline -riskAlpha`` (``risk_alpha``); runs are
-    then labelled ``RUN (rel to. BASE; rs=1+a; a=A)``.
-
-    >>> import divaeval
-    >>> divaeval.evaluate("sample_data/run.txt", "sample_data/qrels.txt",
-    ...                   ["alpha-nDCG@20", "ERR-IA@20"], per_topic=False)
-           run topic        measure     value
-    0  ql-cata   all  alpha-nDCG@20  0.299632
-    1  ql-cata   all      ERR-IA@20  0.256198
-
-    In memory: topic 1 has subtopics a (d1) and b (d2, d3); the run ranks d1, d4, d2, so
-    P@3 = 2/3 and strec@1 = 1/2 (a), strec@3 = 2/2.
-
-    >>> qrels = {"1": {"a": {"d1": 1}, "b": {"d2": 1, "d3": 1}}}
-    >>> run = {"1": {"d1": 3.0, "d4": 2.0, "d2": 1.0}}
-    >>> divaeval.evaluate({"mine": run}, qrels, ["P@3", "strec@1", "strec@3"], per_topic=False)
-        run topic  measure     value
-    0  mine   all      P@3  0.666667
-    1  mine   all  strec@1  0.500000
-    2  mine   all  strec@3  1.000000
-    """
-    with _library_call() as inputs, _workers(jobs, scheduler, runs) as workers:
-        result = _evaluation(
-            inputs,
-            runs,
-            qrels,
-            measures,
-            _Judging.among(locals()),
-            complete=complete,
-            baseline=baseline,
-            risk_alpha=risk_alpha,
-            dd_exponent=dd_exponent,
-            workers=workers,
-        )
-        frame = result.table(per_topic=per_topic, summary=summary, mean=mean)
-        names = ",".join(m.name for m in result.measures)
-        risk_part = f"|{result.risk.signature()}" if result.risk else ""
-        return _signed(
-            frame,
-            f"divaeval {__version__}|{result.settings.signature()}{risk_part}|mean={mean}|"
-            f"measures={names}",
-        )
+def _workers(settings: Settings, runs: Any = ()) -> Any:
+    """The workers of the settings for an analysis (scoring and resampling share them)."""
+    given = [runs] if isinstance(runs, str) else runs
+    return closing_workers(settings, given if isinstance(given, (list, tuple)) else ())
 
 
-def risk(
-    runs: Any,
-    qrels: Any,
-    measures: str | Sequence[str] = (),
-    *,
-    baseline: Any = None,
-    risk_alpha: float | str = 0,
-    depth: int | None = None,
-    rel_level: int = 1,
-    order: str | None = None,
-    dedupe: str = "error",
-    compat: str | None = None,
-    intents: str | os.PathLike | None = None,
-    topics: str | os.PathLike | None = None,
-    normalize_intents: bool = False,
-    jobs: Jobs = 1,
-    scheduler: str | None = None,
-) -> pd.DataFrame:
-    """Risk-sensitive comparison (``divaeval risk``): per measure and run the mean, URisk,
-    TRisk, its p-value, wins and losses against ``baseline`` (left out without one), and
-    ZRisk and GeoRisk against all the runs, at risk sensitivity ``risk_alpha``. Every run is
-    scored on every qrels topic, by ``jobs`` local processes or on the Dask ``scheduler`` as
-    for :func:`evaluate`.
-
-    >>> frame = divaeval.risk(["sample_data/run2.txt", "sample_data/run3.txt"],
-    ...                       "sample_data/qrels.txt", "alpha-nDCG@20",
-    ...                       baseline="sample_data/run.txt", risk_alpha=1)
-    >>> frame[["run", "URisk", "TRisk", "wins", "losses"]].round(4)
-           run   URisk   TRisk  wins  losses
-    0  rm-cata -0.0093 -0.4297     4       3
-    1     dssa  0.1289  1.2433     8       2
-    2  ql-cata  0.0000  0.0000     0       0
-    """
-    from divaeval.risk_measures import check_risk_alpha, risk_frame
-
-    with _library_call() as inputs, _workers(jobs, scheduler, runs) as workers:
-        alpha, alpha_text = check_risk_alpha(risk_alpha)
-        given = inputs.runs(runs)
-        base = inputs.baseline(baseline)
-        every, position = _with_baseline(given, base)
-        judging = _Judging.among(locals())
-        from divaeval.evaluation import run_evaluation
-
-        result = run_evaluation(
-            every,
-            inputs.qrels(qrels),
-            _measures(measures),
-            intents=_file(intents),
-            topics=_file(topics),
-            settings=judging.settings(complete=True),
-            workers=workers,
-        )
-        frame = risk_frame(result, baseline=position, alpha=alpha)
-        names = ",".join(m.name for m in result.measures)
-        base_name = "none" if position is None else result.runs[position].name
-        return _signed(
-            frame,
-            f"divaeval {__version__}|risk|baseline={base_name}|risk_alpha={alpha_text}|"
-            f"{result.settings.signature()}|measures={names}",
-        )
+@contextmanager
+def _written_whole(target: str) -> Iterator[str]:
+    """A temporary path to write ``target``'s new contents to, renamed over it when the block
+    ends (:func:`divaeval.atomic.replacing`): on any failure the old file stays whole, and an
+    error is a one-line data error naming ``target``."""
+    try:
+        with replacing(target) as temporary:
+            try:
+                yield temporary
+            except DivaevalError as error:  # (a writer naming the temporary file)
+                if error.file == temporary:
+                    error.file = target
+                raise
+    except OSError as error:
+        raise DataError(f"cannot write output: {error.strerror or error}", file=target) from None
 
 
 def _with_baseline(runs: list, baseline: Any) -> tuple[list, int | None]:
     """(runs, position of the baseline among them): the baseline is added after the runs
     unless it is one of them (the same object or the same file), so ZRisk counts it once."""
-    from divaeval.evaluation import same_file
-
     if baseline is None:
         return runs, None
     for position, run in enumerate(runs):
@@ -341,61 +434,208 @@ def _with_baseline(runs: list, baseline: Any) -> tuple[list, int | None]:
     return [*runs, baseline], len(runs)
 
 
-def compare(
+def _score_tables(
+    inputs: MemoryInputs,
     runs: Any,
     qrels: Any,
-    measures: str | Sequence[str] = (),
+    measures: Sequence[str],
+    settings: Settings,
+    workers: Workers | None = None,
+) -> tuple[list[str], dict]:
+    """(run names, measure name -> scores[n_runs, n_topics]) over every qrels topic (a topic
+    a run lacks scores 0, as with ``complete``): what the analyses of runs start from."""
+    result = run_evaluation(
+        inputs.runs(runs), inputs.qrels(qrels), measures, settings, workers=workers
+    )
+    return result.score_tables()
+
+
+def _analysed_tables(
+    inputs: MemoryInputs,
+    runs: Any,
+    qrels: Any,
+    measures: Sequence[str],
+    scores: Any,
+    settings: Settings,
+    options: dict[str, Any],
+    workers: Workers | None = None,
+) -> tuple[list[str], dict]:
+    """The score tables of an analysis: scored from ``runs`` and ``qrels``, or read from the
+    score files ``scores`` (names of measures as the files write them)."""
+    if scores is None:
+        if runs is None or qrels is None:
+            raise UsageError("give runs and qrels, or scores")
+        return _score_tables(inputs, runs, qrels, measures, settings, workers)
+    from divaeval.meta.scores import read_score_table  # pandas: the main job imports api
+
+    if runs is not None or qrels is not None:
+        raise UsageError("give either runs and qrels or scores, not both")
+    judging = [name for name in options if name not in WORKERS]
+    if judging:
+        raise UsageError(f"{judging[0]} applies to runs and qrels, not to scores")
+    paths = [scores] if isinstance(scores, (str, os.PathLike)) else list(scores)
+    table = read_score_table([os.fspath(path) for path in paths], measures)
+    return table.runs, table.tables
+
+
+# ---------------------------------------------------------------------------------------------
+# evaluation
+
+
+def evaluate(
+    runs: Any,
+    qrels: Any,
+    measures: str | Sequence[str] | None = (),
     *,
+    baseline: Any = None,
+    risk_alpha: float | str | None = None,
+    settings: Settings | None = None,
+    **options: Any,
+) -> EvaluationResult:
+    """Score runs on measures (``divaeval RUN... QRELS``; default: ndeval's 21 columns). The
+    options are the settings of :data:`EVALUATING` (``complete``, ``mean``, ``order``, ...);
+    ``jobs`` local processes (0: one per core; ``"auto"``: as many as pay off) or the Dask
+    ``scheduler`` score the runs' blocks of topics, with the same values.
+
+    ``baseline`` (a run, a path, or the name of one of ``runs``) turns every value into the
+    run's risk value against it, as ``ndeval -baseline -riskAlpha`` (``risk_alpha``); runs are
+    then labelled ``RUN (rel to. BASE; rs=1+a; a=A)``.
+
+    >>> import divaeval
+    >>> result = divaeval.evaluate("sample_data/run.txt", "sample_data/qrels.txt",
+    ...                            ["alpha-nDCG@20", "ERR-IA@20"])
+    >>> result.table(per_topic=False)
+           run topic        measure     value
+    0  ql-cata   all  alpha-nDCG@20  0.299632
+    1  ql-cata   all      ERR-IA@20  0.256198
+
+    In memory: topic 1 has subtopics a (d1) and b (d2, d3); the run ranks d1, d4, d2, so
+    P@3 = 2/3 and strec@1 = 1/2 (a), strec@3 = 2/2.
+
+    >>> qrels = {"1": {"a": {"d1": 1}, "b": {"d2": 1, "d3": 1}}}
+    >>> run = {"1": {"d1": 3.0, "d4": 2.0, "d2": 1.0}}
+    >>> divaeval.evaluate({"mine": run}, qrels, ["P@3", "strec@1", "strec@3"]).table(
+    ...     per_topic=False)
+        run topic  measure     value
+    0  mine   all      P@3  0.666667
+    1  mine   all  strec@1  0.500000
+    2  mine   all  strec@3  1.000000
+    """
+    chosen = _measures(measures)
+    settings = _settings(settings, options, EVALUATING)
+    with _library_call() as inputs:
+        result = run_evaluation(
+            inputs.runs(runs),
+            inputs.qrels(qrels),
+            chosen,
+            settings,
+            baseline=inputs.baseline(baseline),
+            risk_alpha=risk_alpha,
+        )
+        result.check_mean()
+        names = ",".join(m.name for m in result.measures)
+        risk_part = f"|{result.risk.signature()}" if result.risk else ""
+        signature = (
+            f"divaeval {__version__}|{settings.signature()}{risk_part}|"
+            f"{settings.mean_signature()}|measures={names}"
+        )
+        return EvaluationResult(signature, result)
+
+
+def risk(
+    runs: Any,
+    qrels: Any,
+    measures: str | Sequence[str] | None = (),
+    *,
+    baseline: Any = None,
+    risk_alpha: float | str = 0,
+    settings: Settings | None = None,
+    **options: Any,
+) -> TableResult:
+    """Risk-sensitive comparison (``divaeval risk``): per measure and run the mean, URisk,
+    TRisk, its p-value, wins and losses against ``baseline`` (left out without one), and
+    ZRisk and GeoRisk against all the runs, at risk sensitivity ``risk_alpha``. The baseline's
+    own row is left out (it is one of the runs of ZRisk and GeoRisk, counted once when it is
+    also among ``runs``). Every run is scored on every qrels topic; the options are the
+    judging settings (:data:`~divaeval.settings.JUDGING`).
+
+    >>> frame = divaeval.risk(["sample_data/run2.txt", "sample_data/run3.txt"],
+    ...                       "sample_data/qrels.txt", "alpha-nDCG@20",
+    ...                       baseline="sample_data/run.txt", risk_alpha=1).frame
+    >>> frame[["run", "URisk", "TRisk", "wins", "losses"]].round(4)
+           run   URisk   TRisk  wins  losses
+    0  rm-cata -0.0093 -0.4297     4       3
+    1     dssa  0.1289  1.2433     8       2
+    """
+
+    chosen = _measures(measures)
+    settings = _settings(settings, options, JUDGING, complete=True)
+    alpha, alpha_text = check_risk_alpha(risk_alpha)
+    with _library_call() as inputs:
+        every, position = _with_baseline(inputs.runs(runs), inputs.baseline(baseline))
+        with _workers(settings, every) as workers:
+            result = run_evaluation(every, inputs.qrels(qrels), chosen, settings, workers=workers)
+        frame = risk_frame(result, baseline=position, alpha=alpha)
+        base_name = "none"
+        if position is not None:
+            base_name = result.runs[position].name
+            frame = frame[frame["run"] != base_name].reset_index(drop=True)
+        names = ",".join(m.name for m in result.measures)
+        signature = (
+            f"divaeval {__version__}|risk|baseline={base_name}|risk_alpha={alpha_text}|"
+            f"{settings.signature()}|measures={names}"
+        )
+        return TableResult(signature, frame)
+
+
+# ---------------------------------------------------------------------------------------------
+# comparing runs
+
+
+def compare(
+    runs: Any = None,
+    qrels: Any = None,
+    measures: str | Sequence[str] | None = (),
+    *,
+    scores: Any = None,
     test: str = "ttest",
     samples: int | None = None,
     seed: int | None = None,
     alpha: float = 0.05,
     correction: str | None = None,
-    table: str = "pairs",
-    depth: int | None = None,
-    rel_level: int = 1,
-    order: str | None = None,
-    dedupe: str = "error",
-    compat: str | None = None,
-    intents: str | os.PathLike | None = None,
-    topics: str | os.PathLike | None = None,
-    normalize_intents: bool = False,
-    jobs: Jobs = 1,
-    scheduler: str | None = None,
-) -> pd.DataFrame:
-    """Significance tests between every pair of runs (``divaeval compare``), per measure:
-    ``table="pairs"`` gives the mean difference, effect size d_z, confidence interval, p-value
-    and its correction per pair; ``table="runs"`` each run's mean and the runs it
-    significantly beats. ``test``: ttest, bootstrap, randomization or tukey-hsd (``samples``
-    resamples, ``seed``, default 42). ``jobs`` processes or the Dask ``scheduler`` score the
-    runs and resample (the same results).
+    settings: Settings | None = None,
+    **options: Any,
+) -> ComparisonResult:
+    """Compare every pair of runs on each measure (``divaeval compare``): mean difference,
+    effect size, confidence interval, p-value and significance after ``correction``; and per
+    run the runs it significantly beats. ``test``: ttest, bootstrap, randomization or
+    tukey-hsd (``samples`` resamples, ``seed``, default 42). ``scores`` (score files) replace
+    runs and qrels. The options are the judging settings; ``jobs`` processes or the Dask
+    ``scheduler`` score the runs and resample (the same results).
 
-    >>> frame = divaeval.compare(["sample_data/run.txt", "sample_data/run2.txt",
-    ...                           "sample_data/run3.txt"], "sample_data/qrels.txt",
-    ...                          "alpha-nDCG@20")
-    >>> frame[["run_a", "run_b", "diff", "p_value", "significant"]].round(4)
+    >>> result = divaeval.compare(["sample_data/run.txt", "sample_data/run2.txt",
+    ...                            "sample_data/run3.txt"], "sample_data/qrels.txt",
+    ...                           "alpha-nDCG@20")
+    >>> result.pairs[["run_a", "run_b", "diff", "p_value", "significant"]].round(4)
          run_a    run_b    diff  p_value  significant
     0  ql-cata  rm-cata -0.0029   0.8447        False
     1  ql-cata     dssa -0.1600   0.0792        False
     2  rm-cata     dssa -0.1571   0.1054        False
     """
-    from divaeval.stats import compare_runs
+    from divaeval.stats import compare_runs  # scipy: the main job imports api
     from divaeval.stats.significance import DEFAULT_SEED
 
-    if table not in ("pairs", "runs"):
-        raise UsageError(f"table must be 'pairs' or 'runs', not {table!r}")
-    with _library_call() as inputs, _workers(jobs, scheduler, runs) as workers:
-        names, tables = _score_tables(
-            inputs, runs, qrels, measures, _Judging.among(locals()), workers=workers
+    chosen = _measures(measures)
+    settings = _settings(settings, options, JUDGING, complete=True)
+    with _library_call() as inputs, _workers(settings, runs) as workers:
+        names, tables = _analysed_tables(
+            inputs, runs, qrels, chosen, scores, settings, options, workers
         )
         if len(names) < 2:
             raise UsageError("compare needs at least two runs")
-        import pandas as pd
-
-        frames, signatures = [], []
-        for name, scores in tables.items():
-            comparison = compare_runs(
-                scores,
+        comparisons = {
+            name: compare_runs(
+                table,
                 names,
                 test=test,
                 B=samples,
@@ -404,152 +644,138 @@ def compare(
                 correction=correction,
                 workers=workers,
             )
-            part = (comparison.pairs if table == "pairs" else comparison.runs).copy()
-            part.insert(0, "measure", name)
-            frames.append(part)
-            signatures.append(
-                f"divaeval {__version__}|compare|measure={name}|{comparison.signature}"
-            )
-        return _signed(pd.concat(frames, ignore_index=True), " ; ".join(signatures))
+            for name, table in tables.items()
+        }
+    signatures = {
+        name: f"divaeval {__version__}|compare|measure={name}|{comparison.signature}"
+        for name, comparison in comparisons.items()
+    }
+    return ComparisonResult(" ; ".join(signatures.values()), comparisons, names, signatures)
 
 
 def prefer(
     runs: Any,
     qrels: Any,
-    measures: str | Sequence[str] = (),
+    measures: str | Sequence[str] | None = (),
     *,
-    table: str = "values",
-    per_topic: bool = True,
-    summary: bool = True,
     aggregate: str | Sequence[str] = ("mc4", "borda"),
     correction: str = "holm",
     alpha: float = 0.05,
-    rel_level: int = 1,
-    depth: int | None = None,
-    order: str = "score",
-    dedupe: str = "error",
     run_names: str = "tag",
-) -> pd.DataFrame:
+    settings: Settings | None = None,
+    **options: Any,
+) -> PreferenceResult:
     """Lexicographic preferences (``divaeval prefer``; pref_eval's lexirecall, lexiprecision,
-    rrlexiprecision): ``table="values"`` the preference of every pair per topic (+1: run_a
-    preferred) and its mean (topic ``all``); ``"pairs"`` wins, ties, losses and a sign test per
-    pair; ``"ranking"`` the runs ranked by ``aggregate`` (mc4, borda).
+    rrlexiprecision): :meth:`~PreferenceResult.values` the preference of every pair per topic
+    (+1: run_a preferred) and its mean (topic ``all``); ``pairs`` wins, ties, losses and a
+    sign test per pair; ``ranking`` the runs ranked by ``aggregate`` (mc4, borda). The
+    options are pref_eval's: ``rel_level``, ``depth``, ``order``, ``dedupe``.
 
-    >>> frame = divaeval.prefer(["sample_data/run.txt", "sample_data/run2.txt"],
-    ...                         "sample_data/qrels.txt", "lexirecall", table="pairs")
-    >>> frame[["run_a", "run_b", "wins", "ties", "losses", "p_value"]].round(4)
+    >>> result = divaeval.prefer(["sample_data/run.txt", "sample_data/run2.txt"],
+    ...                          "sample_data/qrels.txt", "lexirecall")
+    >>> result.pairs[["run_a", "run_b", "wins", "ties", "losses", "p_value"]].round(4)
          run_a    run_b  wins  ties  losses  p_value
     0  ql-cata  rm-cata     4     0       6   0.7539
     """
-    from divaeval.stats.preferences import pair_table, preferences, ranking_table
+    from divaeval.stats.preferences import preferences  # the main job imports api
 
-    if table not in ("values", "pairs", "ranking"):
-        raise UsageError(f"table must be 'values', 'pairs' or 'ranking', not {table!r}")
-    methods = _measures(aggregate)
+    chosen = _measures(measures)
+    methods = _measures(aggregate, "aggregate")
+    settings = _settings(settings, options, PREFERRING, complete=True)
     with _library_call() as inputs:
         prefs = preferences(
             cast(Any, inputs.runs(runs)),
-            cast(str, inputs.qrels(qrels)),
-            _measures(measures),
-            rel_level=rel_level,
-            depth=depth,
-            order=cast(Any, order),
-            dedupe=cast(Any, dedupe),
+            cast(Any, inputs.qrels(qrels)),
+            chosen,
+            rel_level=settings.rel_level,
+            depth=settings.depth,
+            order=settings.ranking_order,
+            dedupe=settings.dedupe,
             run_names=run_names,
         )
-        if table == "values":
-            frame = prefs.long_frame(per_topic=per_topic, summary=summary)
-        elif table == "pairs":
-            frame = pair_table(prefs, correction=correction, alpha=alpha)
-        else:
-            frame = ranking_table(prefs, methods)
-        return _signed(
-            frame,
-            f"divaeval {__version__}|prefer|order={order}|rel={rel_level}|"
-            f"depth={depth or 'all'}|dedupe={dedupe}|topics={len(prefs.topics)}|"
-            f"test=sign|correction={correction}|alpha={alpha}|"
-            f"aggregate={','.join(methods)}|measures={','.join(prefs.measures)}",
-        )
+    signature = (
+        f"divaeval {__version__}|prefer|{settings.signature()}|test=sign|"
+        f"correction={correction}|alpha={alpha}|aggregate={','.join(methods)}|"
+        f"measures={','.join(prefs.measures)}"
+    )
+    return PreferenceResult(signature, prefs, correction, alpha, methods)
+
+
+# ---------------------------------------------------------------------------------------------
+# meta-evaluation of metrics
 
 
 def discriminative_power(
-    runs: Any,
-    qrels: Any,
-    measures: str | Sequence[str] = (),
+    runs: Any = None,
+    qrels: Any = None,
+    measures: str | Sequence[str] | None = (),
     *,
+    scores: Any = None,
     test: str = "bootstrap",
     samples: int | None = None,
     seed: int | None = None,
     alpha: float = 0.05,
     plot: str | os.PathLike | None = None,
-    depth: int | None = None,
-    rel_level: int = 1,
-    order: str | None = None,
-    dedupe: str = "error",
-    compat: str | None = None,
-    intents: str | os.PathLike | None = None,
-    topics: str | os.PathLike | None = None,
-    normalize_intents: bool = False,
-    jobs: Jobs = 1,
-    scheduler: str | None = None,
-) -> pd.DataFrame:
+    progress: Callable[[str, int, int], None] | None = None,
+    settings: Settings | None = None,
+    **options: Any,
+) -> DiscriminativePowerResult:
     """Discriminative power (``divaeval meta discriminative-power``; Sakai 2012, Figs. 3 and
     5): per measure, the share of run pairs significant at ``alpha`` under ``test`` (bootstrap
     or tukey-hsd) and the estimated performance difference required; ``plot`` draws the ASL
-    curves to an image file (needs matplotlib). ``jobs`` processes or the Dask ``scheduler``
-    score the runs and resample (the same results).
+    curves to an image file (needs matplotlib); ``progress(metric, done, total)`` follows the
+    resampling. ``jobs`` processes or the Dask ``scheduler`` score the runs and resample (the
+    same results).
 
     >>> frame = divaeval.discriminative_power(
     ...     ["sample_data/run.txt", "sample_data/run2.txt", "sample_data/run3.txt"],
-    ...     "sample_data/qrels.txt", ["alpha-nDCG@20", "P-IA@20"], samples=200)
+    ...     "sample_data/qrels.txt", ["alpha-nDCG@20", "P-IA@20"], samples=200).frame
     >>> frame[["metric", "pairs", "significant", "required_delta"]].round(4)
               metric  pairs  significant  required_delta
     0  alpha-nDCG@20      3            0          0.1825
     1        P-IA@20      3            0          0.0583
     """
-    from divaeval.meta import discriminative_power as power
+    # pandas and scipy: the main job imports api
+    from divaeval.meta import discriminative_power as power_of
     from divaeval.meta import plot_asl_curves
     from divaeval.meta.discriminative_power import check_plotting
     from divaeval.stats.significance import DEFAULT_SEED
 
+    chosen = _measures(measures)
+    settings = _settings(settings, options, JUDGING, complete=True)
     if plot is not None:
         check_plotting()  # before any computing
-    with _library_call() as inputs, _workers(jobs, scheduler, runs) as workers:
-        names, tables = _score_tables(
-            inputs, runs, qrels, measures, _Judging.among(locals()), workers=workers
+    with _library_call() as inputs, _workers(settings, runs) as workers:
+        names, tables = _analysed_tables(
+            inputs, runs, qrels, chosen, scores, settings, options, workers
         )
-        powers = power(
+        power = power_of(
             tables,
             names,
             test=test,
             B=samples,
             seed=DEFAULT_SEED if seed is None else seed,
             alpha=alpha,
+            progress=progress,
             workers=workers,
         )
-        if plot is not None:
-            plot_asl_curves(powers, os.fspath(plot))
-        return _signed(
-            powers.table(),
-            f"divaeval {__version__}|meta discriminative-power|{powers.signature}",
-        )
+    if plot is not None:
+        with _written_whole(os.fspath(plot)) as temporary:  # (the same suffix: the same format)
+            plot_asl_curves(power, temporary)
+    signature = f"divaeval {__version__}|meta discriminative-power|{power.signature}"
+    return DiscriminativePowerResult(signature, power.table(), power)
 
 
 def correlation(
-    runs: Any,
-    qrels: Any,
-    measures: str | Sequence[str] = (),
+    runs: Any = None,
+    qrels: Any = None,
+    measures: str | Sequence[str] | None = (),
     *,
+    scores: Any = None,
     matrix: str | None = None,
-    depth: int | None = None,
-    rel_level: int = 1,
-    order: str | None = None,
-    dedupe: str = "error",
-    compat: str | None = None,
-    intents: str | os.PathLike | None = None,
-    topics: str | os.PathLike | None = None,
-    normalize_intents: bool = False,
-) -> pd.DataFrame:
+    settings: Settings | None = None,
+    **options: Any,
+) -> TableResult:
     """Rank correlation of the system rankings of every pair of measures (``divaeval meta
     correlation``): Kendall's tau-b and tau-a, tau_ap both ways and its symmetric mean; or,
     with ``matrix`` (tau_b, tau_a, tau_ap, tau_ap_sym), one coefficient as a measure x measure
@@ -557,219 +783,220 @@ def correlation(
 
     >>> frame = divaeval.correlation(
     ...     ["sample_data/run.txt", "sample_data/run2.txt", "sample_data/run3.txt"],
-    ...     "sample_data/qrels.txt", ["alpha-nDCG@20", "ERR-IA@20", "P-IA@20"])
+    ...     "sample_data/qrels.txt", ["alpha-nDCG@20", "ERR-IA@20", "P-IA@20"]).frame
     >>> frame[["metric_a", "metric_b", "tau_b", "tau_ap_sym"]]
             metric_a   metric_b  tau_b  tau_ap_sym
     0  alpha-nDCG@20  ERR-IA@20    1.0         1.0
     1  alpha-nDCG@20    P-IA@20    1.0         1.0
     2      ERR-IA@20    P-IA@20    1.0         1.0
     """
-    from divaeval.meta import rank_correlation_matrix, rank_correlations
+    from divaeval.meta import rank_correlation_matrix, rank_correlations  # pandas: see above
 
-    with _library_call() as inputs:
-        names, tables = _score_tables(inputs, runs, qrels, measures, _Judging.among(locals()))
-        if matrix:
-            frame = rank_correlation_matrix(tables, names, matrix).reset_index(names="metric")
-        else:
-            frame = rank_correlations(tables, names)
-        return _signed(
-            frame, f"divaeval {__version__}|meta correlation|runs={len(names)}|topics=qrels"
+    chosen = _measures(measures)
+    settings = _settings(settings, options, JUDGING, complete=True)
+    with _library_call() as inputs, _workers(settings, runs) as workers:
+        names, tables = _analysed_tables(
+            inputs, runs, qrels, chosen, scores, settings, options, workers
         )
+    if matrix:
+        frame = rank_correlation_matrix(tables, names, matrix).reset_index(names="metric")
+    else:
+        frame = rank_correlations(tables, names)
+    signature = (
+        f"divaeval {__version__}|meta correlation|runs={len(names)}|"
+        f"topics={'qrels' if scores is None else 'scores'}"
+    )
+    return TableResult(signature, frame)
 
 
 def intuitiveness(
-    runs: Any,
-    qrels: Any,
-    measures: str | Sequence[str] = (),
+    runs: Any = None,
+    qrels: Any = None,
+    measures: str | Sequence[str] | None = (),
     *,
-    gold: str | Sequence[str],
-    depth: int | None = None,
-    rel_level: int = 1,
-    order: str | None = None,
-    dedupe: str = "error",
-    compat: str | None = None,
-    intents: str | os.PathLike | None = None,
-    topics: str | os.PathLike | None = None,
-    normalize_intents: bool = False,
-) -> pd.DataFrame:
+    gold: str | Sequence[str] | None = None,
+    scores: Any = None,
+    settings: Settings | None = None,
+    **options: Any,
+) -> TableResult:
     """Sakai's intuitiveness test (``divaeval meta intuitiveness``; Sakai 2012, Fig. 6): for
     every pair of measures, of the run pairs on which they disagree, how often each agrees
-    with the ``gold`` measure(s) (one or two, e.g. ``["I-rec@10", "EfP@10"]``).
+    with the ``gold`` measure(s) (one or two, e.g. ``["I-rec@10", "EfP@10"]``). With
+    ``scores``, the measures are named as the files write them (default: every one but the
+    gold ones).
 
     >>> frame = divaeval.intuitiveness(
     ...     ["sample_data/run.txt", "sample_data/run2.txt", "sample_data/run3.txt"],
     ...     "sample_data/qrels.txt", ["alpha-nDCG@10", "D#-nDCG@10", "P-IA@10"],
-    ...     gold="I-rec@10")
+    ...     gold="I-rec@10").frame
     >>> frame[["metric_1", "metric_2", "disagreements", "intuitiveness_1", "intuitiveness_2"]]
             metric_1    metric_2  disagreements  intuitiveness_1  intuitiveness_2
     0  alpha-nDCG@10  D#-nDCG@10              1              1.0              1.0
     1  alpha-nDCG@10     P-IA@10              0              NaN              NaN
     2     D#-nDCG@10     P-IA@10              1              1.0              1.0
     """
-    from divaeval.meta import intuitiveness_table
-    from divaeval.metrics import parse_measures
+    from divaeval.meta import intuitiveness_table  # pandas: the main job imports api
+    from divaeval.meta.scores import choose_measures
 
-    golds = _measures(gold)
-    with _library_call() as inputs:
-        compared = _measures(measures) or ["ndeval"]
-        gold_names = [m.name for m in parse_measures(golds)]
-        names, tables = _score_tables(
-            inputs, runs, qrels, compared + golds, _Judging.among(locals())
-        )
-        frame = intuitiveness_table(
-            {m.name: tables[m.name] for m in parse_measures(compared)},
-            {name: tables[name] for name in gold_names},
-            names,
-        )
-        return _signed(
-            frame,
-            f"divaeval {__version__}|meta intuitiveness|gold={'+'.join(gold_names)}|"
-            f"runs={len(names)}",
-        )
+    golds = _measures(gold, "gold")
+    if not golds:
+        raise UsageError("intuitiveness: give gold, the gold-standard measure(s)")
+    chosen = _measures(measures)
+    settings = _settings(settings, options, JUDGING, complete=True)
+    with _library_call() as inputs, _workers(settings, runs) as workers:
+        if scores is not None:  # names as the files write them
+            names, tables = _analysed_tables(
+                inputs, runs, qrels, (), scores, settings, options, workers
+            )
+            gold_names = choose_measures(list(tables), golds, "the scores")
+            others = [name for name in tables if name not in gold_names]
+            compared = choose_measures(others, chosen, "the scores") if chosen else others
+        else:
+            gold_names = [m.name for m in parse_measures(golds)]
+            wanted = chosen or ["ndeval"]
+            names, tables = _analysed_tables(
+                inputs, runs, qrels, wanted + golds, None, settings, options, workers
+            )
+            compared = [m.name for m in parse_measures(wanted)]
+    frame = intuitiveness_table(
+        {name: tables[name] for name in compared},
+        {name: tables[name] for name in gold_names},
+        names,
+    )
+    signature = (
+        f"divaeval {__version__}|meta intuitiveness|gold={'+'.join(gold_names)}|runs={len(names)}"
+    )
+    return TableResult(signature, frame)
 
 
 def unanimity(
-    runs: Any,
-    qrels: Any,
-    measures: str | Sequence[str] = (),
+    runs: Any = None,
+    qrels: Any = None,
+    measures: str | Sequence[str] | None = (),
     *,
-    depth: int | None = None,
-    rel_level: int = 1,
-    order: str | None = None,
-    dedupe: str = "error",
-    compat: str | None = None,
-    intents: str | os.PathLike | None = None,
-    topics: str | os.PathLike | None = None,
-    normalize_intents: bool = False,
-) -> pd.DataFrame:
+    scores: Any = None,
+    settings: Settings | None = None,
+    **options: Any,
+) -> TableResult:
     """Metric Unanimity (``divaeval meta unanimity``; Amigó et al. 2018, §6.1): per measure,
     the PMI (base 2) between its preferences over run pairs and the unanimous preferences of
     the other measures.
 
     >>> frame = divaeval.unanimity(
     ...     ["sample_data/run.txt", "sample_data/run2.txt", "sample_data/run3.txt"],
-    ...     "sample_data/qrels.txt", ["alpha-nDCG@20", "ERR-IA@20", "P-IA@20"])
+    ...     "sample_data/qrels.txt", ["alpha-nDCG@20", "ERR-IA@20", "P-IA@20"]).frame
     >>> frame[["metric", "mu", "pairs"]].round(4)
               metric      mu  pairs
     0  alpha-nDCG@20  0.8532     60
     1      ERR-IA@20  0.7630     60
     2        P-IA@20  0.8007     60
     """
-    from divaeval.meta import metric_unanimity_table
+    from divaeval.meta import metric_unanimity_table  # pandas: the main job imports api
 
-    with _library_call() as inputs:
-        names, tables = _score_tables(inputs, runs, qrels, measures, _Judging.among(locals()))
-        return _signed(
-            metric_unanimity_table(tables, names),
-            f"divaeval {__version__}|meta unanimity|runs={len(names)}|pmi=log2",
+    chosen = _measures(measures)
+    settings = _settings(settings, options, JUDGING, complete=True)
+    with _library_call() as inputs, _workers(settings, runs) as workers:
+        names, tables = _analysed_tables(
+            inputs, runs, qrels, chosen, scores, settings, options, workers
         )
+    signature = f"divaeval {__version__}|meta unanimity|runs={len(names)}|pmi=log2"
+    return TableResult(signature, metric_unanimity_table(tables, names))
 
 
 def sensitivity(
     qrels: Any,
-    measures: str | Sequence[str],
+    measures: str | Sequence[str] | None,
     *,
     cutoff: int | Sequence[int] = (),
     samples: int = 1000,
     seed: int | None = None,
-    mean: str = "arith",
-    dd_exponent: str = "xi",
-    rel_level: int = 1,
-    intents: str | os.PathLike | None = None,
-    topics: str | os.PathLike | None = None,
-    per_topic: bool = True,
-    jobs: Jobs = 1,
-    scheduler: str | None = None,
-) -> pd.DataFrame:
+    grid: str | Sequence[str] = (),
+    progress: Callable[[int, int], None] | None = None,
+    settings: Settings | None = None,
+    **options: Any,
+) -> SensitivityResult:
     """Document selection sensitivity (``divaeval meta sensitivity``; Golbus et al. 2013, §7,
     Eq. 11): per measure and topic, the coefficient of variation dss of the measure over
     ``samples`` random rankings of the topic's relevant documents, and its topic average
-    (topic ``all``, by ``mean``). Measures without ``@k`` are evaluated at each ``cutoff``
-    (default 20). ``jobs`` processes or the Dask ``scheduler`` draw and score the rankings
-    (the same results).
+    (topic ``all``, by the settings' ``mean``). Measures without ``@k`` are evaluated at each
+    ``cutoff`` (default 20). With ``grid`` (``"alpha=0:1:0.1,lambda=0:1:0.1"``), every
+    measure at every point of the grid on the same rankings. ``jobs`` processes or the Dask
+    ``scheduler`` draw and score the rankings (the same results).
 
-    >>> frame = divaeval.sensitivity("sample_data/qrels.txt", "alpha-nDCG@20", samples=50,
-    ...                              per_topic=False)
-    >>> frame[["measure", "topic", "relevant", "samples", "seed", "dss"]].round(4)
+    >>> result = divaeval.sensitivity("sample_data/qrels.txt", "alpha-nDCG@20", samples=50)
+    >>> result.table(per_topic=False)[
+    ...     ["measure", "topic", "relevant", "samples", "seed", "dss"]].round(4)
              measure topic  relevant  samples  seed     dss
     0  alpha-nDCG@20   all        10       50    42  0.1386
     """
+    # pandas: the main job imports api
     from divaeval.meta.sensitivity import DEFAULT_CUTOFF
     from divaeval.meta.sensitivity import sensitivity as selection_sensitivity
+    from divaeval.metrics.grid import parse_grid
 
+    chosen = _measures(measures)
     cutoffs = [cutoff] if isinstance(cutoff, int) else list(cutoff)
-    with _library_call() as inputs, _workers(jobs, scheduler) as workers:
+    settings = _settings(settings, options, SAMPLING)
+    points = parse_grid(_measures(grid, "grid"))
+    with _library_call() as inputs, _workers(settings) as workers:
         result = selection_sensitivity(
             inputs.qrels(qrels),
-            _measures(measures),
+            chosen,
             cutoffs=cutoffs or [DEFAULT_CUTOFF],
             samples=samples,
             seed=seed,
-            mean=mean,
-            dd_exponent=dd_exponent,
-            rel_level=rel_level,
-            intents=_file(intents),
-            topics=_file(topics),
+            mean=settings.mean,
+            dd_exponent=settings.exponent,
+            rel_level=settings.rel_level,
+            intents=settings.intents,
+            topics=settings.topics,
+            grid=points,
+            progress=progress,
             workers=workers,
         )
-        frame = result.frame(per_topic=per_topic)
-        frame.insert(frame.columns.get_loc("samples") + 1, "seed", result.seed)
-        return _signed(frame, f"divaeval {__version__}|meta sensitivity|{result.signature}")
+    return SensitivityResult(f"divaeval {__version__}|meta sensitivity|{result.signature}", result)
 
 
 def axioms(
-    measures: str | Sequence[str] = (),
+    measures: str | Sequence[str] | None = (),
     *,
-    table: str = "results",
     table1: bool = False,
     constraint: str | Sequence[str] = (),
     seed: int | None = None,
     cases: int = 400,
     max_length: int = 20,
     top_grade: int = 10,
-) -> pd.DataFrame:
+) -> AxiomsResult:
     """The ten formal constraints of Amigó et al. (SIGIR 2018, Eqs. 1-10) checked on each
-    measure (``divaeval meta axioms``): ``table="results"`` one row per measure and constraint
-    (value 1 satisfied, 0 not, with a counterexample); ``"verdicts"`` the measure x constraint
-    matrix; ``"counterexamples"``; ``"spaces"`` what each check searched. ``table1`` adds the
-    20 metrics of the paper's Table 1.
+    measure (``divaeval meta axioms``): :attr:`~AxiomsResult.frame` one row per measure and
+    constraint (value 1 satisfied, 0 not, with a counterexample); ``verdicts()`` the measure x
+    constraint matrix; ``counterexamples``; ``spaces`` what each check searched. ``table1``
+    adds the 20 metrics of the paper's Table 1.
 
-    >>> divaeval.axioms(["P@10", "alpha-nDCG@10"], constraint=["Pri", "Conf", "Red"], cases=20,
-    ...                 table="verdicts")
+    >>> divaeval.axioms(["P@10", "alpha-nDCG@10"], constraint=["Pri", "Conf", "Red"],
+    ...                 cases=20).verdicts()
              measure Pri Conf Red
     0           P@10   ○    ○   ○
     1  alpha-nDCG@10   ○    ○   ●
     """
+    # pandas: the main job imports api
     from divaeval.meta.axioms import CONSTRAINTS, PAPER_TABLE1, check_axioms
     from divaeval.meta.axioms import constraint as constraint_named
 
-    tables = ("results", "verdicts", "counterexamples", "spaces")
-    if table not in tables:
-        raise UsageError(f"table must be one of {', '.join(tables)}, not {table!r}")
+    chosen = _measures(measures) + ([text for text, _ in PAPER_TABLE1.values()] if table1 else [])
+    if not chosen:
+        raise UsageError("axioms: give measures or table1=True")
     with _library_call():
-        chosen = _measures(measures) + (
-            [text for text, _ in PAPER_TABLE1.values()] if table1 else []
-        )
-        if not chosen:
-            raise UsageError("axioms: give measures or table1=True")
-        keys = [constraint_named(k).key for k in _measures(constraint)] or list(CONSTRAINTS)
+        keys = [constraint_named(k).key for k in _measures(constraint, "constraint")]
         report = check_axioms(
             chosen,
-            keys,
+            keys or list(CONSTRAINTS),
             seed=42 if seed is None else seed,
             random_cases=cases,
             max_length=max_length,
             top_grade=top_grade,
         )
-        if table == "results":
-            frame = report.frame()
-        elif table == "verdicts":
-            frame = report.verdict_frame(paper=table1)
-        elif table == "counterexamples":
-            frame = report.counterexample_frame()
-        else:
-            frame = report.space_frame()
-        return _signed(frame, f"divaeval {__version__}|meta axioms|{report.signature()}")
+    return AxiomsResult(f"divaeval {__version__}|meta axioms|{report.signature()}", report, table1)
 
 
 def ties(
@@ -777,33 +1004,35 @@ def ties(
     m: int | Sequence[int] = (),
     *,
     cutoff: int = 1000,
-    measures: str | Sequence[str] = (),
+    measures: str | Sequence[str] | None = (),
     samples: int | None = None,
     seed: int | None = None,
     worst_case: bool = False,
-) -> pd.DataFrame:
+) -> TiesResult:
     """Tie probabilities of two random complete rankings of ``n`` items with ``m`` relevant
     (``divaeval meta ties``; Diaz, Ekstrand & Mitra §5.3): exact for TSE, R@k (``cutoff``),
     R-precision and lexirecall, Monte Carlo for ``measures``; ``worst_case=True`` gives their
     Table 2 (m drawn from U(5, 50)).
 
-    >>> divaeval.ties(100, 10, cutoff=10)[["n", "m", "R@10", "RP"]].round(4)
+    >>> divaeval.ties(100, 10, cutoff=10).frame[["n", "m", "R@10", "RP"]].round(4)
          n   m   R@10     RP
     0  100  10  0.319  0.319
     """
+    # pandas: the main job imports api
     from divaeval.meta.ties import DEFAULT_SAMPLES, DEFAULT_SEED, ties_frame, worst_case_frame
 
     sizes_n = [n] if isinstance(n, int) else list(n)
     sizes_m = [m] if isinstance(m, int) else list(m)
     chosen = _measures(measures)
+    seed = DEFAULT_SEED if seed is None else seed
     with _library_call():
-        seed = DEFAULT_SEED if seed is None else seed
         if worst_case:
             if sizes_m:
                 raise UsageError("ties: worst_case draws m ~ U(5, 50); do not give m")
             samples = 10_000 if samples is None else samples
             frame = worst_case_frame(sizes_n, measures=chosen, samples=samples, seed=seed)
             signature = f"worst-case|m~U(5,50)|samples={samples}|seed={seed}"
+            title = "agreement with the worst case (Diaz et al. Table 2)"
         else:
             if not sizes_m:
                 raise UsageError("ties: give m (the number of relevant items)")
@@ -812,44 +1041,55 @@ def ties(
                 sizes_n, sizes_m, k=cutoff, measures=chosen, samples=samples, seed=seed
             )
             signature = f"k={cutoff}" + (f"|samples={samples}|seed={seed}" if chosen else "")
-        return _signed(frame, f"divaeval {__version__}|meta ties|{signature}")
+            title = "probability of a tie (exact; Monte Carlo for -m measures)"
+    return TiesResult(f"divaeval {__version__}|meta ties|{signature}", frame, title)
+
+
+# ---------------------------------------------------------------------------------------------
+# the collection
 
 
 def collection_table(
     qrels: Any,
     *,
-    rel_level: int = 1,
     cover: str = "exact",
-    dd_exponent: str = "xi",
     smr_rank: int | None = None,
-) -> pd.DataFrame:
+    settings: Settings | None = None,
+    **options: Any,
+) -> TableResult:
     """The collection analysis of the judgments alone (``divaeval collection``; Golbus et al.
     2013): per topic the relevant documents, per-subtopic counts, the minimum cover xi, d_max,
-    d_mean, diversity difficulty dd and the subtopic miss rate smr. (Named ``collection_table``
-    because ``divaeval.collection`` is the package of these analyses.)
+    d_mean, diversity difficulty dd and the subtopic miss rate smr (at ``smr_rank``, default
+    xi); with ``topics``, the subtopics split into informational and navigational. The options
+    are ``rel_level``, ``topics`` and ``dd_exponent``. (Named ``collection_table`` because
+    ``divaeval.collection`` is the package of these analyses.)
 
-    >>> frame = divaeval.collection_table("sample_data/qrels.txt")
+    >>> frame = divaeval.collection_table("sample_data/qrels.txt").frame
     >>> frame[["topic", "n_rel_docs", "n_subtopics", "xi", "dd"]].head(3).round(4)
       topic  n_rel_docs  n_subtopics  xi      dd
     0   151         152            5   1  0.8078
     1   152          65            4   1  0.6735
     2   153         155            4   3  0.6037
     """
-    from divaeval.collection import collection_table as table_of
-    from divaeval.io import read_qrels
+    from divaeval.collection import collection_table as table_of  # pandas: see above
+    from divaeval.io import read_qrels, read_topic_types
 
+    settings = _settings(settings, options, COLLECTING, mean="dd")
     with _library_call() as inputs:
         source = inputs.qrels(qrels)
         judgments = read_qrels(source) if isinstance(source, str) else source
+        types = read_topic_types(settings.topics) if settings.topics else None
         frame = table_of(
             judgments.frame,
-            rel_level=rel_level,
-            cover=cast(Any, cover),
-            dd_exponent=cast(Any, dd_exponent),
+            rel_level=settings.rel_level,
+            cover=cover,  # type: ignore[arg-type]
+            dd_exponent=settings.exponent,  # type: ignore[arg-type]
             smr_rank=smr_rank,
+            topic_types=types,
         )
-        return _signed(
-            frame,
-            f"divaeval {__version__}|collection|rel={rel_level}|cover={cover}|"
-            f"dd_exponent={dd_exponent}|smr_rank={smr_rank or 'xi'}",
-        )
+    signature = (
+        f"divaeval {__version__}|collection|rel={settings.rel_level}|cover={cover}|"
+        f"dd_exponent={settings.exponent}|smr_rank={smr_rank or 'xi'}"
+        + ("|intent_types=topics" if types is not None else "")
+    )
+    return TableResult(signature, frame)

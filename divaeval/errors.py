@@ -231,3 +231,16 @@ def library_warnings(relocate: Callable[[str], str] | None = None) -> Iterator[N
         yield
     finally:
         set_warning_sink(previous)
+
+
+@contextmanager
+def warnings_on_stderr() -> Iterator[None]:
+    """While the block runs, warnings are printed on stderr (``divaeval: warning: ...``)
+    unless a sink is installed: the command line's, around the library functions it calls
+    (which would otherwise issue them as Python warnings)."""
+    previous = set_warning_sink(None)
+    set_warning_sink(previous or _stderr_sink)
+    try:
+        yield
+    finally:
+        set_warning_sink(previous)

@@ -13,20 +13,25 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from copy import copy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import cast
 
 import numpy as np
 
 from divaeval.errors import DataError, UsageError, activity, warn
-from divaeval.judged import EvalSettings, QrelsIndex, validate_settings
+from divaeval.heap import release_free_memory
+from divaeval.io import Qrels, Run, read_intents, read_qrels, read_run, read_topic_types
+from divaeval.judged import QrelsIndex
+from divaeval.metrics import parse_measures
+from divaeval.parallel import Workers, workers_for
 from divaeval.risk_measures import check_risk_alpha, relative_to_baseline
 from divaeval.scores import RunScores, long_table, means
-
-if TYPE_CHECKING:
-    from divaeval.io import Qrels, Run
-    from divaeval.parallel import Jobs, Workers
+from divaeval.settings import Settings
+from divaeval.streaming import RunFile, check_run_start, planned_work
+from divaeval.streaming import score_runs as score_blocks
 
 DEFAULT_MEASURES = ("ndeval",)
 _SUFFIXES = re.compile(r"(\.gz)?$")
@@ -59,36 +64,54 @@ class Evaluation:
 
     runs: list[RunScores]
     measures: list
-    settings: EvalSettings
+    settings: Settings
     index: QrelsIndex
     risk: RiskSettings | None = None
-    #: exponent of Golbus's Eq. 1 in the ``dd`` topic weights: ``xi`` or ``xi+1``
-    dd_exponent: str = "xi"
     _dd_weights: dict[str, float] | None = field(default=None, repr=False)
 
-    def check_mean(self, mean: str) -> None:
+    def check_mean(self, mean: str | None = None) -> None:
         """Risk values are differences: only their arithmetic mean is defined."""
+        mean = mean or self.settings.mean
         if self.risk is not None and mean != "arith":
             raise UsageError(
                 f"--mean {mean} cannot average risk values (they are differences); "
                 "use --mean arith with --baseline"
             )
 
-    def topic_weights(self, mean: str) -> dict[str, float] | None:
-        """Per-topic weights of the topic mean: 1 − diversity difficulty for ``dd`` (computed
-        once per evaluation), None for the unweighted means."""
+    def topic_weights(self, mean: str | None = None) -> dict[str, float] | None:
+        """Per-topic weights of the topic mean (default: the settings' ``mean``): 1 − diversity
+        difficulty for ``dd`` (computed once per evaluation), None for the unweighted means."""
+        mean = mean or self.settings.mean
         self.check_mean(mean)
         if mean != "dd":
             return None
         if self._dd_weights is None:
-            self._dd_weights = difficulty_weights(self.index, self.dd_exponent)
+            self._dd_weights = difficulty_weights(self.index, self.settings.exponent)
         return self._dd_weights
 
-    def means(self, run: RunScores, mean: str = "arith") -> dict:
-        """Measure -> mean of ``run`` over its evaluated topics (every report uses this)."""
+    def means(self, run: RunScores, mean: str | None = None) -> dict:
+        """Measure -> mean of ``run`` over its evaluated topics (every report uses this);
+        ``mean`` defaults to the settings' ``mean``."""
+        mean = mean or self.settings.mean
         return means(run, self.measures, mean, self.topic_weights(mean))
 
-    def table(self, *, per_topic: bool = True, summary: bool = True, mean: str = "arith"):
+    def score_tables(self) -> tuple[list[str], dict[str, np.ndarray]]:
+        """(run names, measure name -> scores[n_runs, n_topics]): what the analyses of runs
+        start from. Every run must be scored on the same topics (``complete=True``)."""
+        first = self.runs[0].topics if self.runs else np.array([])
+        if any(not np.array_equal(run.topics, first) for run in self.runs):
+            raise UsageError("score tables need every run scored on the same topics (complete)")
+        tables = {
+            measure.name: np.vstack([run.values[measure] for run in self.runs]).astype(
+                np.float64, copy=False
+            )
+            for measure in self.measures
+        }
+        return [run.name for run in self.runs], tables
+
+    def table(self, *, per_topic: bool = True, summary: bool = True, mean: str | None = None):
+        """The long table run, topic, measure, value (``topic == "all"``: the mean)."""
+        mean = mean or self.settings.mean
         return long_table(
             self.runs,
             self.measures,
@@ -102,7 +125,7 @@ class Evaluation:
 def difficulty_weights(index: QrelsIndex, dd_exponent: str = "xi") -> dict[str, float]:
     """Topic -> 1 − diversity difficulty (Golbus et al. 2013, Eq. 2), for ``--mean dd``;
     ``dd_exponent`` is Eq. 1's exponent, ``xi`` or ``xi+1`` (Golbus's Tables 1, 2 and 10)."""
-    # lazily: the collection analysis runs on pandas, which the main job never imports
+    # pandas: only --mean dd pays for it (the main job starts without pandas)
     from divaeval.collection import check_dd_exponent, collection_table
     from divaeval.collection import difficulty_weights as weights_of
 
@@ -143,52 +166,58 @@ def _name_runs(runs: Sequence) -> None:
 
 
 def load_inputs(
-    run_paths: Sequence[str | Run],
-    qrels_path: str | Qrels,
+    runs: Sequence[str | Run],
+    qrels: str | Qrels,
+    settings: Settings | None = None,
     *,
-    intents_path: str | None = None,
-    topics_path: str | None = None,
-    settings: EvalSettings | None = None,
     other_paths: Sequence[str | Run] = (),
     read_runs: bool = True,
-):
-    """Read and validate every input file; returns (runs, qrels index). ``other_paths`` are
+) -> tuple[list, QrelsIndex]:
+    """Read and validate every input; returns (runs, qrels index). ``other_paths`` are
     further inputs the caller reads itself (a baseline run), counted for the stdin check. A
     run or the qrels may also be given already read (in-memory data,
     :mod:`divaeval.io.memory`). With ``read_runs=False``, run files are not read here but
     returned as :class:`~divaeval.streaming.RunFile` s, for :func:`score_runs` to read block
     by block (they are named once their tags are known)."""
-    from divaeval.streaming import RunFile, check_run_start
-
-    settings = settings or EvalSettings()
-    from divaeval.heap import release_free_memory
-    from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
-
-    validate_settings(settings)
-    inputs = (*run_paths, qrels_path, intents_path, topics_path, *other_paths)
+    settings = settings or Settings()
+    inputs = (*runs, qrels, settings.intents, settings.topics, *other_paths)
     if sum(1 for p in inputs if isinstance(p, str) and p == "-") > 1:
         raise UsageError("only one input can be '-' (stdin)")
-    runs: list = []
-    for path in run_paths:
+    opened = open_runs(runs, read=read_runs)
+    index = index_qrels(qrels, settings)
+    if read_runs:
+        _name_runs(opened)
+    return opened, index
+
+
+def open_runs(runs: Sequence[str | Run], *, read: bool = False) -> list:
+    """Run files read (``read``), or checked at their start and left as
+    :class:`~divaeval.streaming.RunFile` s to be read block by block; runs already read stay."""
+    opened: list = []
+    for path in runs:
         if not isinstance(path, str):
-            runs.append(path)
-            continue
-        if not read_runs:
+            opened.append(path)
+        elif read:
+            with activity(f"reading the run {path}"):
+                opened.append(read_run(path))
+        else:
             with activity(f"reading the run {path}"):
                 check_run_start(path)
-            runs.append(RunFile(path))
-            continue
-        with activity(f"reading the run {path}"):
-            runs.append(read_run(path))
-    if isinstance(qrels_path, str):
-        with activity(f"reading the qrels {qrels_path}"):
-            qrels = read_qrels(qrels_path)
-    else:
-        qrels = qrels_path
-    with activity(f"reading the intents {intents_path}"):
-        intents = read_intents(intents_path) if intents_path else None
-    with activity(f"reading the topics {topics_path}"):
-        topic_types = read_topic_types(topics_path) if topics_path else None
+            opened.append(RunFile(path))
+    return opened
+
+
+def index_qrels(qrels: str | Qrels, settings: Settings) -> QrelsIndex:
+    """The qrels (a file, or already read), with the settings' intents and topic types,
+    indexed for judging (:class:`~divaeval.judged.QrelsIndex`): built once, it judges any
+    number of runs."""
+    if isinstance(qrels, str):
+        with activity(f"reading the qrels {qrels}"):
+            qrels = read_qrels(qrels)
+    with activity(f"reading the intents {settings.intents}"):
+        intents = read_intents(settings.intents) if settings.intents else None
+    with activity(f"reading the topics {settings.topics}"):
+        topic_types = read_topic_types(settings.topics) if settings.topics else None
     index = QrelsIndex(
         qrels,
         rel_level=settings.rel_level,
@@ -199,13 +228,11 @@ def load_inputs(
     # The heap that reading and indexing freed goes back to the system: a 3M-line qrels
     # leaves 250 MiB of it, which worker processes would otherwise each start with.
     release_free_memory()
-    if read_runs:
-        _name_runs(runs)
     _warn_empty_topics(index, settings)
-    return runs, index
+    return index
 
 
-def _warn_empty_topics(index: QrelsIndex, settings: EvalSettings) -> None:
+def _warn_empty_topics(index: QrelsIndex, settings: Settings) -> None:
     empty = index.material_all.n_relevant_subtopics == 0
     if empty.any():
         example = index.topics[int(np.flatnonzero(empty)[0])]
@@ -221,7 +248,7 @@ def score_runs(
     runs: Sequence,
     index: QrelsIndex,
     measures: Sequence,
-    settings: EvalSettings,
+    settings: Settings,
     *,
     risk: bool = False,
     workers: Workers | None = None,
@@ -232,8 +259,6 @@ def score_runs(
     ``workers``) on ``measures``; names the runs (:func:`_name_runs`) and warns about topic
     mismatches (``risk``: in words that fit risk values, where topics without qrels count as
     0)."""
-    from divaeval.streaming import score_runs as score_blocks
-
     results = score_blocks(
         runs, index, measures, settings, workers=workers, block_bytes=block_bytes
     )
@@ -285,10 +310,6 @@ def _baseline_scores(
     ``runs`` (or, given already read, that very object), else scored now (``score``). It is
     named by its tag, as ndeval names it, or by its file name when the runs were renamed by
     theirs because they share that tag; a baseline given already read keeps its name."""
-    from copy import copy
-
-    from divaeval.streaming import RunFile
-
     if isinstance(baseline, str):
         at = next((i for i, run in enumerate(runs) if same_file(run.path, baseline)), None)
     else:
@@ -307,102 +328,114 @@ def _baseline_scores(
 
 
 def run_evaluation(
-    run_paths: Sequence[str | Run],
-    qrels_path: str | Qrels,
-    measures: Sequence[str] = (),
+    runs: Sequence[str | Run],
+    qrels: str | Qrels,
+    measures: Sequence = (),
+    settings: Settings | None = None,
     *,
-    intents: str | None = None,
-    topics: str | None = None,
-    settings: EvalSettings | None = None,
     baseline: str | Run | None = None,
     risk_alpha: float | str | None = None,
-    dd_exponent: str = "xi",
-    jobs: Jobs = 1,
-    scheduler: str | None = None,
-    chunk_bytes: int | None = None,
     workers: Workers | None = None,
 ) -> Evaluation:
     """Read, judge and score: the structured result behind :func:`divaeval.evaluate` and the
-    CLI. Runs and qrels are files, or already read (:mod:`divaeval.io.memory`).
+    CLI. Runs and qrels are files, or already read (:mod:`divaeval.io.memory`); the intents,
+    topic types, ordering, averaging and workers are the ``settings``' (:class:`Settings`).
 
     With ``baseline`` (a run file or a read run), every value becomes the run's risk value
     against it, exactly as ``ndeval -baseline BASE -riskAlpha A`` computes it
     (:func:`~divaeval.risk_measures.relative_to_baseline`); ``risk_alpha`` is A (default 0), a
-    number or its text. ``dd_exponent`` (``xi`` or ``xi+1``) is the exponent of the ``dd``
-    topic weights.
+    number or its text.
 
-    Run files are read in blocks of whole topics of about ``chunk_bytes`` of text (default
-    8 MiB), so memory stays bounded however large a run is (:mod:`divaeval.streaming`); the
-    blocks are scored by ``jobs`` local processes (``"auto"``: as many as pay off,
-    :func:`~divaeval.parallel.auto_jobs`), or on the Dask cluster at ``scheduler``
-    (:mod:`divaeval.parallel`); or by ``workers`` already made (left open, for the analyses
-    that follow). The values are the same in every case.
+    Run files are read in blocks of whole topics of about ``settings.chunk_size`` bytes of
+    text (default 8 MiB), so memory stays bounded however large a run is
+    (:mod:`divaeval.streaming`); the blocks are scored by ``settings.jobs`` local processes
+    (``"auto"``: as many as pay off, :func:`~divaeval.parallel.auto_jobs`), or on the Dask
+    cluster at ``settings.scheduler`` (:mod:`divaeval.parallel`); or by ``workers`` already
+    made (left open, for the analyses that follow). The values are the same in every case.
     """
-    settings = settings or EvalSettings()
-    from divaeval.errors import check_dd_exponent
-    from divaeval.metrics import parse_measures
-
-    check_dd_exponent(dd_exponent)
-    if baseline is None and risk_alpha is not None:
-        raise UsageError("--risk-alpha needs --baseline (the run to compare against)")
-    alpha, alpha_text = check_risk_alpha(0.0 if risk_alpha is None else risk_alpha)
+    settings = settings or Settings()
     parsed = parse_measures(list(measures) or list(DEFAULT_MEASURES))
-    runs, index = load_inputs(
-        run_paths,
-        qrels_path,
-        intents_path=intents,
-        topics_path=topics,
-        settings=settings,
+    risk = risk_settings(baseline, risk_alpha)
+    opened, index = load_inputs(
+        runs,
+        qrels,
+        settings,
         other_paths=() if baseline is None else (baseline,),
         read_runs=False,
     )
-    from divaeval.parallel import workers_for
-    from divaeval.streaming import planned_work
+    if workers is not None:
+        return score_evaluation(opened, index, parsed, settings, workers, baseline, risk)
+    with closing_workers(settings, opened) as own:
+        return score_evaluation(opened, index, parsed, settings, own, baseline, risk)
 
-    own_workers = workers is None
-    if workers is None:
-        work = planned_work(runs, chunk_bytes) if jobs == "auto" else None
-        workers = workers_for(jobs, scheduler, work=work)
+
+def risk_settings(baseline: object, risk_alpha: float | str | None) -> tuple[float, str] | None:
+    """(α, α as text) of a risk-sensitive evaluation against ``baseline``; None without one
+    (``risk_alpha`` alone is a usage error)."""
+    if baseline is None:
+        if risk_alpha is not None:
+            raise UsageError("--risk-alpha needs --baseline (the run to compare against)")
+        return None
+    return check_risk_alpha(0.0 if risk_alpha is None else risk_alpha)
+
+
+@contextmanager
+def closing_workers(settings: Settings, runs: Sequence = ()) -> Iterator[Workers]:
+    """The workers of ``settings.jobs`` and ``settings.scheduler``, closed when the block
+    ends; ``jobs="auto"`` decides by the size of ``runs`` (files, or runs read; other run data
+    counts as small) and the chunk size."""
+    work = None
+    if settings.jobs == "auto":
+        sized = [run for run in runs if isinstance(run, (str, Run, RunFile))]
+        work = planned_work(sized, settings.chunk_size)
+    workers = workers_for(settings.jobs, settings.scheduler, work=work)
     try:
-
-        def score(runs_to_score, risk: bool):
-            return score_runs(
-                runs_to_score,
-                index,
-                parsed,
-                settings,
-                risk=risk,
-                workers=workers,
-                block_bytes=chunk_bytes,
-            )
-
-        scored = score(runs, baseline is not None)
-        risk = None
-        if baseline is not None:
-            base_scores = _baseline_scores(
-                baseline, runs, scored, lambda run: score([run], True)[0]
-            )
-            risk = RiskSettings(base_scores.name, base_scores.path, alpha, alpha_text)
-            scored = [
-                relative_to_baseline(
-                    run,
-                    base_scores,
-                    parsed,
-                    index.topics,
-                    alpha=alpha,
-                    complete=settings.complete,
-                    name=risk.label(run.name),
-                )
-                for run in scored
-            ]
+        yield workers
     finally:
-        if own_workers:
-            workers.close()
+        workers.close()
+
+
+def score_evaluation(
+    runs: Sequence,
+    index: QrelsIndex,
+    measures: Sequence,
+    settings: Settings,
+    workers: Workers,
+    baseline: str | Run | None = None,
+    risk: tuple[float, str] | None = None,
+) -> Evaluation:
+    """Score ``runs`` (opened by :func:`open_runs`) against ``index`` on ``workers``; with a
+    ``baseline`` and its ``risk`` (α, α as text: :func:`risk_settings`), every value is the
+    run's risk value against the baseline."""
+
+    def score(runs_to_score, against_baseline: bool):
+        return score_runs(
+            runs_to_score,
+            index,
+            measures,
+            settings,
+            risk=against_baseline,
+            workers=workers,
+            block_bytes=settings.chunk_size,
+        )
+
+    scored = score(runs, baseline is not None)
+    if baseline is None or risk is None:
+        return Evaluation(runs=scored, measures=list(measures), settings=settings, index=index)
+    base_scores = _baseline_scores(baseline, runs, scored, lambda run: score([run], True)[0])
+    against = RiskSettings(base_scores.name, base_scores.path, *risk)
+    relative = [
+        relative_to_baseline(
+            run,
+            base_scores,
+            measures,
+            cast(Sequence[str], index.topics),
+            alpha=against.alpha,
+            complete=settings.complete,
+            name=against.label(run.name),
+        )
+        for run in scored
+    ]
     return Evaluation(
-        runs=scored,
-        measures=parsed,
-        settings=settings,
-        index=index,
-        risk=risk,
-        dd_exponent=dd_exponent,
+        runs=relative, measures=list(measures), settings=settings, index=index, risk=against
     )

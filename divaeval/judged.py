@@ -19,67 +19,20 @@ Ordering, depth truncation and duplicate handling of runs happen in :func:`judge
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 
-from divaeval.errors import DataError, UsageError, check_rel_level, clip, warn
+from divaeval.errors import DataError, check_rel_level, clip, warn
 from divaeval.io._tokens import TokenTable, byte_ranks
+from divaeval.settings import Order, Settings
 from divaeval.topics import sort_topics
 
-Order = Literal["score", "score-docno-asc", "score-file", "rank", "file"]
-Dedupe = Literal["error", "first"]
+#: the settings every judging takes (the alias keeps branches begun before the rename working)
+EvalSettings = Settings
 
-
-def default_order(compat: str | None) -> Order:
-    """The ranking order when none is given: ndeval's (the rank column) under
-    ``compat="ndeval"``, else trec_eval's (the score)."""
-    return "rank" if compat == "ndeval" else "score"
-
-
-#: ranking orders and the tools that use them (``--order``)
-ORDERS: tuple[str, ...] = ("score", "score-docno-asc", "score-file", "rank", "file")
 #: integer keys below this bound are deduplicated by counting (no sort), and joins use a
 #: direct (topic, docno) -> judgment table of that many cells (4 bytes each)
 _DENSE_KEYS = 1 << 22
-
-
-@dataclass(frozen=True)
-class EvalSettings:
-    """Everything outside a measure's own parameters that changes the numbers.
-
-    ``order``: ``score`` = trec_eval's rule (score descending, ties by docno descending, as
-    bytes; trec_eval, pytrec_eval, gdeval, pref_eval); ``score-docno-asc`` = score descending,
-    ties by docno ascending (pyndeval and ir_measures' own Python measures: Judged, Compat,
-    RR@k); ``score-file`` = score descending, ties in file order (a stable sort by score:
-    ir_measures' cwl_eval measures); ``rank`` = the rank column ascending (ndeval's default);
-    ``file`` = file order (NTCIREVAL, RBU, cwl_eval on its own). ``depth`` (``-M``) keeps
-    the first ``depth`` documents after ordering.
-    ``rel_level`` (``-l``) is the minimum grade that binary measures count as relevant.
-    ``complete`` (``-c``) evaluates qrels topics missing from a run as empty rankings.
-    ``dedupe``: ``error`` rejects a docno repeated within a topic; ``first`` keeps the
-    highest-ranked copy. ``compat`` names a reference tool whose quirks are reproduced.
-    """
-
-    order: Order = "score"
-    depth: int | None = None
-    rel_level: int = 1
-    complete: bool = False
-    dedupe: Dedupe = "error"
-    compat: str | None = None
-    normalize_intents: bool = False
-
-    def __post_init__(self) -> None:
-        check_rel_level(self.rel_level)
-
-    def signature(self) -> str:
-        parts = [f"order={self.order}", f"rel={self.rel_level}"]
-        parts.append(f"depth={self.depth}" if self.depth else "depth=all")
-        parts.append("topics=qrels" if self.complete else "topics=common")
-        parts.append(f"dedupe={self.dedupe}")
-        if self.compat:
-            parts.append(f"compat={self.compat}")
-        return "|".join(parts)
 
 
 @dataclass(eq=False)
@@ -204,7 +157,7 @@ class JudgedRankings:
     judged: np.ndarray  # [T, D] bool: the document has a qrels line for the topic
     length: np.ndarray  # [T] int: ranked documents per topic
     in_run: np.ndarray  # [T] bool: False for qrels topics the run lacks (evaluated with -c)
-    settings: EvalSettings
+    settings: Settings
     #: [T, D] float: the run score of each ranked document (0 beyond the ranking)
     scores: np.ndarray | None = None
     #: [T, D] int: the qrels-index row of each ranked document (-1: unjudged or padding)
@@ -773,7 +726,7 @@ def _run_topic_codes(run, index: QrelsIndex) -> np.ndarray:
 def judge_run(
     run,
     index: QrelsIndex,
-    settings: EvalSettings,
+    settings: Settings,
     *,
     topics: np.ndarray | None = None,
     warn_duplicates: bool = True,
@@ -789,7 +742,7 @@ def judge_run(
     if run_only.any():
         rows = rows[~run_only]
         topic_code = topic_code[rows]
-    perm = _order_rows(run, rows, topic_code, settings.order)
+    perm = _order_rows(run, rows, topic_code, settings.ranking_order)
     topic_sorted = topic_code[perm]
     rows_sorted = rows[perm]
     doc_codes = run.doc_codes[rows_sorted]
@@ -885,13 +838,6 @@ def run_only_topics(run, index: QrelsIndex) -> list[str]:
     return sort_topics(run.topics[_run_topic_codes(run, index) < 0])
 
 
-def validate_settings(settings: EvalSettings) -> None:
-    if settings.order not in ORDERS:
-        raise UsageError(f"unknown order {settings.order!r} (choose from {', '.join(ORDERS)})")
-    if settings.depth is not None and settings.depth < 1:
-        raise UsageError(f"depth must be a positive integer, not {settings.depth}")
-
-
 def trec_run_text(pairs, tag: str = "run") -> str:
     """TREC run lines for ``(topic, docno)`` pairs given in ranking order: ranks 1, 2, … and
     strictly decreasing scores per topic, so that every ordering rule gives that ranking."""
@@ -908,15 +854,14 @@ def judge_texts(
     runs,
     *,
     intents: str | None = None,
-    settings: EvalSettings | None = None,
+    settings: Settings | None = None,
 ) -> list[JudgedRankings]:
     """Judge runs given as text against qrels (and intents) given as text: the in-memory
     equivalent of reading the files (same parsers, checks and join). Messages name the inputs
     ``<qrels>``, ``<intents>`` and ``<run 1>``, ``<run 2>``, …"""
     from divaeval.io import read_intents, read_qrels, read_run
 
-    settings = settings or EvalSettings()
-    validate_settings(settings)
+    settings = settings or Settings()
     index = QrelsIndex(
         read_qrels("<qrels>", text=qrels),
         rel_level=settings.rel_level,

@@ -36,9 +36,10 @@ from divaeval.io.blocks import (
     range_blocks,
     topic_blocks,
 )
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run, run_only_topics
+from divaeval.judged import QrelsIndex, judge_run, run_only_topics
 from divaeval.parallel import InProcess, Workers
 from divaeval.scores import RunScores
+from divaeval.settings import Settings
 from divaeval.topics import sort_topics
 
 
@@ -56,7 +57,7 @@ class Scoring:
 
     index: QrelsIndex
     measures: tuple
-    settings: EvalSettings  # with complete=False: a block scores its own topics
+    settings: Settings  # with complete=False: a block scores its own topics
 
 
 @dataclass(eq=False)
@@ -280,7 +281,7 @@ def score_runs(
     runs: Sequence[RunFile | Run],
     index: QrelsIndex,
     measures: Sequence,
-    settings: EvalSettings,
+    settings: Settings,
     *,
     workers: Workers | None = None,
     block_bytes: int | None = None,

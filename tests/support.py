@@ -17,7 +17,6 @@ import numpy as np
 
 from divaeval.io import read_intents, read_qrels, read_run
 from divaeval.judged import (
-    EvalSettings,
     JudgedRankings,
     QrelsIndex,
     judge_run,
@@ -25,6 +24,7 @@ from divaeval.judged import (
     trec_run_text,
 )
 from divaeval.metrics import compute_measures, parse_measures
+from divaeval.settings import Settings
 
 #: Multiplies every hypothesis property's number of examples: the counts written in the tests
 #: keep ``make test`` within its two minutes; ``DIVAEVAL_EXAMPLES=50`` searches 50 times deeper
@@ -73,7 +73,7 @@ def judge_text(
         run_pairs = [tuple(line.split()) for line in run_pairs.strip().splitlines()]
     settings.setdefault("complete", True)
     (jr,) = judge_texts(
-        qrels, [trec_run_text(run_pairs)], intents=intents, settings=EvalSettings(**settings)
+        qrels, [trec_run_text(run_pairs)], intents=intents, settings=Settings(**settings)
     )
     return jr
 
@@ -84,7 +84,7 @@ def judge_files(qrels: Path, run: Path, intents: Path | None = None, **settings)
         rel_level=settings.get("rel_level", 1),
         intents=read_intents(str(intents)) if intents else None,
     )
-    return judge_run(read_run(str(run)), index, EvalSettings(**settings))
+    return judge_run(read_run(str(run)), index, Settings(**settings))
 
 
 def measure_values(jr: JudgedRankings, measures: Sequence[str]) -> dict[str, np.ndarray]:

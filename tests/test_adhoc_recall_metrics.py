@@ -15,16 +15,17 @@ from support import examples
 
 from divaeval.errors import UsageError
 from divaeval.io import read_qrels, read_run
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run
+from divaeval.judged import QrelsIndex, judge_run
 from divaeval.metrics import compute_measures, parse_measures
 from divaeval.metrics.families.recall import metric_lexirecall_exact
+from divaeval.settings import Settings
 
 REF = Path(__file__).parent / "fixtures" / "small" / "ref_ex"
 
 
 def scores(qrels, run, measures, **kw):
     index = QrelsIndex(read_qrels(str(qrels)), rel_level=kw.get("rel_level", 1))
-    jr = judge_run(read_run(str(run)), index, EvalSettings(**kw))
+    jr = judge_run(read_run(str(run)), index, Settings(**kw))
     parsed = parse_measures(list(measures))
     values = compute_measures(jr, parsed)
     return {

@@ -18,8 +18,9 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 from support import FIXTURES  # noqa: E402
 
 from divaeval.io import read_qrels, read_run  # noqa: E402
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run  # noqa: E402
+from divaeval.judged import QrelsIndex, judge_run  # noqa: E402
 from divaeval.metrics import compute_measures, parse_measures  # noqa: E402
+from divaeval.settings import Settings  # noqa: E402
 
 REF = FIXTURES / "small" / "ref_ex"
 CUTS = (1, 2, 3, 5, 10, 20)
@@ -53,9 +54,7 @@ TREC_MEASURES = {
 
 def evaluate(qrels_path, run_path, rel_level=1, complete=False, measures=tuple(PAIRS)):
     index = QrelsIndex(read_qrels(str(qrels_path)), rel_level=rel_level)
-    jr = judge_run(
-        read_run(str(run_path)), index, EvalSettings(rel_level=rel_level, complete=complete)
-    )
+    jr = judge_run(read_run(str(run_path)), index, Settings(rel_level=rel_level, complete=complete))
     parsed = parse_measures(list(measures))
     values = compute_measures(jr, parsed)
     return {

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from support import examples
 
 from divaeval.io import read_intents, read_qrels, read_run
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run
+from divaeval.judged import QrelsIndex, judge_run
 from divaeval.metrics import compute_measures, parse_measures
+from divaeval.settings import Settings
 
 REF = Path(__file__).parent / "fixtures" / "small" / "ref_ex"
 
@@ -22,7 +23,7 @@ def values(qrels, run, measures, intents=None):
     index = QrelsIndex(
         read_qrels(str(qrels)), intents=None if intents is None else read_intents(str(intents))
     )
-    jr = judge_run(read_run(str(run)), index, EvalSettings())
+    jr = judge_run(read_run(str(run)), index, Settings())
     parsed = parse_measures(list(measures))
     out = compute_measures(jr, parsed)
     return {m.name: dict(zip(map(str, jr.topics), map(float, out[m]), strict=True)) for m in parsed}

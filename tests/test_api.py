@@ -52,7 +52,7 @@ def frames():
 def expected():
     with warnings.catch_warnings():  # all@20 leaves out the metrics that need parameters
         warnings.simplefilter("ignore", DivaevalWarning)
-        return divaeval.evaluate([str(f) for f in RUN_FILES], str(QRELS), MEASURES)
+        return divaeval.evaluate([str(f) for f in RUN_FILES], str(QRELS), MEASURES).table()
 
 
 def as_run_dict(frame):
@@ -123,7 +123,7 @@ KINDS = [
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_input_kind_gives_the_files_numbers(kind, frames, expected, collected_warnings):
     runs, qrels = inputs_of(kind, frames)
-    table = divaeval.evaluate(runs, qrels, MEASURES)
+    table = divaeval.evaluate(runs, qrels, MEASURES).table()
     assert len(table) == len(expected) > 3000
     pd.testing.assert_frame_equal(table, expected, check_exact=True)
 
@@ -132,11 +132,11 @@ def test_file_order_and_files_mixed_with_memory(frames, collected_warnings):
     # order="file" follows the rows as given; a file and a frame side by side; one run alone
     runs = frames["runs"]
     on_files = divaeval.evaluate([str(f) for f in RUN_FILES[:2]], str(QRELS), MEASURES,
-                                 order="file")  # fmt: skip
+                                 order="file").table()  # fmt: skip
     mixed = divaeval.evaluate([str(RUN_FILES[0]), runs["run2"]], frames["qrels"], MEASURES,
-                              order="file")  # fmt: skip
+                              order="file").table()  # fmt: skip
     pd.testing.assert_frame_equal(mixed, on_files, check_exact=True)
-    alone = divaeval.evaluate(runs["run"], QRELS, "alpha-nDCG@20")
+    alone = divaeval.evaluate(runs["run"], QRELS, "alpha-nDCG@20").table()
     assert set(alone["run"]) == {"ql-cata"}
 
 
@@ -145,7 +145,7 @@ def test_ad_hoc_qrels_and_generated_ranks():
     # without a rank column the ranks are 1, 2, ... in the given order (order="rank")
     qrels = pd.DataFrame({"topic": [1, 1, 2], "docno": ["a", "b", "c"], "grade": [1, 2, 1]})
     run = pd.DataFrame({"topic": [1, 1, 2], "docno": ["b", "a", "c"], "score": [0.0, 1.0, 5.0]})
-    by_rank = divaeval.evaluate({"r": run}, qrels, ["P@1", "nDCG@2"], order="rank")
+    by_rank = divaeval.evaluate({"r": run}, qrels, ["P@1", "nDCG@2"], order="rank").table()
     # P@1: topic 1 ranks b first (relevant) -> 1, topic 2 -> 1; nDCG@2 of topic 1 with gains
     # (2, 1) in the ideal order: 1.0
     assert by_rank.set_index(["topic", "measure"])["value"].to_dict() == {
@@ -156,7 +156,7 @@ def test_ad_hoc_qrels_and_generated_ranks():
         ("all", "P@1"): 1.0,
         ("all", "nDCG@2"): 1.0,
     }
-    by_score = divaeval.evaluate({"r": run}, qrels, "nDCG@2", per_topic=True)
+    by_score = divaeval.evaluate({"r": run}, qrels, "nDCG@2").per_topic
     # by score a (gain 1) comes first: DCG = 1 + 2/log2(3), ideal 2 + 1/log2(3)
     value = by_score.set_index("topic")["value"]["1"]
     assert value == pytest.approx((1 + 2 / 1.584962500721156) / (2 + 1 / 1.584962500721156))
@@ -172,7 +172,7 @@ def test_the_analyses_take_memory_as_files(frames):
             dict(measures=["alpha-nDCG@20", "ERR-IA@20"], test="bootstrap", samples=100),
         ),  # fmt: skip
         (divaeval.risk, dict(measures="alpha-nDCG@20", risk_alpha=1)),
-        (divaeval.prefer, dict(table="pairs")),
+        (divaeval.prefer, {}),
         (divaeval.correlation, dict(measures=["alpha-nDCG@20", "P-IA@20"])),
         (divaeval.unanimity, dict(measures=["alpha-nDCG@20", "P-IA@20", "strec@20"])),
         (divaeval.intuitiveness, dict(measures=["alpha-nDCG@10", "D#-nDCG@10"], gold="I-rec@10")),
@@ -181,27 +181,32 @@ def test_the_analyses_take_memory_as_files(frames):
     for function, options in calls:
         on_files = function(files, str(QRELS), **options)
         in_memory = function(runs, qrels, **options)
-        pd.testing.assert_frame_equal(in_memory, on_files, check_exact=True)
-        assert in_memory.attrs == on_files.attrs
+        pd.testing.assert_frame_equal(in_memory.frame, on_files.frame, check_exact=True)
+        assert in_memory.signature == on_files.signature
+        if function is divaeval.prefer:
+            pd.testing.assert_frame_equal(in_memory.pairs, on_files.pairs, check_exact=True)
     for function, options in [
         (divaeval.collection_table, {}),
         (divaeval.sensitivity, dict(measures="alpha-nDCG@20", samples=20)),
     ]:
         pd.testing.assert_frame_equal(
-            function(frames["qrels"], **options), function(str(QRELS), **options), check_exact=True
+            function(frames["qrels"], **options).frame,
+            function(str(QRELS), **options).frame,
+            check_exact=True,
         )
 
 
 def test_a_baseline_by_name_by_object_or_by_file(frames):
     runs = named_by_tag(frames["runs"])
     on_files = divaeval.risk([str(f) for f in RUN_FILES], str(QRELS), "alpha-nDCG@20",
-                             baseline=str(RUN_FILES[1]), risk_alpha=2)  # fmt: skip
+                             baseline=str(RUN_FILES[1]), risk_alpha=2).frame  # fmt: skip
     for baseline in ("rm-cata", runs["rm-cata"]):
-        frame = divaeval.risk(runs, QRELS, "alpha-nDCG@20", baseline=baseline, risk_alpha=2)
+        frame = divaeval.risk(runs, QRELS, "alpha-nDCG@20", baseline=baseline, risk_alpha=2).frame
         pd.testing.assert_frame_equal(frame, on_files, check_exact=True)
     # ndeval's risk values, and the baseline outside the runs
     expected = divaeval.evaluate(str(RUN_FILES[0]), QRELS, "NRBP", baseline=str(RUN_FILES[1]))
     table = divaeval.evaluate({"ql-cata": runs["ql-cata"]}, QRELS, "NRBP", baseline=runs["rm-cata"])
+    expected, table = expected.table(), table.table()
     pd.testing.assert_frame_equal(table, expected, check_exact=True)
 
 
@@ -424,9 +429,9 @@ def test_docstring_example_runs(name, monkeypatch):
 def test_signatures_are_the_command_lines(capsys, command, function, options):
     code, _, err = run_cli(capsys, *command, *RUN_FILES, QRELS, "-f", "csv", "--signature")
     assert code == 0, err
-    frame = function([str(f) for f in RUN_FILES], str(QRELS), **options)
+    result = function([str(f) for f in RUN_FILES], str(QRELS), **options)
     printed = err.strip().splitlines()[-1].removeprefix("divaeval: signature: ")
-    assert frame.attrs["signature"] == printed
+    assert result.signature == printed
 
 
 def test_namedtuples_with_other_field_names_are_refused():
@@ -438,8 +443,8 @@ def test_namedtuples_with_other_field_names_are_refused():
 def test_dd_exponent_reaches_the_library(capsys):
     # the same weighted mean as the command line's --dd-exponent xi+1, and not the xi one
     run = RUN_FILES[0]
-    plain = divaeval.evaluate(run, QRELS, ["P@5"], per_topic=False, mean="dd")
-    golbus = divaeval.evaluate(run, QRELS, ["P@5"], per_topic=False, mean="dd", dd_exponent="xi+1")
+    plain = divaeval.evaluate(run, QRELS, ["P@5"], mean="dd").means
+    golbus = divaeval.evaluate(run, QRELS, ["P@5"], mean="dd", dd_exponent="xi+1").means
     code, out, _ = run_cli(
         capsys, run, QRELS, "-m", "P@5", "--mean", "dd", "--dd-exponent", "xi+1", "-f", "jsonl"
     )

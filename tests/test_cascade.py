@@ -234,14 +234,15 @@ def test_weighted_alpha_ndcg_equals_golbus_cascade_average(case, k):
 def test_every_measure_scores_a_run_with_no_evaluated_document():
     """A run none of whose topics is in the qrels, evaluated with -c: every ranking is empty
     (depth 0). S-RR and RR-IA took np.argmax over an empty rank axis and crashed."""
-    from divaeval.judged import EvalSettings, judge_texts
+    from divaeval.judged import judge_texts
     from divaeval.metrics import all_specs, compute_measures, parse_measure
+    from divaeval.settings import Settings
 
     (jr,) = judge_texts(
         "q 1 d1 1\nq 2 d2 3\n",
         ["other Q0 x 1 0 run\n"],
         intents="q 1 0.5\nq 2 0.5\n",
-        settings=EvalSettings(complete=True),
+        settings=Settings(complete=True),
     )
     assert jr.depth == 0
     checked = 0

@@ -628,7 +628,7 @@ def test_difficulty_weighted_mean_in_every_format(capsys, fmt):
     import divaeval
     from divaeval.collection import collection_table, difficulty_weights
 
-    table = divaeval.evaluate([str(SAMPLE_RUN)], str(SAMPLE_QRELS), ["strec@5"], summary=False)
+    table = divaeval.evaluate([str(SAMPLE_RUN)], str(SAMPLE_QRELS), ["strec@5"]).per_topic
     weights = difficulty_weights(collection_table(divaeval.read_qrels(str(SAMPLE_QRELS)).frame))
     values = dict(zip(table["topic"], table["value"], strict=True))
     expected = sum(values[t] * weights[t] for t in values) / sum(weights[t] for t in values)

@@ -17,7 +17,7 @@ from support import FIXTURES, SAMPLE_DATA, run_cli
 
 import divaeval
 from divaeval.errors import UsageError
-from divaeval.judged import EvalSettings
+from divaeval.settings import Settings
 
 RUN = SAMPLE_DATA / "run.txt"
 RUN2 = SAMPLE_DATA / "run2.txt"
@@ -82,9 +82,9 @@ def test_rel_level_below_one_is_a_usage_error_everywhere(capsys, tiny, command, 
 
 def test_rel_level_below_one_is_refused_by_the_api():
     with pytest.raises(UsageError, match="must be >= 1"):
-        EvalSettings(rel_level=0)
+        Settings(rel_level=0)
     with pytest.raises(UsageError, match="must be an integer"):
-        EvalSettings(rel_level=1.5)  # type: ignore[arg-type]
+        Settings(rel_level=1.5)  # type: ignore[arg-type]
 
 
 def test_rel_level_two_is_the_same_rule_in_every_command(capsys, tiny):
@@ -312,7 +312,7 @@ def test_closed_stdout_is_exit_one():
 
 
 def test_api_is_unchanged_by_the_cli_contract():
-    table = divaeval.evaluate([str(RUN)], str(QRELS), ["P@5"], per_topic=False)
+    table = divaeval.evaluate([str(RUN)], str(QRELS), ["P@5"]).table(per_topic=False)
     assert list(table["measure"]) == ["P@5"]
 
 

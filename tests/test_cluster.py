@@ -12,6 +12,7 @@ import importlib.util
 import socket
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -26,9 +27,9 @@ if importlib.util.find_spec("distributed") is None:
 import divaeval.parallel as parallel  # noqa: E402
 from divaeval.errors import DataError, DivaevalError, warn  # noqa: E402
 from divaeval.evaluation import run_evaluation  # noqa: E402
-from divaeval.judged import EvalSettings  # noqa: E402
 from divaeval.meta.discriminative_power import discriminative_power  # noqa: E402
 from divaeval.parallel import Cluster, workers_for  # noqa: E402
+from divaeval.settings import Settings  # noqa: E402
 from divaeval.stats.effects import pairwise_bootstrap_cis  # noqa: E402
 from divaeval.stats.significance import pairwise_tests  # noqa: E402
 
@@ -76,16 +77,14 @@ def test_the_cluster_has_two_workers(workers):
 
 def test_the_main_job_gives_the_same_bits_in_small_blocks(address, collected_warnings):
     measures = ["ndeval", "alpha-nDCG@5,10", "AP", "nDCG-IA@20", "RBU@20", "D#-nDCG@10"]
-    settings = EvalSettings(complete=True)
+    settings = Settings(complete=True)
     runs = [str(r) for r in RUNS_2012[1:]]  # rm-catb, and dssa-wt2012 with CRLF line ends
     whole = run_evaluation(runs, str(QRELS_2012), measures, settings=settings)
     on_cluster = run_evaluation(
         runs,
         str(QRELS_2012),
         measures,
-        settings=settings,
-        scheduler=address,
-        chunk_bytes=150_000,  # about 6 blocks per run
+        settings=replace(settings, scheduler=address, chunk_size=150_000),
     )
     assert same_bits(_evaluation_fields(whole), _evaluation_fields(on_cluster))
 
@@ -173,7 +172,9 @@ def test_a_data_error_on_a_worker_names_its_file_and_line(address, workers, tmp_
     assert code == 1 and out == ""
     assert err == f"divaeval: {run}:1235: score 'notanumber' is not a number\n"
     with pytest.raises(DataError) as caught:  # the library: the same error, file and line
-        run_evaluation([str(run)], str(qrels), ["ndeval"], chunk_bytes=2048, workers=workers)
+        run_evaluation(
+            [str(run)], str(qrels), ["ndeval"], settings=Settings(chunk_size=2048), workers=workers
+        )
     assert (caught.value.file, caught.value.line) == (str(run), 1235)
     _no_task_left(workers)  # the blocks after the error were cancelled
 
@@ -217,7 +218,10 @@ def test_fsspec_urls_are_read_by_the_workers_or_the_client(address, tmp_path, co
         (run.as_uri(), qrels.as_uri()),  # file://: shared, the workers read ranges of it
     ]:
         remote = run_evaluation(
-            [run_url], qrels_url, ["alpha-nDCG@20", "ERR-IA@20"], scheduler=address, chunk_bytes=500
+            [run_url],
+            qrels_url,
+            ["alpha-nDCG@20", "ERR-IA@20"],
+            settings=Settings(scheduler=address, chunk_size=500),
         )
         assert same_bits(_evaluation_fields(local)[0][1:], _evaluation_fields(remote)[0][1:])
     memory.rm("/divaeval-test", recursive=True)

@@ -515,10 +515,10 @@ def test_mean_dd_uses_the_dd_exponent():
     assert expected["xi"] == pytest.approx(0.401289, abs=1e-6)
     for exponent, value in expected.items():
         table = divaeval.evaluate(
-            files[0], files[1], ["strec@1"], per_topic=False, mean="dd", dd_exponent=exponent
-        )
+            files[0], files[1], ["strec@1"], mean="dd", dd_exponent=exponent
+        ).means
         assert table["value"].tolist() == [pytest.approx(value, abs=1e-12)]
-    default = divaeval.evaluate(files[0], files[1], ["strec@1"], per_topic=False, mean="dd")
+    default = divaeval.evaluate(files[0], files[1], ["strec@1"], mean="dd").means
     assert default["value"].tolist() == [pytest.approx(expected["xi"], abs=1e-12)]
 
 

@@ -20,8 +20,9 @@ import numpy as np
 import pytest
 
 from divaeval.io import read_qrels, read_run
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run
+from divaeval.judged import QrelsIndex, judge_run
 from divaeval.metrics import compute_measures, parse_measures
+from divaeval.settings import Settings
 
 ir_measures = pytest.importorskip("ir_measures")
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -90,7 +91,7 @@ BY_ORDER = {
 
 def _ours(qrels_path, run_path, names, order="score", level=1):
     index = QrelsIndex(read_qrels(str(qrels_path)), rel_level=level)
-    jr = judge_run(read_run(str(run_path)), index, EvalSettings(order=order, rel_level=level))
+    jr = judge_run(read_run(str(run_path)), index, Settings(order=order, rel_level=level))
     measures = {name: parse_measures([name])[0] for name in names}
     values = compute_measures(jr, list(measures.values()))
     return {

@@ -33,11 +33,10 @@ def _divaeval_output(capsys, *args) -> str:
 @pytest.fixture
 def expected(capsys):
     """The tables the runs + qrels path builds (runC lacks topic 2: 0 there, as with -c)."""
-    from divaeval.cli.options import JUDGING_KEYS, score_tables
+    import divaeval
 
-    judging = dict.fromkeys(JUDGING_KEYS)
-    judging.update(rel_level=1, dedupe="error", normalize_intents=False)
-    return score_tables([str(p) for p in [*RUNS, QRELS]], MEASURES, judging)
+    result = divaeval.evaluate([str(p) for p in RUNS], str(QRELS), MEASURES, complete=True)
+    return result.evaluation.score_tables()
 
 
 def _same(table, expected) -> None:

@@ -74,7 +74,7 @@ def same(a: float, b: float) -> bool:
 
 def evaluate_values(runs, qrels, measures, **settings) -> dict[tuple[str, str, str], float]:
     """(run, topic, measure) -> value from :func:`divaeval.evaluate`, ``all`` for the mean."""
-    table = divaeval.evaluate([str(r) for r in runs], str(qrels), measures, **settings)
+    table = divaeval.evaluate([str(r) for r in runs], str(qrels), measures, **settings).table()
     return {
         (run, str(topic), measure): float(value)
         for run, topic, measure, value in table.itertuples(index=False, name=None)
@@ -82,7 +82,7 @@ def evaluate_values(runs, qrels, measures, **settings) -> dict[tuple[str, str, s
 
 
 def settings_of(file_name: str) -> tuple[dict, dict]:
-    """(EvalSettings fields, metric parameters) encoded in an oracle file name."""
+    """(Settings fields, metric parameters) encoded in an oracle file name."""
     settings = {"order": "rank" if "rank-order" in file_name else "score"}
     if "c-flag" in file_name:
         settings["complete"] = True

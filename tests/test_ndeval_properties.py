@@ -82,7 +82,7 @@ def values_of(workdir, qrels, run, measures, **options) -> dict[tuple[str, str],
         workdir, qrels, run, shuffle_seed=options.pop("shuffle_seed", None)
     )
     options.setdefault("order", "score")  # score = -rank: the ranking order above
-    table = divaeval.evaluate([str(run_path)], str(qrels_path), measures, summary=False, **options)
+    table = divaeval.evaluate([str(run_path)], str(qrels_path), measures, **options).per_topic
     return {(str(t), m): float(v) for _, t, m, v in table.itertuples(index=False, name=None)}
 
 
@@ -245,17 +245,15 @@ def test_line_order_is_irrelevant(workdir, case, seed):
         [str(workdir / "run.txt")],
         str(workdir / "qrels.txt"),
         ALL_MEASURES,
-        per_topic=False,
         compat="ndeval",
-    )
+    ).means
     write_files(workdir, qrels, run, shuffle_seed=seed + 1)
     after = divaeval.evaluate(
         [str(workdir / "run.txt")],
         str(workdir / "qrels.txt"),
         ALL_MEASURES,
-        per_topic=False,
         compat="ndeval",
-    )
+    ).means
     assert after["value"].tolist() == pytest.approx(before["value"].tolist(), nan_ok=True, abs=0)
 
 

@@ -23,8 +23,9 @@ from support import FIXTURES, TREC2012, TREC2012_RUNS, examples
 
 from divaeval.errors import UsageError
 from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run
+from divaeval.judged import QrelsIndex, judge_run
 from divaeval.metrics import compute_measures, parse_measures
+from divaeval.settings import Settings
 
 SMALL = FIXTURES / "small"
 
@@ -40,7 +41,7 @@ def _index(qrels, intents=None, topics=None) -> QrelsIndex:
 def scores(index, run, measures, *, order="score", compat=None, complete=True) -> dict:
     """{(topic, measure name): value} for one run."""
     jr = judge_run(
-        read_run(str(run)), index, EvalSettings(order=order, compat=compat, complete=complete)
+        read_run(str(run)), index, Settings(order=order, compat=compat, complete=complete)
     )
     parsed = parse_measures(measures)
     values = compute_measures(jr, parsed)
@@ -493,7 +494,7 @@ def test_property_golbus_d_measures(topic, gamma):
 def test_vectorised_over_topics_matches_one_topic_at_a_time():
     index = _index(TREC2012 / "qrels.diversity.txt.gz", topics=TREC2012 / "full-topics.xml")
     run = read_run(str(TREC2012 / "rm-catb.txt.gz"))
-    jr = judge_run(run, index, EvalSettings())
+    jr = judge_run(run, index, Settings())
     measures = parse_measures(["ntcir@10", "EfP@10", "P+@10", "nERR@10", "jk-nDCG@10"])
     together = compute_measures(jr, measures)
     for i in (0, 17, 49):
@@ -527,8 +528,7 @@ def test_ntcir_format_reproduces_ntcireval_output():
         [str(d / "RUNA")],
         str(d / "example.Dqrels"),
         ["ntcir@5"],
-        intents=str(d / "example.DINprob"),
-        settings=EvalSettings(order="file", compat="ntcireval"),
+        settings=Settings(order="file", compat="ntcireval", intents=str(d / "example.DINprob")),
     )
     out = io.StringIO()
     write_report(result, out, ReportOptions(format="ntcir", per_topic=True))

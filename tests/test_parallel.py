@@ -203,12 +203,12 @@ def test_library_evaluate_and_risk_take_jobs():
     runs = [str(TREC2012_RUNS[name]) for name in ("ql-cata", "rm-catb", "dssa-wt2012")]
     qrels = str(TREC2012 / "qrels-for-ndeval.txt.gz")
     measures = ["alpha-nDCG@20", "ERR-IA@20", "NRBP"]
-    alone = divaeval.evaluate(runs, qrels, measures)
-    shared = divaeval.evaluate(runs, qrels, measures, jobs=2)
+    alone = divaeval.evaluate(runs, qrels, measures).table()
+    shared = divaeval.evaluate(runs, qrels, measures, jobs=2).table()
     assert alone.equals(shared) and len(alone) > 100
     base = runs[0]
-    assert divaeval.risk(runs[1:], qrels, measures, baseline=base, risk_alpha=1).equals(
-        divaeval.risk(runs[1:], qrels, measures, baseline=base, risk_alpha=1, jobs=2)
+    assert divaeval.risk(runs[1:], qrels, measures, baseline=base, risk_alpha=1).frame.equals(
+        divaeval.risk(runs[1:], qrels, measures, baseline=base, risk_alpha=1, jobs=2).frame
     )
 
 

@@ -301,8 +301,8 @@ def test_library_functions_take_jobs(collected_warnings):
     ]:
         serial = function(*arguments, **options)
         parallel = function(*arguments, **options, jobs=2)
-        pd.testing.assert_frame_equal(serial, parallel, check_exact=True)
-        assert serial.attrs["signature"] == parallel.attrs["signature"]
+        pd.testing.assert_frame_equal(serial.frame, parallel.frame, check_exact=True)
+        assert serial.signature == parallel.signature
 
 
 def test_nothing_of_dask_is_imported_without_a_scheduler(tmp_path):

@@ -111,7 +111,7 @@ def divaeval_values(qrels_path, run_path, *, alpha, beta, **settings):
     measures += [f"{m}@{','.join(map(str, KS))}" for m in CUTOFF_METRICS[4:]]
     measures += [f"NRBP(alpha={alpha},beta={beta})", f"nNRBP(alpha={alpha},beta={beta})", "MAP-IA"]
     settings.setdefault("order", "score")  # pyndeval's; compat="ndeval" alone means "rank"
-    table = divaeval.evaluate([str(run_path)], str(qrels_path), measures, summary=False, **settings)
+    table = divaeval.evaluate([str(run_path)], str(qrels_path), measures, **settings).per_topic
     out: dict[str, dict[str, float]] = {}
     for _, topic, measure, value in table.itertuples(index=False, name=None):
         base = re.sub(r"\(.*\)", "", measure)  # ERR-IA(alpha=0.3)@5 -> ERR-IA@5

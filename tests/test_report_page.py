@@ -18,9 +18,10 @@ from support import ROOT, TREC2012, TREC2012_RUNS
 
 import divaeval
 from divaeval.io import read_qrels, read_run
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run
+from divaeval.judged import QrelsIndex, judge_run
 from divaeval.plots.coverage import coverage_of_rankings
 from divaeval.plots.report import curve_measures, report_html
+from divaeval.settings import Settings
 
 pytestmark = pytest.mark.xdist_group("chromium")  # one browser start per test process
 
@@ -37,7 +38,7 @@ def build_page(path: Path) -> None:
     index = QrelsIndex(read_qrels(QRELS), rel_level=1)
     coverages = {
         name: coverage_of_rankings(
-            judge_run(read_run(file), index, EvalSettings(complete=True)), run=name
+            judge_run(read_run(file), index, Settings(complete=True)), run=name
         )
         for name, file in runs.items()
     }

@@ -14,7 +14,7 @@ from support import FIXTURES  # noqa: E402
 
 from divaeval.errors import UsageError
 from divaeval.io import read_qrels
-from divaeval.judged import EvalSettings, QrelsIndex
+from divaeval.judged import QrelsIndex
 from divaeval.meta.sensitivity import (
     _evaluate_batch,
     coefficient_of_variation,
@@ -22,6 +22,7 @@ from divaeval.meta.sensitivity import (
     sensitivity,
 )
 from divaeval.metrics import parse_measures
+from divaeval.settings import Settings
 
 # meta-evaluation.md §12: subtopics A = {d1, d2, d4}, B = {d3, d4}; relevant set {d1..d4}
 TINY_QRELS = """\
@@ -51,7 +52,7 @@ def test_exact_enumeration_tiny_case(tmp_path):
     rows = np.zeros(len(perms), dtype=np.int64)
     lengths = np.full(len(perms), 4, dtype=np.int64)
     measures = parse_measures(["strec@2"])
-    values = _evaluate_batch(material, rows, perms, lengths, measures, EvalSettings(), 1)
+    values = _evaluate_batch(material, rows, perms, lengths, measures, Settings(), 1)
     v = values[measures[0]]
     assert sorted(v.tolist()) == [0.5] * 4 + [1.0] * 20
     mean, sd, cv = coefficient_of_variation(v)

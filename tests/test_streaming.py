@@ -10,6 +10,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,7 @@ from divaeval.evaluation import run_evaluation
 from divaeval.io._text import read_source
 from divaeval.io._tokens import normalize_line_ends
 from divaeval.io.blocks import topic_blocks
-from divaeval.judged import EvalSettings
+from divaeval.settings import Settings
 
 QRELS_2012 = TREC2012 / "qrels-for-ndeval.txt.gz"
 #: every registered metric (at its default cutoffs and at 5 and 20) and the parameterised ones
@@ -86,9 +87,11 @@ def measures():
 
 def test_2012_runs_in_blocks_score_the_same_bits(measures, collected_warnings):
     runs = [str(TREC2012_RUNS[name]) for name in ("rm-catb", "dssa-wt2012")]
-    config = EvalSettings(complete=True)
+    config = Settings(complete=True)
     whole = run_evaluation(runs, str(QRELS_2012), measures, settings=config)
-    blocked = run_evaluation(runs, str(QRELS_2012), measures, settings=config, chunk_bytes=300_000)
+    blocked = run_evaluation(
+        runs, str(QRELS_2012), measures, settings=replace(config, chunk_size=300_000)
+    )
     _assert_same_bits(whole, blocked)
 
 
@@ -128,9 +131,11 @@ def test_varied_rankings_score_the_same_bits_in_any_block_size(
     tmp_path, measures, chunk_bytes, collected_warnings
 ):
     runs, qrels = _varied_collection(tmp_path)
-    config = EvalSettings(complete=True)
+    config = Settings(complete=True)
     whole = run_evaluation(runs, qrels, measures, settings=config)
-    blocked = run_evaluation(runs, qrels, measures, settings=config, chunk_bytes=chunk_bytes)
+    blocked = run_evaluation(
+        runs, qrels, measures, settings=replace(config, chunk_size=chunk_bytes)
+    )
     _assert_same_bits(whole, blocked)
 
 
@@ -138,7 +143,7 @@ def test_worker_processes_score_the_same_bits(tmp_path, collected_warnings):
     runs, qrels = _varied_collection(tmp_path, seed=3, topics=8)
     measures = ["ndeval", "all@10"]
     whole = run_evaluation(runs, qrels, measures)
-    parallel = run_evaluation(runs, qrels, measures, chunk_bytes=30_000, jobs=2)
+    parallel = run_evaluation(runs, qrels, measures, settings=Settings(chunk_size=30_000, jobs=2))
     _assert_same_bits(whole, parallel)
 
 
@@ -147,7 +152,11 @@ def test_risk_values_against_a_baseline_are_the_same_in_blocks(collected_warning
     baseline = str(TREC2012_RUNS["rm-cata"])
     whole = run_evaluation(runs, str(QRELS_2012), ["ndeval"], baseline=baseline)
     blocked = run_evaluation(
-        runs, str(QRELS_2012), ["ndeval"], baseline=baseline, chunk_bytes=50_000, jobs=2
+        runs,
+        str(QRELS_2012),
+        ["ndeval"],
+        settings=Settings(chunk_size=50_000, jobs=2),
+        baseline=baseline,
     )
     _assert_same_bits(whole, blocked)
 
@@ -210,7 +219,9 @@ def test_gzip_runs_and_a_topic_larger_than_a_block(tmp_path, collected_warnings)
     zipped = tmp_path / "r0.txt.gz"
     zipped.write_bytes(gzip.compress(Path(runs[0]).read_bytes()))
     whole = run_evaluation([runs[0]], qrels, ["alpha-nDCG@20", "AP"])
-    blocked = run_evaluation([str(zipped)], qrels, ["alpha-nDCG@20", "AP"], chunk_bytes=64)
+    blocked = run_evaluation(
+        [str(zipped)], qrels, ["alpha-nDCG@20", "AP"], settings=Settings(chunk_size=64)
+    )
     assert np.array_equal(
         list(whole.runs[0].values.values()), list(blocked.runs[0].values.values())
     )
@@ -224,7 +235,9 @@ def test_an_ungrouped_run_file_is_read_whole_with_a_note(tmp_path, collected_war
     shuffled.write_bytes(b"\n".join(lines[i] for i in order) + b"\n")
     whole = run_evaluation([str(shuffled)], qrels, ["ndeval"])
     collected_warnings.clear()
-    blocked = run_evaluation([str(shuffled)], qrels, ["ndeval"], chunk_bytes=5_000)
+    blocked = run_evaluation(
+        [str(shuffled)], qrels, ["ndeval"], settings=Settings(chunk_size=5_000)
+    )
     assert any("not grouped by topic" in w for w in collected_warnings)
     _assert_same_bits(whole, blocked)
 
@@ -305,7 +318,9 @@ def test_data_errors_cross_process_boundaries_with_their_line(tmp_path):
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("15 1 doc 1\n")
     with pytest.raises(DataError) as caught:
-        run_evaluation([str(run)], str(qrels), ["ndeval"], chunk_bytes=500, jobs=2)
+        run_evaluation(
+            [str(run)], str(qrels), ["ndeval"], settings=Settings(chunk_size=500, jobs=2)
+        )
     assert (caught.value.file, caught.value.line) == (str(run), 451)
 
 
@@ -313,7 +328,7 @@ def test_a_streamed_run_keeps_a_bounded_number_of_topic_materials(tmp_path, coll
     from divaeval.judged import MATERIALS_KEPT
 
     runs, qrels = _varied_collection(tmp_path, seed=2, topics=MATERIALS_KEPT + 6)
-    evaluation = run_evaluation(runs, qrels, ["alpha-nDCG@5"], chunk_bytes=1)
+    evaluation = run_evaluation(runs, qrels, ["alpha-nDCG@5"], settings=Settings(chunk_size=1))
     assert len(evaluation.runs[0].topics) >= MATERIALS_KEPT + 4  # one block per topic
     assert len(evaluation.index._materials) == MATERIALS_KEPT
 
@@ -416,7 +431,9 @@ def test_worker_processes_read_ranges_of_plain_files_themselves(
     every = [*runs, str(zipped)]
     whole = run_evaluation(every, qrels, ["ndeval"])
     assert planned == []  # in process: read here, block by block
-    parallel = run_evaluation(every, qrels, ["ndeval"], chunk_bytes=20_000, jobs=2)
+    parallel = run_evaluation(
+        every, qrels, ["ndeval"], settings=Settings(chunk_size=20_000, jobs=2)
+    )
     assert planned == runs  # plain files by ranges; the gzipped one read here
     _assert_same_bits(whole, parallel)
 
@@ -428,7 +445,9 @@ def test_an_ungrouped_file_read_by_ranges_names_its_line_in_the_file(tmp_path, c
     moved.write_bytes(b"\n".join(lines[100:] + lines[:100]) + b"\n")  # topic 1 comes back
     whole = run_evaluation([str(moved)], qrels, ["ndeval"])
     collected_warnings.clear()
-    parallel = run_evaluation([str(moved)], qrels, ["ndeval"], chunk_bytes=5_000, jobs=2)
+    parallel = run_evaluation(
+        [str(moved)], qrels, ["ndeval"], settings=Settings(chunk_size=5_000, jobs=2)
+    )
     line = len(lines) - 100 + 1
     assert any(f"appears again at line {line})" in w for w in collected_warnings)
     _assert_same_bits(whole, parallel)
@@ -462,8 +481,8 @@ def test_small_files_of_any_kind_are_read_whole_by_the_workers(
 
     monkeypatch.setattr(streaming, "_blocks_of", spy)
     every = [str(small_gz), str(large_gz), str(crlf), runs[1]]
-    whole = run_evaluation(every, qrels, ["ndeval"], chunk_bytes=block)
-    parallel = run_evaluation(every, qrels, ["ndeval"], chunk_bytes=block, jobs=2)
+    whole = run_evaluation(every, qrels, ["ndeval"], settings=Settings(chunk_size=block))
+    parallel = run_evaluation(every, qrels, ["ndeval"], settings=Settings(chunk_size=block, jobs=2))
     _assert_same_bits(whole, parallel)
     size = len(small_gz.read_bytes())
     assert seen[str(small_gz)][-1:] == [FileRange(str(small_gz), str(small_gz), 0, size)]

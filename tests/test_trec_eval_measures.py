@@ -236,13 +236,6 @@ def test_the_ideal_ranking_scores_one(case):
     assert v["infAP"] == pytest.approx(1.0, abs=1e-4)  # 1 − O(ε), ε = 1e-5
 
 
-def test_cli_order_choices_are_the_judging_orders():
-    from divaeval.cli.options import ORDER_CHOICES
-    from divaeval.judged import ORDERS
-
-    assert ORDER_CHOICES == ORDERS
-
-
 def test_tie_orders_by_hand():
     """Scores 2, 1, 1, 1 for b, c, a, d (file order b c a d): trec_eval's rule ranks the
     tied ones d c a, ir_measures/pyndeval's a c d, a stable score sort c a d."""
@@ -250,7 +243,8 @@ def test_tie_orders_by_hand():
     from pathlib import Path
 
     from divaeval.io import read_qrels, read_run
-    from divaeval.judged import EvalSettings, QrelsIndex, judge_run
+    from divaeval.judged import QrelsIndex, judge_run
+    from divaeval.settings import Settings
 
     with tempfile.TemporaryDirectory() as directory:
         qrels = Path(directory) / "q"
@@ -266,7 +260,7 @@ def test_tie_orders_by_hand():
             "rank": [2, 3, 1, 4],
         }
         for order, grades in expected.items():
-            jr = judge_run(read_run(str(run)), index, EvalSettings(order=order))
+            jr = judge_run(read_run(str(run)), index, Settings(order=order))
             assert jr.grades[0, :, 0].tolist() == grades, order
 
 

@@ -20,9 +20,10 @@ import pytest
 from support import SAMPLE_DATA, run_cli
 
 from divaeval.io import read_qrels, read_run
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run
+from divaeval.judged import QrelsIndex, judge_run
 from divaeval.metrics import compute_measures, parse_measure, parse_measures
 from divaeval.scores import summary_of
+from divaeval.settings import Settings
 
 DATA = Path(__file__).parent / "fixtures" / "trec_eval"
 ALL_TREC = ("all_trec",)
@@ -151,7 +152,7 @@ def _format(value: float, integer: bool) -> str:
 def test_trec_eval_expected_outputs(version, output):
     qrels_name, results_name, arguments, per_topic, complete, depth, level = CASES[output]
     index = QrelsIndex(read_qrels(str(DATA / f"{qrels_name}.gz")), rel_level=level)
-    settings = EvalSettings(rel_level=level, complete=complete, depth=depth)
+    settings = Settings(rel_level=level, complete=complete, depth=depth)
     jr = judge_run(read_run(str(DATA / f"{results_name}.gz")), index, settings)
     measures = _measures(arguments, version)
     values = compute_measures(jr, [m for _, m in measures])

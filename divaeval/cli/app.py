@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     stderr (``divaeval: FILE:LINE: message``); a reader that goes away (``| head``) ends the
     run quietly with 0; output that cannot be written (closed or full stdout) is exit 1; a
     bug is exit 3 (``--debug`` shows the traceback)."""
-    from divaeval.errors import EXIT_INTERNAL, EXIT_USAGE, DivaevalError
+    from divaeval.errors import EXIT_INTERNAL, EXIT_USAGE, DivaevalError, warnings_on_stderr
 
     args = list(sys.argv[1:] if argv is None else argv)
     instruction = os.environ.get(COMPLETE_VAR)
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # make_context + invoke rather than cli.main: click's main turns a broken pipe into
         # exit 1 before divaeval could see it.
-        with cli.make_context("divaeval", args) as ctx:
+        with cli.make_context("divaeval", args) as ctx, warnings_on_stderr():
             cli.invoke(ctx)
         if sys.stdout is not None:
             sys.stdout.flush()  # a write error of buffered output is reported here

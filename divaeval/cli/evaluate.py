@@ -8,19 +8,18 @@ import click
 
 from divaeval.cli.options import (
     baseline_option,
-    check_dd_exponent,
-    dd_exponent_option,
-    evaluation_from,
-    judging_options,
-    mean_option,
     measure_option,
     output_file_option,
     precision_option,
     risk_alpha_option,
+    runs_and_qrels,
+    settings_from,
+    settings_options,
     signature_option,
 )
 from divaeval.cli.output import emit, write_text
 from divaeval.cli.paths import INPUT
+from divaeval.settings import AVERAGING, JUDGING
 
 COMMAND_NAME = "evaluate"
 SCORE_FORMATS = ("trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", "table", "latex")
@@ -31,17 +30,7 @@ SCORE_FORMATS = ("trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", 
 @measure_option()
 @click.option("-q", "--per-topic", is_flag=True, help="also print per-topic values")
 @click.option("-n", "--no-summary", is_flag=True, help="no mean over topics")
-@click.option(
-    "-c",
-    "--complete",
-    is_flag=True,
-    help="average over all qrels topics; topics missing from a run count as 0",
-)
-@judging_options
-@mean_option(
-    "topic average: arithmetic, geometric (gm_map), or weighted by 1 - diversity difficulty"
-)
-@dd_exponent_option()
+@settings_options("complete", *JUDGING, *AVERAGING)
 @click.option(
     "-f",
     "--format",
@@ -65,53 +54,44 @@ def evaluate_command(
     measures,
     per_topic,
     no_summary,
-    complete,
-    mean,
-    dd_exponent,
     baseline,
     risk_alpha,
     output_format,
     precision,
     output,
     signature,
-    **judging,
+    **options,
 ) -> None:
     """Evaluate RUN files against QRELS (the last file). A file may be '-' (stdin) and
     gzipped; the default measures are ndeval's 21 columns."""
-    from divaeval import __version__
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
     from divaeval.report import ReportOptions, write_report
 
-    dd_exponent = check_dd_exponent(mean, dd_exponent)
-    result = evaluation_from(
-        files,
-        measures,
-        judging,
-        complete=complete,
-        baseline=baseline,
-        risk_alpha=risk_alpha,
-        dd_exponent=dd_exponent,
+    settings = settings_from(options)
+    runs, qrels = runs_and_qrels(files)
+    result = api.evaluate(
+        runs, qrels, measures, baseline=baseline, risk_alpha=risk_alpha, settings=settings
     )
-    result.check_mean(mean)
-    names = ",".join(m.name for m in result.measures)
-    risk = f"|{result.risk.signature()}" if result.risk else ""
-    averaged = f"mean={mean}" + (f"|dd_exponent={dd_exponent}" if mean == "dd" else "")
-    sig = f"divaeval {__version__}|{result.settings.signature()}{risk}|{averaged}|measures={names}"
-    options = ReportOptions(
+    if signature:
+        click.echo(result.signature, err=True)
+    if output_format == "latex":  # runs x measures with significance superscripts
+        from divaeval.stats.tables import evaluation_latex  # scipy: for this format only
+
+        text = evaluation_latex(
+            result.evaluation,
+            mean=settings.mean,
+            precision=4 if precision is None else precision,
+            signature=result.signature,
+        )
+        emit(partial(write_text, text), output)
+        return
+    report = ReportOptions(
         format=output_format,
         per_topic=per_topic or output_format == "ndeval",
         summary=not no_summary,
         precision=precision,
-        mean=mean,
-        signature=sig,
+        mean=settings.mean,
+        signature=result.signature,
     )
-    if signature:
-        click.echo(sig, err=True)
-    if output_format == "latex":  # runs x measures with significance superscripts
-        from divaeval.stats.tables import evaluation_latex
-
-        text = evaluation_latex(
-            result, mean=mean, precision=4 if precision is None else precision, signature=sig
-        )
-        emit(partial(write_text, text), output)
-        return
-    emit(lambda out: write_report(result, out, options), output)
+    emit(lambda out: write_report(result.evaluation, out, report), output)

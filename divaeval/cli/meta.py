@@ -6,28 +6,21 @@ from __future__ import annotations
 
 import click
 
-from divaeval import __version__
 from divaeval.cli.options import (
     MAX_RESAMPLES,
-    check_dd_exponent,
-    dd_exponent_option,
-    intents_option,
-    judging_options,
-    mean_option,
+    analysis_inputs,
     measure_option,
     output_options,
-    rel_level_option,
     resampling_options,
     resolve_format,
-    score_tables,
     scores_option,
     seed_option,
-    topics_option,
-    workers_from,
-    workers_options,
+    settings_from,
+    settings_options,
 )
-from divaeval.cli.output import progress_bar, write_table, write_tables, written_atomically
+from divaeval.cli.output import progress_bar, write_table, write_tables
 from divaeval.cli.paths import INPUT, OUTPUT
+from divaeval.settings import JUDGING
 
 
 @click.group("meta")
@@ -49,7 +42,7 @@ def meta_group() -> None:
     metavar="FILE.png",
     help="draw ASL curves (needs matplotlib: pip install 'divaeval[plot]')",
 )
-@judging_options
+@settings_options(*JUDGING)
 @output_options
 def discriminative_power_command(
     files,
@@ -64,43 +57,34 @@ def discriminative_power_command(
     precision,
     output,
     signature,
-    **judging,
+    **options,
 ) -> None:
     """Share of run pairs each metric finds significant, and the estimated performance
     difference required (Sakai 2012, Figures 3 and 5)."""
-    from divaeval.meta import discriminative_power, plot_asl_curves
-    from divaeval.meta.discriminative_power import check_plotting
-    from divaeval.stats.significance import DEFAULT_SEED
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
 
-    if plot:
-        check_plotting()  # before any computing
     fmt = resolve_format(output_format)
-    runs_given = files[:-1]
-    with workers_from(
-        judging["jobs"], judging["scheduler"], runs_given, judging["chunk_size"]
-    ) as workers:
-        runs, tables = score_tables(files, measures, judging, score_files, workers=workers)
-        with progress_bar("resampling each metric") as bar:
-            result = discriminative_power(
-                tables,
-                runs,
-                test=test,
-                B=B,
-                seed=DEFAULT_SEED if seed is None else seed,
-                alpha=significance,
-                progress=None if bar is None else (lambda metric, done, total: bar(done, total)),
-                workers=workers,
-            )
-    if plot:
-        with written_atomically(plot) as temporary:  # (the same suffix: the same format)
-            plot_asl_curves(result, temporary)
+    settings = settings_from(options)
+    with progress_bar("resampling each metric") as bar:
+        result = api.discriminative_power(
+            **analysis_inputs(files, score_files, settings),
+            measures=measures,
+            test=test,
+            samples=B,
+            seed=seed,
+            alpha=significance,
+            plot=plot,
+            progress=None if bar is None else (lambda metric, done, total: bar(done, total)),
+            settings=settings,
+        )
     write_table(
-        result.table(),
+        result.frame,
         fmt,
         output,
         key="metric",
         precision=precision,
-        signature=f"divaeval {__version__}|meta discriminative-power|{result.signature}",
+        signature=result.signature,
         title="discriminative power",
         show_signature=signature,
         resampled=True,
@@ -118,29 +102,30 @@ def discriminative_power_command(
     help="print one coefficient as a metric x metric matrix "
     "(default: a long table with every coefficient)",
 )
-@judging_options
+@settings_options(*JUDGING)
 @output_options
 def correlation_command(
-    files, measures, score_files, matrix, output_format, precision, output, signature, **judging
+    files, measures, score_files, matrix, output_format, precision, output, signature, **options
 ) -> None:
     """Kendall's tau (tau-b, tau-a) and tau_ap (Yilmaz et al.; and its symmetric version)
     between the system rankings induced by each pair of metrics."""
-    from divaeval.meta import rank_correlation_matrix, rank_correlations
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
 
-    fmt = resolve_format(output_format)
-    runs, tables = score_tables(files, measures, judging, score_files)
-    if matrix:
-        frame = rank_correlation_matrix(tables, runs, matrix).reset_index(names="metric")
-    else:
-        frame = rank_correlations(tables, runs)
+    settings = settings_from(options)
+    result = api.correlation(
+        **analysis_inputs(files, score_files, settings),
+        measures=measures,
+        matrix=matrix,
+        settings=settings,
+    )
     write_table(
-        frame,
-        fmt,
+        result.frame,
+        resolve_format(output_format),
         output,
         key="metric" if matrix else "metric_a",
         precision=precision,
-        signature=f"divaeval {__version__}|meta correlation|runs={len(runs)}|"
-        f"topics={'scores' if score_files else 'qrels'}",
+        signature=result.signature,
         title="rank correlation",
         show_signature=signature,
     )
@@ -158,39 +143,30 @@ def correlation_command(
     metavar="MEASURE",
     help="gold-standard measure (e.g. I-rec@10 or strec@10, EfP@10); one or two",
 )
-@judging_options
+@settings_options(*JUDGING)
 @output_options
 def intuitiveness_command(
-    files, measures, score_files, golds, output_format, precision, output, signature, **judging
+    files, measures, score_files, golds, output_format, precision, output, signature, **options
 ) -> None:
     """Sakai's intuitiveness test (2012, Figure 6): for each pair of metrics, of the run pairs
     on which they disagree, how often each agrees with the gold standard(s)."""
-    from divaeval.meta import intuitiveness_table
-    from divaeval.metrics import parse_measures
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
 
-    fmt = resolve_format(output_format)
-    if score_files:  # names as the files write them; without -m every other measure
-        from divaeval.meta.scores import choose_measures
-
-        runs, tables = score_tables(files, (), judging, score_files)
-        gold_names = choose_measures(list(tables), golds, "--scores")
-        others = [name for name in tables if name not in gold_names]
-        compared_names = choose_measures(others, measures, "--scores") if measures else others
-    else:
-        gold_names = [m.name for m in parse_measures(list(golds))]
-        wanted = (list(measures) or ["ndeval"]) + list(golds)
-        runs, tables = score_tables(files, wanted, judging)
-        compared_names = [m.name for m in parse_measures(list(measures) or ["ndeval"])]
-    gold = {name: tables[name] for name in gold_names}
-    compared = {name: tables[name] for name in compared_names}
+    settings = settings_from(options)
+    result = api.intuitiveness(
+        **analysis_inputs(files, score_files, settings),
+        measures=measures,
+        gold=list(golds),
+        settings=settings,
+    )
     write_table(
-        intuitiveness_table(compared, gold, runs),
-        fmt,
+        result.frame,
+        resolve_format(output_format),
         output,
         key="metric_1",
         precision=precision,
-        signature=f"divaeval {__version__}|meta intuitiveness|gold={'+'.join(gold_names)}|"
-        f"runs={len(runs)}",
+        signature=result.signature,
         title="intuitiveness",
         show_signature=signature,
     )
@@ -200,24 +176,27 @@ def intuitiveness_command(
 @click.argument("files", nargs=-1, metavar="[RUN... QRELS]", type=INPUT)
 @measure_option()
 @scores_option()
-@judging_options
+@settings_options(*JUDGING)
 @output_options
 def unanimity_command(
-    files, measures, score_files, output_format, precision, output, signature, **judging
+    files, measures, score_files, output_format, precision, output, signature, **options
 ) -> None:
     """Metric Unanimity (Amigó et al. 2018, §6.1): PMI (base 2) between a metric's
     preferences and the unanimous preferences of the other metrics; ties count 0.5."""
-    from divaeval.meta import metric_unanimity_table
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
 
-    fmt = resolve_format(output_format)
-    runs, tables = score_tables(files, measures, judging, score_files)
+    settings = settings_from(options)
+    result = api.unanimity(
+        **analysis_inputs(files, score_files, settings), measures=measures, settings=settings
+    )
     write_table(
-        metric_unanimity_table(tables, runs),
-        fmt,
+        result.frame,
+        resolve_format(output_format),
         output,
         key="metric",
         precision=precision,
-        signature=f"divaeval {__version__}|meta unanimity|runs={len(runs)}|pmi=log2",
+        signature=result.signature,
         title="unanimity",
         show_signature=signature,
     )
@@ -253,11 +232,14 @@ def unanimity_command(
     help="random permutations of each topic's relevant documents",
 )
 @seed_option()
-@mean_option("topic average: arithmetic, geometric, or weighted by 1 - diversity difficulty")
-@dd_exponent_option()
-@rel_level_option("relevant iff the document's largest grade >= this")
-@intents_option()
-@topics_option()
+@settings_options(
+    "mean",
+    "dd_exponent",
+    "rel_level",
+    "intents",
+    "topics",
+    help={"rel_level": "relevant iff the document's largest grade >= this"},
+)
 @click.option("-q", "--per-topic", is_flag=True, help="also print per-topic values")
 @click.option(
     "--grid",
@@ -273,7 +255,7 @@ def unanimity_command(
     is_flag=True,
     help="with --grid: print the topic average at every grid point (Golbus Figure 7)",
 )
-@workers_options
+@settings_options("jobs", "scheduler")
 @output_options
 def sensitivity_command(
     qrels,
@@ -281,74 +263,54 @@ def sensitivity_command(
     cutoffs,
     samples,
     seed,
-    mean,
-    dd_exponent,
-    rel_level,
-    intents,
-    topics_file,
     per_topic,
     grids,
     all_points,
-    jobs,
-    scheduler,
     output_format,
     precision,
     output,
     signature,
+    **options,
 ) -> None:
     """Document selection sensitivity of each measure on QRELS (Golbus et al. 2013, §7,
     Eq. 11): per topic, the coefficient of variation of the measure over random permutations
     of the topic's relevant documents, averaged over topics. With --grid, the largest average
     over a grid of the measures' parameters and where it is reached. The seed and the number
     of samples are reported."""
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
     from divaeval.errors import UsageError
-    from divaeval.meta.sensitivity import DEFAULT_CUTOFF, sensitivity
-    from divaeval.metrics.grid import parse_grid
 
     fmt = resolve_format(output_format)
-    dd_exponent = check_dd_exponent(mean, dd_exponent)
-    grid = parse_grid(grids)
-    if grid is None and all_points:
+    settings = settings_from(options)
+    if not grids and all_points:
         raise UsageError("--all-points needs --grid")
-    if grid is not None and per_topic:
+    if grids and per_topic:
         raise UsageError("-q prints one measure's per-topic values; with --grid use --all-points")
-    with (
-        workers_from(jobs, scheduler) as workers,
-        progress_bar("sampling rankings of each topic") as progress,
-    ):
-        result = sensitivity(
+    with progress_bar("sampling rankings of each topic") as progress:
+        result = api.sensitivity(
             qrels,
             measures,
-            cutoffs=list(cutoffs) or [DEFAULT_CUTOFF],
+            cutoff=list(cutoffs),
             samples=samples,
             seed=seed,
-            mean=mean,
-            dd_exponent=dd_exponent,
-            rel_level=rel_level,
-            intents=intents,
-            topics=topics_file,
-            grid=grid,
+            grid=list(grids),
             progress=progress,
-            workers=workers,
+            settings=settings,
         )
-    sig = f"divaeval {__version__}|meta sensitivity|{result.signature}"
-    if grid is not None:
-        frame, key = result.grid_frame(all_points=all_points), "measure"
-        if all_points:
-            frame.insert(1, "samples", result.samples)
-            frame.insert(2, "seed", result.seed)
+    if grids:
+        frame, key = result.grid(all_points=all_points), "measure"
     elif fmt == "trec_eval":
-        frame, key = result.wide_frame(per_topic=per_topic), "topic"
+        frame, key = result.wide(per_topic=per_topic), "topic"
     else:
-        frame, key = result.frame(per_topic=per_topic), "measure"
-        frame.insert(frame.columns.get_loc("samples") + 1, "seed", result.seed)
+        frame, key = result.table(per_topic=per_topic), "measure"
     write_table(
         frame,
         fmt,
         output,
         key=key,
         precision=precision,
-        signature=sig,
+        signature=result.signature,
         title="document selection sensitivity",
         show_signature=signature,
         resampled=True,
@@ -412,23 +374,23 @@ def axioms_command(
     rankings, both scores) for every ○, and the search space of each check. Universal
     constraints are tested on enumerated and seeded random cases, DeepTh, CloseTh and Sat by
     bounded search."""
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
     from divaeval.errors import UsageError
-    from divaeval.meta.axioms import CONSTRAINTS, PAPER_TABLE1, check_axioms, constraint
 
     fmt = resolve_format(output_format)
-    chosen = list(measures) + ([text for text, _ in PAPER_TABLE1.values()] if table1 else [])
-    if not chosen:
+    if not measures and not table1:
         raise UsageError("meta axioms: give -m MEASURE (repeatable) or --table1")
-    keys = [constraint(k).key for k in constraints] if constraints else list(CONSTRAINTS)
-    report = check_axioms(
-        chosen,
-        keys,
-        seed=42 if seed is None else seed,
-        random_cases=cases,
+    result = api.axioms(
+        list(measures),
+        table1=table1,
+        constraint=list(constraints),
+        seed=seed,
+        cases=cases,
         max_length=max_length,
         top_grade=top_grade,
     )
-    sig = f"divaeval {__version__}|meta axioms|{report.signature()}"
+    report, sig = result.report, result.signature
     if fmt in ("jsonl", "json", "csv", "tsv"):
         frame = report.frame(flat=fmt in ("csv", "tsv"))
         write_table(
@@ -445,15 +407,15 @@ def axioms_command(
     sections = [
         (
             "axioms (● satisfied, ○ not)",
-            report.verdict_frame(symbols=fmt != "trec_eval", paper=table1),
+            result.verdicts(symbols=fmt != "trec_eval"),
             "measure",
         )
     ]
     if fmt == "table":
-        examples = report.counterexample_frame()
+        examples = result.counterexamples
         if len(examples):
             sections.append(("counterexamples (topic q)", examples, "measure"))
-        sections.append(("search spaces", report.space_frame(), "constraint"))
+        sections.append(("search spaces", result.spaces, "constraint"))
     write_tables(
         sections,
         fmt,
@@ -522,28 +484,25 @@ def ties_command(
     """Tie probabilities for two random complete rankings of n items with m relevant (Diaz,
     Ekstrand & Mitra, §5.3): exact for TSE, R@k, R-precision and lexirecall, Monte Carlo
     (seeded) for any measure given with -m; or, with --worst-case, their Table 2."""
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
     from divaeval.errors import UsageError
-    from divaeval.meta.ties import DEFAULT_SAMPLES, DEFAULT_SEED, ties_frame, worst_case_frame
 
+    if worst_case and sizes_m:
+        raise UsageError("meta ties: --worst-case draws m ~ U(5, 50); do not give --m")
+    if not worst_case and not sizes_m:
+        raise UsageError("meta ties: give --m M (the number of relevant items)")
     fmt = resolve_format(output_format)
-    seed = DEFAULT_SEED if seed is None else seed
-    if worst_case:
-        if sizes_m:
-            raise UsageError("meta ties: --worst-case draws m ~ U(5, 50); do not give --m")
-        samples = 10_000 if samples is None else samples
-        frame = worst_case_frame(sizes_n, measures=measures, samples=samples, seed=seed)
-        sig = f"divaeval {__version__}|meta ties|worst-case|m~U(5,50)|samples={samples}|seed={seed}"
-        title = "agreement with the worst case (Diaz et al. Table 2)"
-    else:
-        if not sizes_m:
-            raise UsageError("meta ties: give --m M (the number of relevant items)")
-        samples = DEFAULT_SAMPLES if samples is None else samples
-        frame = ties_frame(
-            sizes_n, sizes_m, k=cutoff, measures=measures, samples=samples, seed=seed
-        )
-        sig = f"divaeval {__version__}|meta ties|k={cutoff}"
-        sig += f"|samples={samples}|seed={seed}" if measures else ""
-        title = "probability of a tie (exact; Monte Carlo for -m measures)"
+    result = api.ties(
+        list(sizes_n),
+        list(sizes_m),
+        cutoff=cutoff,
+        measures=list(measures),
+        samples=samples,
+        seed=seed,
+        worst_case=worst_case,
+    )
+    frame, sig, title = result.frame, result.signature, result.title
     write_table(
         frame,
         fmt,

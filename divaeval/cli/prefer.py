@@ -8,12 +8,11 @@ import click
 from divaeval.cli.options import (
     alpha_option,
     correction_option,
-    dedupe_option,
-    depth_option,
-    order_option,
     output_options,
-    rel_level_option,
     resolve_format,
+    runs_and_qrels,
+    settings_from,
+    settings_options,
 )
 from divaeval.cli.output import keyed_frame as _keyed
 from divaeval.cli.output import write_tables
@@ -59,12 +58,19 @@ def _values_for_trec_eval(frame):
 )
 @correction_option("holm", "multiple-comparison correction of the sign tests (per measure)")
 @alpha_option("significance level (adjusted p < alpha)")
-@rel_level_option("relevant iff the document's largest grade >= this (pref_eval's -b)")
-@depth_option("keep the first N documents per topic after ordering (pref_eval's --topk)")
-@order_option(
-    "score", "ranking order (score = pref_eval's and trec_eval's: score desc, docno desc)"
+@settings_options(
+    "rel_level",
+    "depth",
+    "order",
+    "dedupe",
+    help={
+        "rel_level": "relevant iff the document's largest grade >= this (pref_eval's -b)",
+        "depth": "keep the first N documents per topic after ordering (pref_eval's --topk)",
+        "order": "ranking order (score = pref_eval's and trec_eval's: score desc, docno desc)",
+        "dedupe": "a docno repeated in a topic: error, or keep the first copy (pref_eval crashes)",
+    },
+    defaults={"order": "score"},
 )
-@dedupe_option("a docno repeated in a topic: error, or keep the first copy (pref_eval crashes)")
 @click.option(
     "--run-names",
     type=click.Choice(["tag", "file"]),
@@ -89,48 +95,37 @@ def prefer_command(
     methods,
     correction,
     significance,
-    rel_level,
-    depth,
-    order,
-    dedupe,
     run_names,
     which,
     output_format,
     precision,
     output,
     signature,
+    **options,
 ) -> None:
     """Lexicographic preferences between every pair of RUNs (QRELS last): lexirecall,
     lexiprecision and rrlexiprecision exactly as pref_eval computes them. Per pair: wins, ties,
     losses, the mean preference and a two-sided sign test with correction; runs ranked by MC4
     and Borda. Values are +1 when run_a (the earlier run) is preferred, -1 when run_b is."""
-    from divaeval import __version__
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
     from divaeval.errors import UsageError
-    from divaeval.stats.preferences import pair_table, preferences, ranking_table
 
-    if len(files) < 3:
-        raise UsageError("need at least two RUNs and the QRELS file (qrels last)")
+    runs, qrels = runs_and_qrels(files, at_least=2)
     fmt = resolve_format(output_format)
-    methods = list(methods) or ["mc4", "borda"]
     if which is None:
         which = "all" if fmt in ("table", "latex") else "values"
     if which == "all" and fmt not in ("table", "latex"):
         raise UsageError(f"--table all needs -f table or latex; with -f {fmt} choose one table")
-    prefs = preferences(
-        list(files[:-1]),
-        files[-1],
+    result = api.prefer(
+        runs,
+        qrels,
         measures,
-        rel_level=rel_level,
-        depth=depth,
-        order=order,
-        dedupe=dedupe,
+        aggregate=list(methods) or ["mc4", "borda"],
+        correction=correction,
+        alpha=significance,
         run_names=run_names,
-    )
-    sig = (
-        f"divaeval {__version__}|prefer|order={order}|rel={rel_level}|"
-        f"depth={depth or 'all'}|dedupe={dedupe}|topics={len(prefs.topics)}|"
-        f"test=sign|correction={correction}|alpha={significance}|"
-        f"aggregate={','.join(methods)}|measures={','.join(prefs.measures)}"
+        settings=settings_from(options),
     )
     parts = list(_SECTIONS) if which == "all" else [which]
     sections = []
@@ -138,23 +133,28 @@ def prefer_command(
         if part == "values":
             if which == "all" and not per_topic:
                 continue  # the means are in the pairs table
-            frame = prefs.long_frame(per_topic=per_topic, summary=not no_summary)
+            frame = result.values(per_topic=per_topic, summary=not no_summary)
             if fmt == "trec_eval":
                 sections.append(("preferences", _values_for_trec_eval(frame), "key"))
             else:
                 sections.append(("preferences", frame, "run_a"))
         elif part == "pairs":
-            frame = pair_table(prefs, correction=correction, alpha=significance)
+            frame = result.pairs
             if fmt == "trec_eval":
                 sections.append(("pairs", _keyed(frame, ["measure", "run_a", "run_b"]), "key"))
             else:
                 sections.append(("pairs: sign test", frame, "measure"))
         else:
-            frame = ranking_table(prefs, methods)
+            frame = result.ranking
             if fmt == "trec_eval":
                 sections.append(("ranking", _keyed(frame, ["measure", "method", "rank"]), "key"))
             else:
                 sections.append(("ranking", frame, "measure"))
     write_tables(
-        sections, fmt, output, precision=precision, signature=sig, show_signature=signature
+        sections,
+        fmt,
+        output,
+        precision=precision,
+        signature=result.signature,
+        show_signature=signature,
     )

@@ -8,15 +8,17 @@ import click
 
 from divaeval.cli.options import (
     baseline_option,
-    evaluation_from,
-    judging_options,
     measure_option,
     output_options,
     resolve_format,
     risk_alpha_option,
+    runs_and_qrels,
+    settings_from,
+    settings_options,
 )
 from divaeval.cli.output import write_table
 from divaeval.cli.paths import INPUT
+from divaeval.settings import JUDGING
 
 
 @click.command("risk")
@@ -24,10 +26,11 @@ from divaeval.cli.paths import INPUT
 @measure_option()
 @baseline_option(
     "the baseline run for URisk, TRisk, wins and losses (also one of the runs of ZRisk and "
-    "GeoRisk); without it only ZRisk and GeoRisk"
+    "GeoRisk, counted once if it is among the RUNs; its own row is left out); without it only "
+    "ZRisk and GeoRisk"
 )
 @risk_alpha_option("risk sensitivity A >= 0: losses weigh 1 + A times  [default: 0]")
-@judging_options
+@settings_options(*JUDGING)
 @output_options
 def risk_command(
     files,
@@ -38,9 +41,9 @@ def risk_command(
     precision,
     output,
     signature,
-    **judging,
+    **options,
 ) -> None:
-    """Risk-sensitive comparison of RUNs: per run and measure, the mean and
+    """Risk-sensitive comparison of RUNs. Per run and measure: its mean, and
 
     \b
     URisk    (1/c)·Σ_q δ'_q, δ'_q = r_q − b_q if r_q ≥ b_q, else (1 + A)(r_q − b_q)
@@ -56,38 +59,30 @@ def risk_command(
     GeoRisk  √((S_i/c)·Φ(ZRisk_i/c)), Φ the standard normal CDF
              (both: Dinçer, Macdonald & Ounis, SIGIR 2016)
 
+    The baseline's own row is left out (it would compare it with itself); it is one of the
+    runs of ZRisk and GeoRisk, counted once when it is also among the RUNs.
     Every run is scored on every qrels topic (a topic missing from a run scores 0). ZRisk and
     GeoRisk need scores >= 0 (NaN otherwise). For ndeval's per-topic values use
     'divaeval RUN... QRELS --baseline BASE --risk-alpha A'.
     """
-    from divaeval import __version__
-    from divaeval.risk_measures import check_risk_alpha, risk_frame
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
 
-    fmt = resolve_format(output_format)
-    alpha, alpha_text = check_risk_alpha("0" if risk_alpha is None else risk_alpha)
-    paths, position = _runs_with_baseline(files[:-1], baseline)
-    result = evaluation_from([*paths, files[-1]], measures, judging, complete=True)
-    frame = risk_frame(result, baseline=position, alpha=alpha)
-    names = ",".join(m.name for m in result.measures)
-    base = "none" if position is None else result.runs[position].name
-    sig = (
-        f"divaeval {__version__}|risk|baseline={base}|risk_alpha={alpha_text}|"
-        f"{result.settings.signature()}|measures={names}"
+    runs, qrels = runs_and_qrels(files)
+    result = api.risk(
+        runs,
+        qrels,
+        measures,
+        baseline=baseline,
+        risk_alpha="0" if risk_alpha is None else risk_alpha,
+        settings=settings_from(options),
     )
     write_table(
-        frame, fmt, output, key="run", precision=precision, signature=sig, show_signature=signature
+        result.frame,
+        resolve_format(output_format),
+        output,
+        key="run",
+        precision=precision,
+        signature=result.signature,
+        show_signature=signature,
     )
-
-
-def _runs_with_baseline(run_paths, baseline: str | None) -> tuple[list[str], int | None]:
-    """(run files, position of the baseline among them): the baseline file is added after the
-    runs unless it is one of them already (then it is not counted twice by ZRisk)."""
-    from divaeval.evaluation import same_file
-
-    paths = list(run_paths)
-    if baseline is None:
-        return paths, None
-    for position, path in enumerate(paths):
-        if path == baseline or same_file(path, baseline):
-            return paths, position
-    return [*paths, baseline], len(paths)

@@ -745,12 +745,13 @@ def score_cases(cases: Sequence[Case], measures: Sequence) -> dict:
     case) and two runs, judged once and scored by every measure; the partition keeps
     file-level scales (the largest grade of the qrels, e.g. ERR's G) equal to the case's own,
     so that every case, run alone, scores the same."""
-    from divaeval.judged import EvalSettings, judge_texts
+    from divaeval.judged import judge_texts
     from divaeval.metrics import compute_measures
+    from divaeval.settings import Settings
 
     out = {measure: (np.empty(len(cases)), np.empty(len(cases))) for measure in measures}
     top = np.array([case_max_grade(case) for case in cases])
-    settings = EvalSettings(order="file", complete=True)
+    settings = Settings(order="file", complete=True)
     for grade in np.unique(top):
         rows = np.flatnonzero(top == grade)
         qrels: list[str] = []
@@ -822,8 +823,9 @@ class Counterexample:
     def rescore(self, measure) -> tuple[float, float]:
         """(Q(a), Q(b)) of ``measure`` computed afresh from this counterexample alone (as
         ``divaeval RUN QRELS --intents I --order file -c -m MEASURE`` would)."""
-        from divaeval.judged import EvalSettings, judge_texts
+        from divaeval.judged import judge_texts
         from divaeval.metrics import Measure, compute_measures, parse_measure
+        from divaeval.settings import Settings
 
         (measure,) = [measure] if isinstance(measure, Measure) else parse_measure(measure)
         runs = [
@@ -834,7 +836,7 @@ class Counterexample:
             "\n".join(self.qrels) + "\n",
             runs,
             intents="\n".join(self.intents) + "\n",
-            settings=EvalSettings(order="file", complete=True),
+            settings=Settings(order="file", complete=True),
         )
         a, b = (float(compute_measures(jr, [measure])[measure][0]) for jr in judged)
         return a, b

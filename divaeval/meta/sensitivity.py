@@ -56,7 +56,7 @@ from divaeval.parallel import InProcess, Workers
 
 if TYPE_CHECKING:
     from divaeval.io import Qrels
-    from divaeval.judged import EvalSettings
+    from divaeval.settings import Settings
 
 DEFAULT_SAMPLES = 1000
 DEFAULT_CUTOFF = 20
@@ -312,7 +312,7 @@ class _SamplingWork:
     samples: int
     seed: int
     depth: int
-    settings: EvalSettings
+    settings: Settings
     rel_level: int
     keep_values: bool
 
@@ -411,7 +411,7 @@ def selection_sensitivity(
     topics done after each batch of topics. The batches (and parts of the measures) run on
     ``workers`` when given, with the same results."""
     from divaeval.collection import check_dd_exponent
-    from divaeval.judged import EvalSettings
+    from divaeval.settings import Settings
     from divaeval.stats.significance import DEFAULT_SEED, GENERATOR_NAME, check_resamples
 
     seed = DEFAULT_SEED if seed is None else int(seed)
@@ -449,7 +449,7 @@ def selection_sensitivity(
     finite = [m.cutoff for m in parsed if m.cutoff is not None]
     needs_all = any(m.cutoff is None for m in parsed)
     depth = largest if needs_all else min(largest, max(finite))
-    settings = EvalSettings(rel_level=rel_level, complete=True)
+    settings = Settings(rel_level=rel_level, complete=True)
 
     per_row = max(1, samples * material.pool_grades.shape[1] * material.pool_grades.shape[2])
     per_batch = max(1, min(_BATCH_CELLS // per_row, _BATCH_VALUES // (samples * len(parsed))))

@@ -123,11 +123,12 @@ def _parse(measures: Sequence):
 def _materials(sizes: Sequence[int]):
     """Judged-rankings material of one topic per relevant-set size m (topic ``m``, relevant
     documents ``r1``…``rm``, grade 1), and the settings to judge with."""
-    from divaeval.judged import EvalSettings, judge_texts
+    from divaeval.judged import judge_texts
+    from divaeval.settings import Settings
 
     sizes = sorted(set(sizes))
     qrels = "".join(f"{m} 0 r{j} 1\n" for m in sizes for j in range(1, m + 1))
-    settings = EvalSettings(order="file", complete=True)
+    settings = Settings(order="file", complete=True)
     (jr,) = judge_texts(qrels, [f"{sizes[0]} Q0 r1 1 1 tie\n"], settings=settings)
     row_of = {int(t): row for row, t in enumerate(jr.topics)}
     return jr.material, row_of, settings

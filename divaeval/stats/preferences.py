@@ -45,7 +45,7 @@ import numpy as np
 from divaeval.errors import DataError, UsageError, check_rel_level
 
 if TYPE_CHECKING:
-    from divaeval.judged import Dedupe, Order
+    from divaeval.settings import Dedupe, Order
 
 LEXI_MEASURES: tuple[str, ...] = ("lexirecall", "lexiprecision", "rrlexiprecision")
 """The preference measures, in pref_eval's output order."""
@@ -144,10 +144,11 @@ def relevance_vectors(runs: Sequence, index, settings=None, rel_level: int = 1):
 
     import pandas as pd
 
-    from divaeval.judged import EvalSettings, judge_run
+    from divaeval.judged import judge_run
+    from divaeval.settings import Settings
 
     check_rel_level(rel_level)  # relevant iff the document's largest grade >= the level
-    settings = dataclasses.replace(settings or EvalSettings(), complete=True, rel_level=rel_level)
+    settings = dataclasses.replace(settings or Settings(), complete=True, rel_level=rel_level)
     names = [run.name for run in runs]
     if len(set(names)) != len(names):
         dupes = sorted({n for n in names if names.count(n) > 1})
@@ -312,11 +313,11 @@ def preferences(
     ``divaeval prefer``). ``run_names``: ``tag`` (divaeval's rule: the run tag, file names when
     tags are shared) or ``file`` (pref_eval's rule: the file name without ``.txt``/``.gz``)."""
     from divaeval.evaluation import load_inputs
-    from divaeval.judged import EvalSettings
+    from divaeval.settings import Settings
 
     if len(run_paths) < 2:
         raise UsageError("need at least two runs to compare")
-    settings = EvalSettings(order=order, depth=depth, dedupe=dedupe, rel_level=rel_level)
+    settings = Settings(order=order, depth=depth, dedupe=dedupe, rel_level=rel_level)
     runs, index = load_inputs(list(run_paths), qrels_path, settings=settings)
     name_runs(runs, run_names)
     vectors = relevance_vectors(runs, index, settings, rel_level=rel_level)

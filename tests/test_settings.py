@@ -1,0 +1,123 @@
+"""The settings object (:mod:`divaeval.settings`): one record per option, from which the command
+line's shared options are generated and against which the API's keywords are checked; bad
+values are usage errors naming the option as the caller spelled it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import fields
+
+import pytest
+from support import SAMPLE_DATA, run_cli
+
+import divaeval
+from divaeval.errors import UsageError
+from divaeval.settings import JUDGING, Settings, option_of
+
+QRELS = str(SAMPLE_DATA / "qrels.txt")
+RUN = str(SAMPLE_DATA / "run.txt")
+
+BAD_VALUES = [
+    ("depth", "x", "depth must be an integer >= 1 or None, got 'x'"),
+    ("depth", 0, "depth must be an integer >= 1 or None, got 0"),
+    ("rel_level", 1.5, "relevance level rel_level must be an integer, got 1.5"),
+    ("order", "best", "order must be one of score, score-docno-asc, score-file, rank, file"),
+    ("dedupe", None, "dedupe must be one of error, first, got None"),
+    ("compat", "trec", "compat must be one of ndeval, ntcireval, trec_eval, got 'trec'"),
+    ("complete", "yes", "complete must be True or False, got str"),
+    ("normalize_intents", 1, "normalize_intents must be True or False, got int"),
+    ("intents", 42, "intents must be a path (str), got int"),
+    ("topics", b"/path", "topics must be a path (str), got bytes"),
+    ("mean", "median", "mean must be one of arith, geom, dd, got 'median'"),
+    ("chunk_size", "8Q", "chunk_size must be a positive size such as 64M, not '8Q'"),
+    ("chunk_size", 0, "chunk_size must be a positive size such as 64M, not 0"),
+    ("jobs", -1, "jobs must be a non-negative integer or 'auto', not -1"),
+    ("jobs", "many", "jobs must be a non-negative integer or 'auto', not 'many'"),
+    ("scheduler", 5, "scheduler must be a string, got int"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "message"), BAD_VALUES)
+def test_a_bad_value_is_a_usage_error_naming_the_setting(name, value, message):
+    with pytest.raises(UsageError) as caught:
+        Settings(**{name: value})
+    assert str(caught.value).startswith(message)
+
+
+def test_every_setting_has_a_bad_value_tested():
+    assert {f.name for f in fields(Settings)} - {"dd_exponent"} == {n for n, _, _ in BAD_VALUES}
+
+
+def test_values_are_normalized():
+    settings = Settings(chunk_size="64K", intents=SAMPLE_DATA / "qrels.txt", rel_level=True + 1)
+    assert settings.chunk_size == 65536 and settings.intents == QRELS
+    assert settings.rel_level == 2 and Settings(jobs="auto").jobs == "auto"
+
+
+def test_the_dd_exponent_needs_the_dd_mean():
+    with pytest.raises(UsageError, match="^dd_exponent applies to mean dd, not mean arith$"):
+        Settings(dd_exponent="xi+1")
+    assert Settings(mean="dd", dd_exponent="xi+1").exponent == "xi+1"
+    assert Settings(mean="dd").exponent == "xi"
+
+
+def test_the_order_follows_compat_until_given():
+    assert Settings().ranking_order == "score"
+    assert Settings(compat="ndeval").ranking_order == "rank"
+    # given as None, the order still follows a compat set later
+    assert Settings().merged({"compat": "ndeval"}, ["compat"]).ranking_order == "rank"
+    assert Settings(order="file", compat="ndeval").ranking_order == "file"
+
+
+def test_signature_parts():
+    assert Settings().signature() == "order=score|rel=1|depth=all|topics=common|dedupe=error"
+    assert Settings(compat="ndeval", complete=True, depth=20).signature() == (
+        "order=rank|rel=1|depth=20|topics=qrels|dedupe=error|compat=ndeval"
+    )
+    assert Settings(mean="dd").mean_signature() == "mean=dd|dd_exponent=xi"
+
+
+def test_an_unknown_api_keyword_names_it_and_the_valid_ones():
+    with pytest.raises(UsageError) as caught:
+        divaeval.evaluate(RUN, QRELS, "P@5", rel_levle=2)
+    assert str(caught.value).startswith("unknown option 'rel_levle'; the options here are depth,")
+    with pytest.raises(UsageError, match="unknown option 'mean'; the options here are rel_level"):
+        divaeval.prefer([RUN, RUN], QRELS, mean="geom")
+    with pytest.raises(UsageError, match="settings must be a divaeval.Settings, got dict"):
+        divaeval.evaluate(RUN, QRELS, "P@5", settings={"depth": 5})
+
+
+def test_settings_and_keywords_combine_and_keywords_win():
+    by_keywords = divaeval.evaluate(RUN, QRELS, "P@5", depth=3, mean="geom")
+    combined = divaeval.evaluate(
+        RUN, QRELS, "P@5", settings=Settings(depth=3, mean="arith"), mean="geom"
+    )
+    assert by_keywords.signature == combined.signature
+    assert by_keywords.means.equals(combined.means)
+
+
+def test_the_command_line_names_the_flags(capsys):
+    code, _, err = run_cli(capsys, RUN, QRELS, "--chunk-size", "8Q")
+    assert code == 2
+    assert err == "divaeval: --chunk-size must be a positive size such as 64M, not '8Q'\n"
+    code, _, err = run_cli(capsys, RUN, QRELS, "--dd-exponent", "xi+1")
+    assert code == 2 and err == "divaeval: --dd-exponent applies to --mean dd, not --mean arith\n"
+
+
+def test_every_setting_of_a_command_is_one_of_its_options(capsys):
+    # the options are generated from the settings: evaluate has every one, compare the judging
+    for command, names in [
+        (["evaluate"], [f.name for f in fields(Settings)]),
+        (["compare"], list(JUDGING)),
+    ]:
+        code, out, _ = run_cli(capsys, *command, "--help")
+        assert code == 0
+        for name in names:
+            assert option_of(name).long_flag in out, (command, name)
+
+
+def test_settings_import_no_numpy():
+    code = "import sys, divaeval.settings; print('numpy' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
