@@ -66,8 +66,8 @@ def test_differences_leave_out_topics_a_run_lacks():
 
 
 def test_compare_figure_draws_the_differences_whose_means_compare_prints():
-    table = divaeval.evaluate(RUNS, QRELS, "alpha-nDCG@20", complete=True, summary=False)
-    printed = divaeval.compare(RUNS, QRELS, "alpha-nDCG@20")
+    table = divaeval.evaluate(RUNS, QRELS, "alpha-nDCG@20", complete=True).table(summary=False)
+    printed = divaeval.compare(RUNS, QRELS, "alpha-nDCG@20").frame
     figure = differences.between_pairs(table)
     drawn = figure.data.groupby(["run", "reference"], sort=False)["difference"].mean()
     for row in printed.itertuples():
@@ -75,8 +75,8 @@ def test_compare_figure_draws_the_differences_whose_means_compare_prints():
 
 
 def test_risk_figure_draws_the_risk_values_whose_mean_risk_prints_as_urisk():
-    table = divaeval.evaluate(RUNS, QRELS, "alpha-nDCG@20", complete=True, summary=False)
-    printed = divaeval.risk(RUNS[1:], QRELS, "alpha-nDCG@20", baseline=RUNS[0], risk_alpha=1)
+    table = divaeval.evaluate(RUNS, QRELS, "alpha-nDCG@20", complete=True).table(summary=False)
+    printed = divaeval.risk(RUNS[1:], QRELS, "alpha-nDCG@20", baseline=RUNS[0], risk_alpha=1).frame
     figure = differences.against_baseline(table, "ql-cata", risk_alpha=1.0)
     drawn = figure.data.groupby("run", sort=False)["weighted"].mean()
     for row in printed[printed["run"] != "ql-cata"].itertuples():
@@ -86,7 +86,7 @@ def test_risk_figure_draws_the_risk_values_whose_mean_risk_prints_as_urisk():
 
 
 def test_preference_figure_draws_the_values_prefer_prints():
-    printed = divaeval.prefer(RUNS[:2], QRELS, "lexirecall")
+    printed = divaeval.prefer(RUNS[:2], QRELS, "lexirecall").frame
     figure = differences.preferences(printed)
     per_topic = printed[printed["topic"] != "all"]
     assert sorted(figure.data["difference"]) == sorted(per_topic["value"].astype(float))
@@ -103,7 +103,7 @@ def test_heatmap_ranks_runs_by_mean_and_keeps_every_value():
 
 
 def test_evaluate_figures_draw_the_values_evaluate_prints():
-    printed = divaeval.evaluate(RUNS, QRELS, ["alpha-nDCG@5,10,20", "strec@5,10,20"])
+    printed = divaeval.evaluate(RUNS, QRELS, ["alpha-nDCG@5,10,20", "strec@5,10,20"]).table()
     heat = heatmap.topic_heatmap(printed, ["alpha-nDCG@20"])
     merged = heat.data.merge(printed, on=["run", "topic", "measure"])
     assert len(merged) == len(
@@ -196,22 +196,22 @@ def test_meta_and_collection_figures_draw_the_printed_tables():
     assert panel.reference == 0.05
     np.testing.assert_array_equal(panel.series["N"], [0.03, 0.5])
 
-    printed = divaeval.unanimity(RUNS, QRELS, ["alpha-nDCG@20", "ERR-IA@20", "P-IA@20"])
+    printed = divaeval.unanimity(RUNS, QRELS, ["alpha-nDCG@20", "ERR-IA@20", "P-IA@20"]).frame
     np.testing.assert_array_equal(unanimity.unanimity_bars(printed).panels[0].values, printed["mu"])
 
-    printed = divaeval.collection_table(QRELS)
+    printed = divaeval.collection_table(QRELS).frame
     bars = difficulty.difficulty_bars(printed).panels[0]
     np.testing.assert_array_equal(bars.values, printed["dd"])
     assert bars.labels == tuple(printed["topic"].astype(str))
 
-    printed = divaeval.sensitivity(QRELS, ["alpha-nDCG@20", "P-IA@20"], samples=20)
+    printed = divaeval.sensitivity(QRELS, ["alpha-nDCG@20", "P-IA@20"], samples=20).frame
     grid = sensitivity.sensitivity_grid(printed)
     merged = grid.data.merge(printed, on=["measure", "topic"])
     assert len(merged) == len(printed[printed["topic"] != "all"])
     np.testing.assert_array_equal(merged["dss_x"], merged["dss_y"].astype(float))
 
-    table = divaeval.evaluate(RUNS, QRELS, ["alpha-nDCG@20", "P-IA@20"], complete=True)
-    printed = divaeval.correlation(RUNS, QRELS, ["alpha-nDCG@20", "P-IA@20"])
+    table = divaeval.evaluate(RUNS, QRELS, ["alpha-nDCG@20", "P-IA@20"], complete=True).table()
+    printed = divaeval.correlation(RUNS, QRELS, ["alpha-nDCG@20", "P-IA@20"]).frame
     (points,) = correlation.tau_scatter(table, printed).panels
     assert points.title == f"alpha-nDCG@20 vs P-IA@20: τ_b = {printed['tau_b'][0]:.3f}"
     means = table[(table["topic"] == "all") & (table["measure"] == "alpha-nDCG@20")]
@@ -265,13 +265,13 @@ def test_figures_are_saved_in_the_format_of_the_suffix(tmp_path, suffix):
 
 def test_every_panel_kind_draws_with_matplotlib():
     pytest.importorskip("matplotlib")
-    table = divaeval.evaluate(RUNS, QRELS, ["alpha-nDCG@5,10", "P-IA@10"], complete=True)
+    table = divaeval.evaluate(RUNS, QRELS, ["alpha-nDCG@5,10", "P-IA@10"], complete=True).table()
     figures = [
         differences.against_baseline(table, "ql-cata", risk_alpha=1.0),
         heatmap.topic_heatmap(table),
         cutoffs.cutoff_curves(table),
         correlation.tau_scatter(
-            table, divaeval.correlation(RUNS, QRELS, ["alpha-nDCG@10", "P-IA@10"])
+            table, divaeval.correlation(RUNS, QRELS, ["alpha-nDCG@10", "P-IA@10"]).frame
         ),
     ]
     plt = draw.pyplot()

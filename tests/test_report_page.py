@@ -34,7 +34,7 @@ ARTIFACTS = Path(os.environ.get("DIVAEVAL_ARTIFACTS", ROOT / "build" / "test-art
 def build_page(path: Path) -> None:
     """The page of the nine runs from plain data (scores, coverage, means)."""
     runs = {name: str(file) for name, file in TREC2012_RUNS.items()}
-    table = divaeval.evaluate(runs, QRELS, MEASURES + curve_measures(), complete=True)
+    table = divaeval.evaluate(runs, QRELS, MEASURES + curve_measures(), complete=True).table()
     index = QrelsIndex(read_qrels(QRELS), rel_level=1)
     coverages = {
         name: coverage_of_rankings(
