@@ -44,17 +44,22 @@ from typing import Protocol
 import numpy as np
 
 from divaeval.errors import DataError, UsageError, warn
-from divaeval.scores import RunScores
+from divaeval.scores import RunScores, check_score_magnitude, equal_within_tolerance
 from divaeval.topics import sort_topics
 
 # ---------------------------------------------------------------------------------------------
 # ndeval's -baseline/-riskAlpha: risk values against a baseline run
 
 
+MAX_RISK_ALPHA = 1e6
+"""The largest risk sensitivity α: a loss then weighs a million times a gain (TREC's Web Track
+used α ≤ 10), and (1 + α) times any score difference stays finite."""
+
+
 def check_risk_alpha(alpha: float | str) -> tuple[float, str]:
-    """(α as a float, α as text): α must be a finite number ≥ 0. Text is kept as given (ndeval
-    prints ``-riskAlpha`` exactly as typed in its run label); a number is written shortest
-    (``1.0`` -> ``1``)."""
+    """(α as a float, α as text): α must be a number in [0, :data:`MAX_RISK_ALPHA`]. Text is
+    kept as given (ndeval prints ``-riskAlpha`` exactly as typed in its run label); a number is
+    written shortest (``1.0`` -> ``1``)."""
     if isinstance(alpha, str):
         text = alpha.strip()
         try:
@@ -66,6 +71,11 @@ def check_risk_alpha(alpha: float | str) -> tuple[float, str]:
         text = repr(value).removesuffix(".0")
     if not math.isfinite(value) or value < 0:
         raise UsageError(f"risk alpha must be a finite number >= 0, not {alpha!r}")
+    if value > MAX_RISK_ALPHA:
+        raise UsageError(
+            f"risk alpha {alpha!r} is beyond {MAX_RISK_ALPHA:,.0f}: losses would weigh more "
+            f"than {MAX_RISK_ALPHA:,.0f} times gains"
+        )
     return value, text
 
 
@@ -215,6 +225,7 @@ def _score_table(scores, name: str) -> np.ndarray:
         )
     if not np.all(np.isfinite(table)):
         raise DataError(f"{name}: scores must be finite numbers")
+    check_score_magnitude(table, name)
     return table
 
 
@@ -227,6 +238,7 @@ def _runs_and_baseline(runs, baseline) -> tuple[np.ndarray, np.ndarray]:
         )
     if not np.all(np.isfinite(base)):
         raise DataError("baseline: scores must be finite numbers")
+    check_score_magnitude(base, "baseline")
     return table, base
 
 
@@ -242,9 +254,10 @@ def urisk(runs, baseline, alpha: float = 0.0) -> np.ndarray:
 def trisk(runs, baseline, alpha: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(TRisk, two-sided p-value) of every run against ``baseline`` (Dinçer et al. 2014):
     TRisk = URisk / (s/√c), s the sample standard deviation (c − 1) of the risk values;
-    p = 2·P(T_{c−1} ≥ |TRisk|). With c < 2 both are NaN. Risk values without spread (s = 0)
-    give TRisk = 0 and p = 1 when their mean is 0, else ±inf and p = 0, as the paired t test of
-    ``compare`` does."""
+    p = 2·P(T_{c−1} ≥ |TRisk|). With c < 2 both are NaN. Risk values equal within the
+    tolerance (:data:`~divaeval.scores.EQUAL_TOLERANCE` times (1 + α) times the largest |score|
+    of run and baseline) have no spread, so no evidence: p = 1, TRisk 0 when they are 0 and
+    NaN otherwise, as the paired t test of ``compare`` does."""
     # scipy's Student t CDF (what scipy.stats.t.sf evaluates), without scipy.stats' import time;
     # lazily: --baseline on the main job needs no scipy
     from scipy.special import stdtr
@@ -257,12 +270,16 @@ def trisk(runs, baseline, alpha: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     values = risk_values(table, base, alpha)
     mean = np.cumsum(values, axis=1)[:, -1] / n_topics
     sd = values.std(axis=1, ddof=1)
-    # all values equal (or a spread that underflows): no variance to studentise by
-    degenerate = (values.max(axis=1) == values.min(axis=1)) | (sd == 0)
+    # all values equal within the tolerance (or a spread that underflows): no variance
+    scale = (1.0 + alpha) * np.maximum(np.abs(table).max(axis=1), np.abs(base).max())
+    constant, zero = equal_within_tolerance(values, scale)
+    degenerate = constant | (sd == 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         statistic = mean / (sd / math.sqrt(n_topics))
-    statistic = np.where(degenerate, np.where(mean == 0, 0.0, np.copysign(np.inf, mean)), statistic)
-    p_values = np.minimum(1.0, 2.0 * stdtr(n_topics - 1, -np.abs(statistic)))
+    statistic = np.where(degenerate, np.where(zero | (mean == 0), 0.0, np.nan), statistic)
+    p_values = np.where(
+        degenerate, 1.0, np.minimum(1.0, 2.0 * stdtr(n_topics - 1, -np.abs(statistic)))
+    )
     return statistic, p_values
 
 

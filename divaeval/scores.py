@@ -30,12 +30,47 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from divaeval.errors import UsageError, warn
+from divaeval.errors import DataError, UsageError, warn
 from divaeval.io._text import text_column
 from divaeval.topics import sort_topics
 
 GEOMETRIC_EPSILON = 1e-5
 MEANS = ("arith", "geom", "dd")
+
+MAX_SCORE = 1e100
+"""The largest |score| the analyses take (significance tests, risk measures, meta-evaluation):
+their sums of squared differences stay finite (float64 overflows beyond 1.8e308). Metric
+values are far below it; a larger score is refused as input, not turned into inf or NaN."""
+
+
+def check_score_magnitude(table: np.ndarray, name: str) -> None:
+    """A DataError when a score of ``table`` is beyond ±:data:`MAX_SCORE`."""
+    largest = float(np.abs(table).max()) if table.size else 0.0
+    if largest > MAX_SCORE:
+        raise DataError(
+            f"{name}: a score of magnitude {largest:.3g} is beyond {MAX_SCORE:g}, the largest "
+            "the analyses take (their sums of squares would overflow)"
+        )
+
+
+EQUAL_TOLERANCE = 1e-12
+"""Relative tolerance within which per-topic values count as equal: 1e-12 times the largest
+|score| involved. Scores reached by different floating-point paths differ in their last bits
+(0.3 − 0.2 and 0.4 − 0.3 differ by 5.6e-17); per-topic differences of two runs that agree within
+it are equal, and within it of 0 they are 0. Every significance test, effect size and TRisk
+reads differences so (:func:`equal_within_tolerance`): differences without variance give no
+evidence, and identical runs are never significantly different."""
+
+
+def equal_within_tolerance(values: np.ndarray, scale) -> tuple[np.ndarray, np.ndarray]:
+    """(constant, zero) per row of ``values`` (along the last axis): zero where every value is
+    within :data:`EQUAL_TOLERANCE` · ``scale`` of 0, constant where the values agree within it
+    (or are zero). ``scale`` (per row, or one number) is the largest |score| the values were
+    computed from; with scale 0 only exact equality counts."""
+    limit = EQUAL_TOLERANCE * np.asarray(scale, dtype=np.float64)
+    zero = np.abs(values).max(axis=-1) <= limit
+    constant = zero | (values.max(axis=-1) - values.min(axis=-1) <= limit)
+    return constant, zero
 
 
 @dataclass(eq=False)

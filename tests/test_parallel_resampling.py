@@ -208,10 +208,11 @@ def test_grid_points_are_split_into_parts_of_consecutive_points():
 
 
 def _block_ranges(table: np.ndarray, generator: np.random.Generator, size: int) -> np.ndarray:
-    """Fig. 4's range_b for ``size`` resamples drawn one at a time (the definition)."""
+    """Fig. 4's range_b for ``size`` resamples drawn one at a time (the definition), each
+    topic's values sorted before they are permuted."""
     ranges = []
     for _ in range(size):
-        permuted = generator.permuted(table.T, axis=1)  # each topic's row permuted
+        permuted = generator.permuted(np.sort(table.T, axis=1), axis=1)  # each topic permuted
         means = permuted.mean(axis=0)
         ranges.append(means.max() - means.min())
     return np.array(ranges)

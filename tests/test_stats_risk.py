@@ -76,13 +76,17 @@ def test_trisk_worked():
 
 
 def test_trisk_degenerate_cases():
-    # identical runs: TRisk 0, p 1; a constant gain: +inf, p 0; one topic: undefined
+    # identical runs: TRisk 0, p 1; a constant gain or loss has no spread, so no evidence:
+    # TRisk undefined (NaN), p 1; one topic: both undefined
     assert trisk(FLAT, FLAT)[0][0] == 0.0 and trisk(FLAT, FLAT)[1][0] == 1.0
     statistic, p_value = trisk(FLAT + 0.25, FLAT)
-    assert statistic[0] == math.inf and p_value[0] == 0.0
+    assert math.isnan(statistic[0]) and p_value[0] == 1.0
     statistic, p_value = trisk(FLAT - 0.25, FLAT, 1.0)
-    assert statistic[0] == -math.inf and p_value[0] == 0.0
+    assert math.isnan(statistic[0]) and p_value[0] == 1.0
     assert np.isnan(trisk([[0.3]], [0.1])).all()
+    # equal on paper, not in binary: 0.3 − 0.2 and 0.4 − 0.3 are both a gain of 0.1
+    statistic, p_value = trisk([[0.3, 0.4, 0.7]], [0.2, 0.3, 0.6])
+    assert math.isnan(statistic[0]) and p_value[0] == 1.0
 
 
 # two runs × two topics

@@ -112,13 +112,30 @@ def test_t_test_p_value_closed_forms(d):
 
 
 def test_t_test_degenerate_differences():
-    # all differences equal: p = 0 when z̄ ≠ 0 (t = ±inf), p = 1 when z̄ = 0.
+    # all differences equal (within 1e-12 of the largest score): no variance, no evidence:
+    # p = 1; t = 0 when they are 0, NaN (undefined) otherwise
     shifted = paired_t_test([0.5, 0.6, 0.7], [0.4, 0.5, 0.6])
-    assert shifted.degenerate and shifted.p_value == 0.0 and shifted.statistic == math.inf
+    assert shifted.degenerate and shifted.p_value == 1.0 and math.isnan(shifted.statistic)
     negative = paired_t_test([0.4, 0.5], [0.5, 0.6])
-    assert negative.statistic == -math.inf and negative.p_value == 0.0
+    assert math.isnan(negative.statistic) and negative.p_value == 1.0
     same = paired_t_test([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
     assert same.degenerate and same.p_value == 1.0 and same.statistic == 0.0
+    # the same scores reached by another path (0.1 + 0.2 is 0.30000000000000004): identical
+    rounded = paired_t_test([0.1 + 0.2, 0.7, 0.2 + 0.4], [0.3, 0.7, 0.6])
+    assert rounded.degenerate and rounded.p_value == 1.0 and rounded.statistic == 0.0
+
+
+def test_t_test_differences_equal_on_paper_are_equal():
+    # z = 0.1 on every topic in decimal, not in binary (0.3 − 0.2 ≠ 0.4 − 0.3): the spread
+    # (1e-17) is noise, not variance; t was 7e15 and p 2e-31, now no evidence: p = 1
+    x = np.array([0.3, 0.4, 0.7, 0.9, 0.4])
+    y = np.array([0.2, 0.3, 0.6, 0.8, 0.3])
+    assert len(set((x - y).tolist())) > 1
+    result = paired_t_test(x, y)
+    assert result.degenerate and result.p_value == 1.0 and math.isnan(result.statistic)
+    # a real spread just above the tolerance is a test again
+    spread = paired_t_test(x + np.array([0, 0, 0, 0, 1e-11]), y)
+    assert not spread.degenerate and spread.p_value < 1e-10
 
 
 # ------------------------------------------------------------------------------- bootstrap
@@ -156,29 +173,35 @@ def test_single_pair_bootstrap_equals_the_pairwise_table_row():
 
 
 def test_bootstrap_degenerate_rules():
-    # constant non-zero difference: every w = 0, every t* = 0 < ∞ = |t(z)| → ASL 0
+    # constant non-zero difference: no variance to studentise by, no evidence → ASL 1
     shifted = paired_bootstrap_test([0.5, 0.6, 0.7, 0.9], [0.4, 0.5, 0.6, 0.8], B=200)
-    assert shifted.p_value == 0.0 and shifted.degenerate
+    assert shifted.p_value == 1.0 and shifted.degenerate and shifted.required_delta == 0.0
     same = paired_bootstrap_test([0.5, 0.6, 0.7], [0.5, 0.6, 0.7], B=200)
     assert same.p_value == 1.0
 
 
-def brute_force_bootstrap(z: np.ndarray, indices: np.ndarray, alpha: float):
-    """Fig. 2 and 3 resample by resample (two-pass mean and s): (count, Δ) of one pair."""
+def brute_force_bootstrap(z: np.ndarray, indices: np.ndarray, alpha: float, scale: float):
+    """Fig. 2 and 3 resample by resample (two-pass mean and s): (count, Δ) of one pair whose
+    largest |score| is ``scale``; values within 1e-12·scale of each other are equal."""
     n = len(z)
-    t_observed = sig._t_statistics(z[None, :])[0][0]
-    w = np.zeros(n) if z.max() == z.min() else z - z.mean()
+    tolerance = 1e-12 * scale
+
+    def equal(values) -> bool:
+        return values.max() - values.min() <= tolerance or abs(values).max() <= tolerance
+
+    t_observed = z.mean() / (z.std(ddof=1) / math.sqrt(n)) if not equal(z) else 0.0
+    w = np.zeros(n) if equal(z) else z - z.mean()
     abs_t, means = [], []
     for draw in indices:
         values = w[draw]
-        if values.max() == values.min():
+        if equal(values):
             means.append(values[0])
-            abs_t.append(0.0 if values[0] == 0 else math.inf)
+            abs_t.append(0.0 if abs(values).max() <= tolerance else math.inf)
         else:
             means.append(values.mean())
             abs_t.append(abs(values.mean()) / (values.std(ddof=1) / math.sqrt(n)))
-    if z.max() == z.min():  # degenerate: ASL 1 when z̄ = 0, else 0
-        count = len(indices) if z[0] == 0 else 0
+    if equal(z):  # no variance, no evidence: ASL 1
+        count = len(indices)
     else:
         threshold = abs(t_observed) - 1e-9 * max(1.0, abs(t_observed))
         count = sum(t >= threshold for t in abs_t)
@@ -202,7 +225,8 @@ def test_bootstrap_counts_equal_the_resample_by_resample_definition(grid, n_samp
     result = pairwise_bootstrap_tests(table, B=n_samples, seed=seed)
     indices = sig.bootstrap_indices(n_topics, n_samples, seed)
     for pair, (a, b) in enumerate(result.pairs):
-        count, _ = brute_force_bootstrap(table[a] - table[b], indices, 0.05)
+        scale = max(abs(table[a]).max(), abs(table[b]).max())
+        count, _ = brute_force_bootstrap(table[a] - table[b], indices, 0.05, scale)
         assert result.counts[pair] == count
 
 
@@ -215,7 +239,8 @@ def test_bootstrap_delta_equals_the_resample_by_resample_definition(n_topics, n_
     result = pairwise_bootstrap_tests(table, B=n_samples, seed=seed, alpha=0.1)
     indices = sig.bootstrap_indices(n_topics, n_samples, seed)
     for pair, (a, b) in enumerate(result.pairs):
-        count, delta = brute_force_bootstrap(table[a] - table[b], indices, 0.1)
+        scale = max(abs(table[a]).max(), abs(table[b]).max())
+        count, delta = brute_force_bootstrap(table[a] - table[b], indices, 0.1, scale)
         assert result.counts[pair] == count
         assert result.pair_deltas[pair] == pytest.approx(delta, rel=1e-12, abs=1e-15)
 
@@ -236,17 +261,30 @@ def test_delta_sample_is_the_stable_descending_order(rows, rank):
 
 
 def test_bootstrap_with_near_equal_differences():
-    # z = 0.1 in decimal for every topic but not in binary (0.3 − 0.2 vs 0.4 − 0.3): not
-    # degenerate, t(z) ≈ 7e15, w = z − z̄ of order 1e-17 with two distinct values; the
-    # resamples that draw one of them only (|t*| = inf) reach |t(z)|: count 29 of 300
+    # z = 0.1 in decimal for every topic but not in binary (0.3 − 0.2 vs 0.4 − 0.3): equal
+    # within the tolerance, so no variance and no evidence: ASL 1 (before, t(z) ≈ 7e15 from
+    # the 1e-17 noise, and the count was 29 of 300)
     x = np.array([0.3, 0.4, 0.7, 0.9, 0.4])
     y = np.array([0.2, 0.3, 0.6, 0.8, 0.3])
     assert len(set((x - y).tolist())) > 1
     result = paired_bootstrap_test(x, y, B=300, seed=4)
-    assert not result.degenerate
-    count, delta = brute_force_bootstrap(x - y, sig.bootstrap_indices(5, 300, 4), 0.05)
-    assert result.count == count == 29
-    assert result.required_delta == pytest.approx(delta, abs=1e-30)
+    assert result.degenerate and result.count == 300 and result.p_value == 1.0
+    count, delta = brute_force_bootstrap(x - y, sig.bootstrap_indices(5, 300, 4), 0.05, 0.9)
+    assert count == 300 and result.required_delta == delta == 0.0
+
+
+def test_bootstrap_resamples_equal_within_the_tolerance():
+    # z has a real spread, but w's values at topics 0 and 1 differ by noise only (5.6e-17):
+    # a resample drawing only them has no variance: |t*| = inf, as for exactly equal values
+    x = np.array([0.3, 0.4, 0.9, 0.1])
+    y = np.array([0.2, 0.3, 0.2, 0.5])
+    indices = np.array([[0, 1, 0, 1], [1, 1, 1, 1], [0, 2, 3, 1]])
+    count, _ = brute_force_bootstrap(x - y, indices, 0.05, 0.9)
+    table = np.vstack([x, y])
+    _, counts, _, _ = sig._bootstrap_from_indices(
+        *sig._pair_differences(table, run_pair_indices(2)), indices, 0.05
+    )
+    assert counts[0] == count == 2
 
 
 def test_bootstrap_is_deterministic_for_a_seed():

@@ -45,7 +45,9 @@ SCORE_FORMATS = ("trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", 
     "run's, and (1 + A) times that where the run loses; runs are labelled "
     "'RUN (rel to. BASE; rs=1+a; a=A)'"
 )
-@risk_alpha_option("risk sensitivity A >= 0 of --baseline (ndeval's -riskAlpha)  [default: 0]")
+@risk_alpha_option(
+    "risk sensitivity 0 <= A <= 1e6 of --baseline (ndeval's -riskAlpha)  [default: 0]"
+)
 @precision_option(default=None)
 @output_file_option()
 @signature_option()

@@ -29,7 +29,7 @@ from divaeval.settings import JUDGING
     "GeoRisk, counted once if it is among the RUNs; its own row is left out); without it only "
     "ZRisk and GeoRisk"
 )
-@risk_alpha_option("risk sensitivity A >= 0: losses weigh 1 + A times  [default: 0]")
+@risk_alpha_option("risk sensitivity 0 <= A <= 1e6: losses weigh 1 + A times  [default: 0]")
 @settings_options(*JUDGING)
 @output_options
 def risk_command(

@@ -133,8 +133,8 @@ def rank_correlation(
 def _means_by_metric(
     scores_by_metric: Mapping[str, np.ndarray], runs: Sequence[str]
 ) -> dict[str, np.ndarray]:
-    if not scores_by_metric:
-        raise UsageError("rank correlation needs at least one metric")
+    if len(scores_by_metric) < 2:
+        raise UsageError("rank correlation needs at least two metrics")
     means = {name: run_means(v, runs, name) for name, v in scores_by_metric.items()}
     flat = [name for name, m in means.items() if np.all(m == m[0])]
     if flat and len(flat) == len(means):

@@ -11,7 +11,8 @@ Two layouts are read, detected from a file's first line:
   file may hold several runs' outputs one after the other.
 
 Lines whose topic is ``all`` are summaries and are not read as topics. Every value must be a
-finite number. Problems are reported as ``FILE:LINE``: a line of the wrong shape, a value that
+finite number within ±1e100 (:data:`~divaeval.scores.MAX_SCORE`). Problems are reported as
+``FILE:LINE``: a line of the wrong shape, a value that
 is not a number, one (run, topic, measure) with two different values (the same value twice is
 kept once, with a warning). A run that lacks a topic the other runs have for a measure scores
 0 there (as the runs + qrels path does with ``-c``), with a warning; a run without any value of
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from divaeval.errors import DataError, UsageError, clip, shown, warn
+from divaeval.scores import MAX_SCORE
 from divaeval.topics import sort_topics
 
 LONG_HEADER = ("run", "topic", "measure", "value")
@@ -79,6 +81,13 @@ def _number(text: str, name: str, line: int) -> float:
         raise DataError(f"value {shown(text)} is not a number", file=name, line=line) from None
     if not math.isfinite(value):
         raise DataError(f"value {shown(text)} is not a finite number", file=name, line=line)
+    if abs(value) > MAX_SCORE:
+        raise DataError(
+            f"value {shown(text)} is beyond {MAX_SCORE:g}, the largest score the analyses take "
+            "(their sums of squares would overflow)",
+            file=name,
+            line=line,
+        )
     return value
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from divaeval.errors import UsageError, warn
 from divaeval.parallel import Workers
+from divaeval.scores import EQUAL_TOLERANCE, equal_within_tolerance
 from divaeval.stats.corrections import adjust_p_values, check_correction_name
 from divaeval.stats.effects import (
     CI_METHODS,
@@ -41,9 +42,11 @@ from divaeval.stats.significance import (
     DEFAULT_SEED,
     GENERATOR_NAME,
     PairwiseTests,
+    _pair_differences,
     check_score_table,
     check_test_name,
     pairwise_tests,
+    run_pair_indices,
 )
 
 if TYPE_CHECKING:
@@ -157,6 +160,7 @@ def compare_runs(
         correction = "holm"
     run_names = [str(r) for r in runs]
     table = check_score_table(scores, run_names, min_runs=2, min_topics=2)
+    _warn_without_variance(table, run_names, test)
 
     result = pairwise_tests(
         table,
@@ -239,6 +243,29 @@ def compare_runs(
         ci_B=ci_B if ci == "bootstrap" else None,
         tests=result,
     )
+
+
+def _warn_without_variance(table: np.ndarray, runs: list[str], test: str) -> None:
+    """Warn of pairs whose per-topic differences are equal within the tolerance
+    (:data:`~divaeval.scores.EQUAL_TOLERANCE`): identical runs (p = 1 in every test), and for
+    the t-test and the bootstrap, equal non-zero differences (no variance: p = 1)."""
+    pairs = run_pair_indices(len(runs))
+    constant, zero = equal_within_tolerance(*_pair_differences(table, pairs))
+    if zero.any():
+        a, b = pairs[np.argmax(zero)]
+        warn(
+            f"{int(zero.sum())} pair(s) of runs score the same on every topic (within a relative "
+            f"{EQUAL_TOLERANCE:g}), e.g. {runs[a]} and {runs[b]}: p = 1"
+        )
+    shifted = constant & ~zero
+    if shifted.any() and test in ("ttest", "bootstrap"):
+        a, b = pairs[np.argmax(shifted)]
+        warn(
+            f"{int(shifted.sum())} pair(s) of runs differ by the same amount on every topic "
+            f"(within a relative {EQUAL_TOLERANCE:g}), e.g. {runs[a]} and {runs[b]}: no variance, "
+            f"so the {'t-test' if test == 'ttest' else 'bootstrap'} gives no evidence (p = 1); "
+            "the randomization test decides them"
+        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Effect sizes and confidence intervals of paired mean differences (meta-evaluation.md §7).
 
-- d_z = z̄ / s (s with divisor N − 1); ±inf (sign of z̄) or NaN when all differences are equal.
+- d_z = z̄ / s (s with divisor N − 1); ±inf (sign of z̄) or NaN (z̄ = 0) when all differences
+  are equal within :data:`~divaeval.scores.EQUAL_TOLERANCE`.
 - Percentile bootstrap CI of z̄: B resamples of the N differences with replacement (default
   B = 10,000), the α/2 and 1 − α/2 type-7 quantiles (numpy's default "linear") of the resampled
   means. Its random stream is separate from the tests': ``default_rng([seed, CI_STREAM])``.
@@ -24,6 +25,7 @@ import numpy as np
 
 from divaeval.errors import UsageError
 from divaeval.parallel import InProcess, Workers
+from divaeval.scores import equal_within_tolerance
 from divaeval.stats.significance import (
     DEFAULT_SEED,
     _check_alpha,
@@ -60,27 +62,28 @@ class ConfidenceInterval:
     seed: int | None = None
 
 
-def _effect_sizes(z: np.ndarray) -> np.ndarray:
+def _effect_sizes(z: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """d_z per row of z; rows equal within the tolerance at ``scale``: ±inf, NaN when 0."""
     mean = z.mean(axis=1)
-    constant = z.max(axis=1) == z.min(axis=1)
+    constant, zero = equal_within_tolerance(z, scale)
     sd = z.std(axis=1, ddof=1) if z.shape[1] > 1 else np.zeros(z.shape[0])
+    constant |= sd == 0  # a spread that underflows (scores near 1e-300)
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = mean / sd
-    first = z[:, 0]
-    undefined = np.where(first > 0, np.inf, np.where(first < 0, -np.inf, np.nan))
+    undefined = np.where(zero, np.nan, np.where(mean > 0, np.inf, -np.inf))
     return np.where(constant, undefined, effect)
 
 
 def pairwise_effect_sizes(scores: np.ndarray) -> np.ndarray:
     """d_z = z̄ / s for every run pair (§1 order)."""
     table = check_score_table(scores, min_runs=2, min_topics=1)
-    return _effect_sizes(_pair_differences(table, run_pair_indices(table.shape[0])))
+    return _effect_sizes(*_pair_differences(table, run_pair_indices(table.shape[0])))
 
 
 def paired_effect_size(x: Sequence[float], y: Sequence[float]) -> float:
     """Paired standardised mean difference d_z = z̄ / s of z = x − y (§7)."""
     table = _check_pair(x, y, min_topics=1)
-    return float(_effect_sizes(table[:1] - table[1:])[0])
+    return float(_effect_sizes(*_pair_differences(table, run_pair_indices(2)))[0])
 
 
 def ci_bootstrap_indices(n_topics: int, B: int, seed: int) -> np.ndarray:
@@ -130,7 +133,7 @@ def pairwise_bootstrap_cis(
     chunks of pairs run on ``workers``."""
     table = check_score_table(scores, min_runs=2, min_topics=1)
     B, seed, alpha = _check_B(B), _check_seed(seed), _check_alpha(alpha)
-    z = _pair_differences(table, run_pair_indices(table.shape[0]))
+    z, _ = _pair_differences(table, run_pair_indices(table.shape[0]))
     indices = ci_bootstrap_indices(table.shape[1], B, seed)
     return _percentile_intervals(z, indices, alpha, workers)
 
@@ -180,7 +183,7 @@ def pairwise_t_cis(scores: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray,
     """Student t CIs z̄ ± t_{1−α/2,N−1}·s/√N for every run pair: (low, high)."""
     table = check_score_table(scores, min_runs=2, min_topics=2)
     alpha = _check_alpha(alpha)
-    return _t_intervals(_pair_differences(table, run_pair_indices(table.shape[0])), alpha)
+    return _t_intervals(_pair_differences(table, run_pair_indices(table.shape[0]))[0], alpha)
 
 
 def t_mean_difference_ci(

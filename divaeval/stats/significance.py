@@ -30,6 +30,16 @@ arrays wherever it runs, and puts them together in order. The random numbers are
 seed alone (in this process, or per Tukey block), never per worker, so the results are the
 same bits whatever the workers: in process, ``--jobs N`` or a Dask cluster.
 
+Differences without variance (:data:`divaeval.scores.EQUAL_TOLERANCE`): a run pair's per-topic
+differences that agree within 1e-12 × the largest |score| of the two runs are equal, and within
+it of 0 they are 0 (scores reached by different floating-point paths differ in their last bits:
+0.3 − 0.2 ≠ 0.4 − 0.3). Such a pair is never significant in any test: for identical runs (every
+difference 0) every test gives p = 1; for equal non-zero differences the t-test and the
+bootstrap, which studentise by the differences' spread, have no variance and so no evidence
+(statistic NaN, p = 1), while the randomisation test, which needs no variance, counts sign
+vectors as usual. Randomised Tukey HSD gives p = 1 to a pair whose means are equal within the
+tolerance (every resample's range is at least 0).
+
 p-value conventions (every test is two-sided):
 
 - paired t-test: p = 2·P(T_{N−1} ≥ |t|), Student's t distribution from scipy
@@ -57,6 +67,7 @@ import numpy as np
 
 from divaeval.errors import DataError, UsageError
 from divaeval.parallel import InProcess, Workers
+from divaeval.scores import EQUAL_TOLERANCE, check_score_magnitude, equal_within_tolerance
 
 DEFAULT_SEED = 42
 """Fixed, documented default seed of every resampling procedure."""
@@ -122,8 +133,9 @@ def check_score_table(
 ) -> np.ndarray:
     """Validate a ``[n_runs, n_topics]`` score table and return it as a float64 array.
 
-    Raises :class:`DataError` for a wrong shape, too few runs/topics or non-finite values and
-    :class:`UsageError` for run names that do not match the rows or repeat.
+    Raises :class:`DataError` for a wrong shape, too few runs/topics, non-finite values or
+    values beyond ±:data:`~divaeval.scores.MAX_SCORE`, and :class:`UsageError` for run names
+    that do not match the rows or repeat.
     """
     try:
         table = np.array(scores, dtype=np.float64)
@@ -144,6 +156,7 @@ def check_score_table(
         raise DataError(f"{name}: need at least {min_topics} topics, got {n_topics}")
     if not np.all(np.isfinite(table)):
         raise DataError(f"{name}: scores contain NaN or infinite values")
+    check_score_magnitude(table, name)
     return table
 
 
@@ -182,14 +195,13 @@ def run_pair_indices(n_runs: int) -> np.ndarray:
     return np.column_stack([first, second]).astype(np.intp)
 
 
-def _pair_differences(table: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """z = X[a] − X[b] for every pair, shape ``[n_pairs, n_topics]``."""
-    return table[pairs[:, 0]] - table[pairs[:, 1]]
-
-
-def _all_equal(values: np.ndarray) -> np.ndarray:
-    """True where all values along the last axis are equal (compared as values, §2)."""
-    return values.max(axis=-1) == values.min(axis=-1)
+def _pair_differences(table: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(z, scale) for every pair: z = X[a] − X[b], shape ``[n_pairs, n_topics]``, and the
+    largest |score| of the two runs, what :func:`~divaeval.scores.equal_within_tolerance`
+    compares the differences by."""
+    magnitude = np.abs(table).max(axis=1)
+    scale = np.maximum(magnitude[pairs[:, 0]], magnitude[pairs[:, 1]])
+    return table[pairs[:, 0]] - table[pairs[:, 1]], scale
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,7 +217,7 @@ class TTestResult:
     p_value: float
     df: int
     mean_difference: float
-    degenerate: bool  # all differences equal (s = 0): p = 1 if z̄ = 0 else 0
+    degenerate: bool  # all differences equal within the tolerance (s = 0): no evidence, p = 1
 
 
 @dataclass(frozen=True)
@@ -281,25 +293,29 @@ class TukeyHSDResult(PairwiseTests):
 # ---------------------------------------------------------------------------------------------
 
 
-def _t_statistics(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """t = z̄ / (s/√N) per row of z, with the degenerate rule of §5.1 (s = 0)."""
+def _t_statistics(z: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(t, z̄, degenerate) per row of z: t = z̄ / (s/√N); rows whose differences are equal
+    within the tolerance (:func:`~divaeval.scores.equal_within_tolerance` at ``scale``), or
+    whose spread underflows to 0 (scores near 1e-300), are degenerate, t = 0 where they are 0
+    and NaN otherwise (no variance: t is not defined)."""
     n_topics = z.shape[1]
     mean = z.mean(axis=1)
-    degenerate = _all_equal(z)
+    constant, zero = equal_within_tolerance(z, scale)
     sd = z.std(axis=1, ddof=1)
+    degenerate = constant | (sd == 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / (sd / math.sqrt(n_topics))
-    constant = z[:, 0]
-    signed_infinity = np.where(constant > 0, np.inf, -np.inf)
-    t = np.where(degenerate, np.where(constant == 0, 0.0, signed_infinity), t)
+    t = np.where(degenerate, np.where(zero, 0.0, np.nan), t)
     return t, mean, degenerate
 
 
 def pairwise_t_tests(scores: np.ndarray, alpha: float = 0.05) -> PairwiseTests:
     """Paired two-sided t-test for every run pair (§5.1): p = 2·P(T_{N−1} ≥ |t|).
 
-    Equals scipy's ``ttest_rel`` except when all differences of a pair are equal (s = 0), where
-    §5.1 gives t = ±inf, p = 0 (or t = 0, p = 1 when z̄ = 0) instead of scipy's NaN.
+    Equals scipy's ``ttest_rel`` except when the differences of a pair are equal within the
+    tolerance (:data:`~divaeval.scores.EQUAL_TOLERANCE`, s = 0): no variance, no evidence, so
+    p = 1 (t = 0 when they are 0, else NaN) where scipy gives NaN (R's ``t.test`` refuses
+    "essentially constant" data).
     """
     # scipy's Student t CDF, what scipy.stats.t.sf evaluates (bit for bit), without the 1-2 s
     # import of scipy.stats (as TRisk in divaeval.risk_measures)
@@ -308,18 +324,17 @@ def pairwise_t_tests(scores: np.ndarray, alpha: float = 0.05) -> PairwiseTests:
     table = check_score_table(scores, min_runs=2, min_topics=2)
     alpha = _check_alpha(alpha)
     pairs = run_pair_indices(table.shape[0])
-    z = _pair_differences(table, pairs)
-    t, _, degenerate = _t_statistics(z)
+    z, scale = _pair_differences(table, pairs)
+    t, _, degenerate = _t_statistics(z, scale)
     two_sided = 2.0 * stdtr(table.shape[1] - 1, -np.abs(t))
-    p_values = np.where(degenerate, np.where(t == 0, 1.0, 0.0), np.minimum(1.0, two_sided))
+    p_values = np.where(degenerate, 1.0, np.minimum(1.0, two_sided))
     return PairwiseTests("ttest", pairs, t, p_values, None, None, alpha)
 
 
 def paired_t_test(x: Sequence[float], y: Sequence[float]) -> TTestResult:
     """Paired two-sided t-test of x − y with N − 1 degrees of freedom (§5.1)."""
     table = _check_pair(x, y, min_topics=2)
-    z = table[:1] - table[1:]
-    t, mean, degenerate = _t_statistics(z)
+    t, mean, degenerate = _t_statistics(*_pair_differences(table, run_pair_indices(2)))
     result = pairwise_t_tests(table)
     return TTestResult(
         statistic=float(t[0]),
@@ -381,12 +396,17 @@ class _BootstrapWork:
     indices: np.ndarray  # [B, N] index vectors
     counts_per_topic: np.ndarray  # [N, B]: how often resample b draws topic t
     threshold: np.ndarray  # [pairs]: |t(z)| − τ
-    degenerate: np.ndarray  # [pairs]: all differences of the pair equal
+    degenerate: np.ndarray  # [pairs]: all differences of the pair equal within the tolerance
+    scale: np.ndarray  # [pairs]: the largest |score| of the pair's runs (the tolerance's scale)
     rank: int  # ⌈αB⌉ of Fig. 3
 
 
 def _bootstrap_from_indices(
-    z: np.ndarray, indices: np.ndarray, alpha: float, workers: Workers | None = None
+    z: np.ndarray,
+    scale: np.ndarray,
+    indices: np.ndarray,
+    alpha: float,
+    workers: Workers | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Fig. 2 and 3 for every row of z with the given index vectors.
 
@@ -395,16 +415,18 @@ def _bootstrap_from_indices(
     the variance (Σ_t c_bt·w_t² − N·w̄*_b²)/(N − 1): two matrix products for all pairs and
     resamples. This one-pass variance has a relative error of about ε·(1 + t*²/(N − 1)), a few
     ulps wherever |t*| is near a threshold; it is clamped at 0, where |t*| is inf (0 if w̄* = 0).
-    A resample whose drawn values are all equal (§2: t* = 0 for the value 0, +inf otherwise)
-    has a computed Σ c·w² − N·w̄*² within 8·N·ε·Σ c·w² of 0; only those candidates are checked
-    value by value. The pairs are computed in chunks (:func:`_bootstrap_chunk`), on
-    ``workers`` when given.
+    A resample whose drawn values are all equal within the tolerance (§2: t* = 0 for the value
+    0, +inf otherwise; :func:`~divaeval.scores.equal_within_tolerance` at the pair's ``scale``)
+    has a computed Σ c·w² − N·w̄*² within 8·N·ε·Σ c·w² + N·(tolerance)² of 0; only those
+    candidates are checked value by value. A pair whose differences are equal within the
+    tolerance has no variance, so no evidence: ASL 1. The pairs are computed in chunks
+    (:func:`_bootstrap_chunk`), on ``workers`` when given.
     """
     n_pairs = z.shape[0]
     n_samples = indices.shape[0]
-    t_observed, mean, degenerate = _t_statistics(z)
+    t_observed, mean, degenerate = _t_statistics(z, scale)
     abs_t_observed = np.abs(t_observed)
-    # Shift to the null hypothesis; a constant z gives exactly w = 0 (§2, degenerate rule).
+    # Shift to the null hypothesis; equal differences give exactly w = 0 (degenerate rule).
     w = np.where(degenerate[:, None], 0.0, z - mean[:, None])
     with np.errstate(invalid="ignore"):  # |t(z)| = inf gives NaN here; handled below
         threshold = abs_t_observed - tolerance(abs_t_observed)  # |t*| ≥ |t(z)| with tolerance
@@ -414,6 +436,7 @@ def _bootstrap_from_indices(
         counts_per_topic=resample_counts(indices).T,
         threshold=threshold,
         degenerate=degenerate,
+        scale=scale,
         rank=_delta_rank(alpha, n_samples),
     )
     # about ten [chunk, B] float arrays live at once: keep each near 4 MB
@@ -421,8 +444,8 @@ def _bootstrap_from_indices(
     pieces = list((workers or InProcess()).map(_bootstrap_chunk, _spans(n_pairs, chunk), work))
     counts = np.concatenate([np.zeros(0, np.int64)] + [c for c, _ in pieces])
     deltas = np.concatenate([np.zeros(0)] + [d for _, d in pieces])
-    # Observed degenerate pairs: ASL 1 when z̄ = 0, else 0 (every t* = 0 < ∞ = |t(z)|).
-    counts = np.where(degenerate, np.where(z[:, 0] == 0, n_samples, 0), counts)
+    # Pairs without variance: no evidence, ASL 1
+    counts = np.where(degenerate, n_samples, counts)
     return t_observed, counts, deltas, degenerate
 
 
@@ -441,15 +464,18 @@ def _bootstrap_chunk(work: _BootstrapWork, span: tuple[int, int]) -> tuple[np.nd
     with np.errstate(divide="ignore", invalid="ignore"):
         abs_t_star = np.abs(resampled_mean) / np.sqrt(spread / ((n_topics - 1) * n_topics))
     abs_t_star = np.where(spread > 0, abs_t_star, np.where(resampled_mean == 0, 0.0, np.inf))
-    # All drawn values equal: w̄* is that value, t* = 0 for the value 0, +inf otherwise (§2).
-    # (Observed degenerate rows are w = 0 throughout: already w̄* = 0 and t* = 0 there.)
-    candidates = (spread <= near_zero * squares) & ~work.degenerate[start:stop, None]
+    # All drawn values equal within the tolerance: w̄* is the first, t* = 0 where they are 0,
+    # +inf otherwise (§2). (Observed degenerate rows are w = 0 throughout: already w̄* = 0 and
+    # t* = 0 there.)
+    scale = work.scale[start:stop]
+    limit = n_topics * (EQUAL_TOLERANCE * scale[:, None]) ** 2
+    candidates = (spread <= near_zero * squares + limit) & ~work.degenerate[start:stop, None]
     for rows, samples in _in_slices(*np.nonzero(candidates), size=candidate_slice):
         drawn = block[rows[:, None], indices[samples]]  # [candidates, N]
-        equal = drawn.max(axis=1) == drawn.min(axis=1)
-        rows, samples, value = rows[equal], samples[equal], drawn[equal, 0]
+        equal, zero = equal_within_tolerance(drawn, scale[rows])
+        rows, samples, value, zero = rows[equal], samples[equal], drawn[equal, 0], zero[equal]
         resampled_mean[rows, samples] = value
-        abs_t_star[rows, samples] = np.where(value == 0, 0.0, np.inf)
+        abs_t_star[rows, samples] = np.where(zero, 0.0, np.inf)
     counts = np.count_nonzero(abs_t_star >= work.threshold[start:stop, None], axis=1)
     # Fig. 3: the sample with the ⌈αB⌉-th largest |t*|, ties by sample index ascending.
     chosen = _select_in_order(abs_t_star, work.rank)
@@ -477,9 +503,9 @@ def pairwise_bootstrap_tests(
     seed = _check_seed(seed)
     alpha = _check_alpha(alpha)
     pairs = run_pair_indices(table.shape[0])
-    z = _pair_differences(table, pairs)
+    z, scale = _pair_differences(table, pairs)
     indices = bootstrap_indices(table.shape[1], B, seed)
-    t_observed, counts, deltas, _ = _bootstrap_from_indices(z, indices, alpha, workers)
+    t_observed, counts, deltas, _ = _bootstrap_from_indices(z, scale, indices, alpha, workers)
     return PairwiseTests(
         "bootstrap",
         pairs,
@@ -499,9 +525,9 @@ def _bootstrap_pair_result(
 ) -> BootstrapTestResult:
     table = _check_pair(x, y, min_topics=2)
     alpha = _check_alpha(alpha)
-    z = table[:1] - table[1:]
+    z, scale = _pair_differences(table, run_pair_indices(2))
     indices = indices_for(table.shape[1])
-    t_observed, counts, deltas, degenerate = _bootstrap_from_indices(z, indices, alpha)
+    t_observed, counts, deltas, degenerate = _bootstrap_from_indices(z, scale, indices, alpha)
     n_samples = indices.shape[0]
     return BootstrapTestResult(
         statistic=float(t_observed[0]),
@@ -592,7 +618,9 @@ def _exact_sign_flip_chunk(z: np.ndarray, span: tuple[int, int]) -> np.ndarray:
             continue
         upper = n_second - np.searchsorted(second_sums[k], threshold[k] - first_sums[k], "left")
         lower = np.searchsorted(second_sums[k], -threshold[k] - first_sums[k], "right")
-        counts[k] = int(upper.sum() + lower.sum())
+        # a + b ≥ thr and a + b ≤ −thr exclude each other (thr > 0), but where |a| dwarfs thr,
+        # thr − a and −thr − a round to one number: a b equal to it is counted once
+        counts[k] = int(upper.sum() + np.minimum(lower, n_second - upper).sum())
     return counts
 
 
@@ -658,15 +686,18 @@ def pairwise_randomization_tests(
     ``exact=None`` enumerates all 2ᴺ sign vectors when N ≤ 20 (p = count/2ᴺ, the observed vector
     included) and otherwise samples B sign vectors (p = (1 + count)/(B + 1)); the same sign
     vectors serve every pair. ``B`` and ``seed`` are recorded as ``None`` when exact. Chunks of
-    pairs (exact) or of sign vectors (sampled) run on ``workers``.
+    pairs (exact) or of sign vectors (sampled) run on ``workers``. A pair whose differences are
+    all 0 within the tolerance (:data:`~divaeval.scores.EQUAL_TOLERANCE`) counts every sign
+    vector: p = 1.
     """
     table = check_score_table(scores, min_runs=2, min_topics=1)
     alpha = _check_alpha(alpha)
     pairs = run_pair_indices(table.shape[0])
-    z = _pair_differences(table, pairs)
+    z, scale = _pair_differences(table, pairs)
+    _, identical = equal_within_tolerance(z, scale)
     n_topics = table.shape[1]
     if _resolve_exact(exact, n_topics):
-        counts = _exact_sign_flip_counts(z, workers)
+        counts = np.where(identical, 2**n_topics, _exact_sign_flip_counts(z, workers))
         p_values = counts / float(2**n_topics)
         return PairwiseTests(
             "randomization",
@@ -681,7 +712,7 @@ def pairwise_randomization_tests(
         )
     B = _check_B(B)
     seed = _check_seed(seed)
-    counts = _sampled_sign_flip_counts(z, B, seed, workers)
+    counts = np.where(identical, B, _sampled_sign_flip_counts(z, B, seed, workers))
     p_values = (1.0 + counts) / (B + 1.0)
     return PairwiseTests(
         "randomization", pairs, z.sum(axis=1), p_values, B, seed, alpha, counts=counts
@@ -744,11 +775,18 @@ def _hsd_result(
     B: int | None,
     seed: int | None,
 ) -> TukeyHSDResult:
+    """Fig. 4's counts and Fig. 5's Δ from the permutation ``ranges``. A pair whose means are
+    equal within the tolerance (:data:`~divaeval.scores.EQUAL_TOLERANCE`) counts every
+    resample (each range is at least 0): p = 1, also where every range is 0 (two identical
+    runs, where ">" would count none)."""
     means = table.mean(axis=1)
     pairs = run_pair_indices(table.shape[0])
     differences = means[pairs[:, 0]] - means[pairs[:, 1]]
+    _, scale = _pair_differences(table, pairs)
+    _, equal_means = equal_within_tolerance(differences[:, None], scale)
     sorted_ranges = np.sort(ranges)
     counts = _hsd_counts(sorted_ranges, np.abs(differences), comparison)
+    counts = np.where(equal_means, ranges.shape[0], counts)
     p_values = counts / float(ranges.shape[0])
     significant = p_values < alpha
     required_delta = float(np.abs(differences[significant]).min()) if significant.any() else None
@@ -772,7 +810,7 @@ def _hsd_result(
 class _TukeyWork:
     """What every block of Tukey HSD's resamples needs (sent once to each worker)."""
 
-    by_topic: np.ndarray  # [T, R]: one row per topic, permuted within rows
+    by_topic: np.ndarray  # [T, R]: each topic's values in ascending order, permuted within rows
     seed: int
     chunk: int  # resamples permuted at once (bounds memory)
 
@@ -812,6 +850,9 @@ def randomized_tukey_hsd(
 
     The resamples are drawn in blocks of :data:`RESAMPLE_BLOCK`, block k from
     ``PCG64(seed).jumped(k)`` (block 0 is ``default_rng(seed)``), the blocks on ``workers``.
+    Each topic's values are sorted before they are permuted (a uniform permutation of sorted
+    values is one of the values in any order), so the ranges do not depend on the order of the
+    runs: swapping two runs gives every pair the same p-value.
     """
     table = check_score_table(scores, min_runs=2, min_topics=1)
     B = _check_B(B)
@@ -820,7 +861,7 @@ def randomized_tukey_hsd(
     comparison = _check_comparison(comparison)
     n_runs, n_topics = table.shape
     work = _TukeyWork(
-        by_topic=np.ascontiguousarray(table.T),
+        by_topic=np.ascontiguousarray(np.sort(table.T, axis=1)),
         seed=seed,
         chunk=max(1, _PERMUTED_ELEMENTS // (n_runs * n_topics)),
     )
