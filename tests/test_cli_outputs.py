@@ -214,3 +214,95 @@ def test_an_unwritable_directory_is_exit_one_and_the_old_file_stays(capsys, file
         directory.chmod(0o700)
     assert code == 1 and err == f"divaeval: {old}: cannot write output: Permission denied\n"
     assert old.read_text() == "old\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# the format of -o FILE: -f, else the extension, else the command's default; never the TTY
+
+RUNS3 = [SAMPLE_DATA / "run.txt", SAMPLE_DATA / "run2.txt", SAMPLE_DATA / "run3.txt"]
+SAMPLE_QRELS = SAMPLE_DATA / "qrels.txt"
+
+
+def _first_line(path: Path) -> str:
+    return path.read_text().splitlines()[0]
+
+
+@pytest.fixture
+def terminal(monkeypatch):
+    """stdout says it is a terminal (what changed the file's format before)."""
+    import sys
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+
+
+EXTENSION_STARTS = {
+    "x.csv": "measure,run_a,run_b,",
+    "x.tsv": "measure\trun_a\trun_b\t",
+    "x.jsonl": '{"measure": "P@5", "run_a": "ql-cata"',
+    "x.json": "{",
+    "x.tex": "\\begin{tabular}",
+    "x.md": "| measure | run_a | run_b |",
+    "x.html": "<!DOCTYPE html>",
+    "x.HTML": "<!DOCTYPE html>",
+    "x.txt": "measure,run_a,run_b,",  # the command's default for a file: csv
+    "x": "measure,run_a,run_b,",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXTENSION_STARTS))
+def test_the_extension_chooses_the_format_of_an_analysis(capsys, tmp_path, terminal, name):
+    target = tmp_path / name
+    args = ["compare", *RUNS3[:2], SAMPLE_QRELS, "-m", "P@5", "--table", "pairs"]
+    code, out, err = run_cli(capsys, *args, "-o", target)
+    assert (code, out) == (0, ""), err
+    assert target.read_text().startswith(EXTENSION_STARTS[name])
+    assert "┃" not in target.read_text()  # a terminal on stdout no longer matters
+
+
+@pytest.mark.parametrize(
+    ("name", "start"),
+    [
+        ("s.csv", "run,topic,measure,value"),
+        ("s.tsv", "run\ttopic\tmeasure\tvalue"),
+        ("s.jsonl", '{"run": "ql-cata", "topic": "all", "measure": "P@5"'),
+        ("s.json", '{\n "signature": "divaeval '),
+        ("s.tex", "\\begin{tabular}{rlr}"),
+        ("s.md", "| run | topic | P@5 |"),
+        ("s.html", "<!DOCTYPE html>"),
+        ("s.txt", "runid                 \tall\tql-cata"),  # the main job's default: trec_eval
+    ],
+)
+def test_the_extension_chooses_the_format_of_the_main_job(capsys, tmp_path, terminal, name, start):
+    target = tmp_path / name
+    code, out, err = run_cli(capsys, RUNS3[0], SAMPLE_QRELS, "-m", "P@5", "-o", target)
+    assert (code, out) == (0, ""), err
+    assert target.read_text().startswith(start)
+
+
+def test_f_wins_over_the_extension(capsys, tmp_path):
+    target = tmp_path / "scores.csv"
+    code, _, err = run_cli(capsys, RUNS3[0], SAMPLE_QRELS, "-m", "P@5", "-f", "jsonl", "-o", target)
+    assert code == 0, err
+    assert target.read_text().startswith('{"run": "ql-cata"')
+    code, _, err = run_cli(capsys, "collection", SAMPLE_QRELS, "-f", "tsv", "-o", target)
+    assert code == 0, err
+    assert _first_line(target).startswith("topic\t")
+
+
+def test_markdown_and_html_hold_every_section(capsys, tmp_path):
+    md, page = tmp_path / "p.md", tmp_path / "p.html"
+    args = ["prefer", *RUNS3, SAMPLE_QRELS, "--table", "pairs"]
+    assert run_cli(capsys, *args, "-o", md)[0] == 0
+    text = md.read_text()
+    assert text.startswith("**pairs: sign test**\n\n| measure | run_a | run_b |")
+    assert text.rstrip().endswith("`") and "`divaeval " in text
+    assert run_cli(capsys, *args, "-o", page)[0] == 0
+    html = page.read_text()
+    assert html.count("<table>") == 1 and html.rstrip().endswith("</body></html>")
+    assert "<caption>pairs: sign test</caption>" in html
+
+
+def test_a_bad_format_for_a_file_is_a_usage_error(capsys, tmp_path):
+    code, out, err = run_cli(capsys, RUNS3[0], SAMPLE_QRELS, "-f", "nope", "-o", tmp_path / "x.csv")
+    assert (code, out) == (2, "") and err.startswith("divaeval: Invalid value for '-f'")
+    assert not (tmp_path / "x.csv").exists()

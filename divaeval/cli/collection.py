@@ -6,11 +6,10 @@ import click
 
 from divaeval.cli.options import (
     output_options,
-    resolve_format,
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import write_table
+from divaeval.cli.output import resolve_format, write_table
 from divaeval.cli.paths import INPUT
 
 
@@ -54,7 +53,7 @@ def collection_command(
     )
     write_table(
         result.frame,
-        resolve_format(output_format),
+        resolve_format(output_format, output),
         output,
         key="topic",
         precision=precision,

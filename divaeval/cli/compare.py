@@ -12,11 +12,10 @@ from divaeval.cli.options import (
     measure_option,
     output_options,
     resampling_options,
-    resolve_format,
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import emit, keyed_frame, write_table, write_text
+from divaeval.cli.output import emit, keyed_frame, resolve_format, write_table, write_text
 from divaeval.cli.paths import INPUT
 from divaeval.settings import JUDGING
 
@@ -76,7 +75,7 @@ def compare_command(
     from divaeval import api
     from divaeval.stats.compare import comparison_to_latex
 
-    fmt = resolve_format(output_format)
+    fmt = resolve_format(output_format, output)
     settings = settings_from(options)
     result = api.compare(
         **analysis_inputs(files, (), settings),

@@ -17,12 +17,15 @@ from divaeval.cli.options import (
     settings_options,
     signature_option,
 )
-from divaeval.cli.output import emit, write_text
+from divaeval.cli.output import emit, resolve_format, write_text
 from divaeval.cli.paths import INPUT
 from divaeval.settings import AVERAGING, JUDGING
 
 COMMAND_NAME = "evaluate"
-SCORE_FORMATS = ("trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", "table", "latex")
+SCORE_FORMATS = (
+    "trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", "table", "latex", "markdown",
+    "html",
+)  # fmt: skip
 
 
 @click.command(COMMAND_NAME)
@@ -35,10 +38,10 @@ SCORE_FORMATS = ("trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", 
     "-f",
     "--format",
     "output_format",
-    default="trec_eval",
-    show_default=True,
+    default=None,
     type=click.Choice(SCORE_FORMATS),
-    help="output format",
+    help="output format  [default: -o FILE's extension (.csv .tsv .jsonl .json .tex .md "
+    ".html), else trec_eval]",
 )
 @baseline_option(
     "risk-sensitive evaluation (ndeval's -baseline): every value becomes the run's minus this "
@@ -70,6 +73,7 @@ def evaluate_command(
     from divaeval import api
     from divaeval.report import ReportOptions, write_report
 
+    output_format = resolve_format(output_format, output, default="trec_eval", terminal="trec_eval")
     settings = settings_from(options)
     runs, qrels = runs_and_qrels(files)
     result = api.evaluate(

@@ -12,13 +12,12 @@ from divaeval.cli.options import (
     measure_option,
     output_options,
     resampling_options,
-    resolve_format,
     scores_option,
     seed_option,
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import progress_bar, write_table, write_tables
+from divaeval.cli.output import progress_bar, resolve_format, write_table, write_tables
 from divaeval.cli.paths import INPUT, OUTPUT
 from divaeval.settings import JUDGING
 
@@ -64,7 +63,7 @@ def discriminative_power_command(
     # divaeval's library is loaded once the command runs: --help stays free of numpy
     from divaeval import api
 
-    fmt = resolve_format(output_format)
+    fmt = resolve_format(output_format, output)
     settings = settings_from(options)
     with progress_bar("resampling each metric") as bar:
         result = api.discriminative_power(
@@ -121,7 +120,7 @@ def correlation_command(
     )
     write_table(
         result.frame,
-        resolve_format(output_format),
+        resolve_format(output_format, output),
         output,
         key="metric" if matrix else "metric_a",
         precision=precision,
@@ -162,7 +161,7 @@ def intuitiveness_command(
     )
     write_table(
         result.frame,
-        resolve_format(output_format),
+        resolve_format(output_format, output),
         output,
         key="metric_1",
         precision=precision,
@@ -192,7 +191,7 @@ def unanimity_command(
     )
     write_table(
         result.frame,
-        resolve_format(output_format),
+        resolve_format(output_format, output),
         output,
         key="metric",
         precision=precision,
@@ -281,7 +280,7 @@ def sensitivity_command(
     from divaeval import api
     from divaeval.errors import UsageError
 
-    fmt = resolve_format(output_format)
+    fmt = resolve_format(output_format, output)
     settings = settings_from(options)
     if not grids and all_points:
         raise UsageError("--all-points needs --grid")
@@ -378,7 +377,7 @@ def axioms_command(
     from divaeval import api
     from divaeval.errors import UsageError
 
-    fmt = resolve_format(output_format)
+    fmt = resolve_format(output_format, output)
     if not measures and not table1:
         raise UsageError("meta axioms: give -m MEASURE (repeatable) or --table1")
     result = api.axioms(
@@ -492,7 +491,7 @@ def ties_command(
         raise UsageError("meta ties: --worst-case draws m ~ U(5, 50); do not give --m")
     if not worst_case and not sizes_m:
         raise UsageError("meta ties: give --m M (the number of relevant items)")
-    fmt = resolve_format(output_format)
+    fmt = resolve_format(output_format, output)
     result = api.ties(
         list(sizes_n),
         list(sizes_m),

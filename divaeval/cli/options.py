@@ -6,7 +6,6 @@ output (format, precision, file, signature) and resampling (test, B, seed, alpha
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -181,8 +180,8 @@ def scores_option() -> Decorator:
 
 
 def table_format_option(default: str | None = None) -> Decorator:
-    """``-f`` for analysis tables; ``default=None`` = a rich table on a terminal, else csv
-    (resolved by :func:`resolve_format`)."""
+    """``-f`` for analysis tables; ``default=None`` = by ``-o FILE``'s extension, else a rich
+    table on a terminal, else csv (:func:`divaeval.cli.output.resolve_format`)."""
     from divaeval.report.frames import TABLE_FORMATS
 
     return click.option(
@@ -192,14 +191,14 @@ def table_format_option(default: str | None = None) -> Decorator:
         type=click.Choice(TABLE_FORMATS),
         default=default,
         show_default=default is not None,
-        help="output format" + ("" if default else " [default: table on a terminal, else csv]"),
+        help="output format"
+        + (
+            ""
+            if default
+            else "  [default: -o FILE's extension (.csv .tsv .jsonl .json .tex .md .html), "
+            "else table on a terminal, else csv]"
+        ),
     )
-
-
-def resolve_format(fmt: str | None) -> str:
-    if fmt is not None:
-        return fmt
-    return "table" if sys.stdout.isatty() else "csv"
 
 
 def precision_option(default: int | None = None) -> Decorator:
@@ -228,8 +227,8 @@ def signature_option() -> Decorator:
 
 
 def output_options(command):
-    """``-f`` (table on a terminal, else csv), ``--precision`` (the format's own by default),
-    ``-o`` and ``--signature`` of the analysis commands."""
+    """``-f`` (by -o's extension, else table on a terminal, else csv), ``--precision`` (the
+    format's own by default), ``-o`` and ``--signature`` of the analysis commands."""
     command = signature_option()(command)
     command = output_file_option()(command)
     command = precision_option(default=None)(command)

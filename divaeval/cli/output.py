@@ -1,12 +1,15 @@
-"""Writing a command's output: to stdout or ``-o FILE`` (a write error is a one-line data
-error), and analysis tables in every table format, with the settings signature on stderr for
-the machine formats (csv, tsv, jsonl, trec_eval) and inside the output for the others."""
+"""Writing a command's output: to stdout or ``-o FILE`` (replaced atomically; a write error is
+a one-line data error), in the format ``-f`` names or ``-o FILE``'s extension, and analysis
+tables in every table format, with the settings signature on stderr for the machine formats
+(csv, tsv, jsonl, trec_eval) and inside the output for the others."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import Any, TextIO
 
 import click
@@ -72,34 +75,49 @@ def write_tables(
     show_signature: bool = False,
     resampled: bool = False,
 ) -> None:
-    """Write several (title, frame, key column) tables to one stream (the table and latex
-    formats separate them by a blank line), or the single table of a machine format.
+    """Write several (title, frame, key column) tables to one stream (the formats for people
+    separate them), or the single table of a machine format.
 
-    The settings signature is part of the table, json and latex output. On stderr it is
-    printed with ``--signature`` (``show_signature``), and always when the numbers come from
-    resampling (``resampled``) and the format has no place for it (csv, tsv, jsonl,
-    trec_eval), so that the seed used is always reported."""
-    from divaeval.report.frames import write_frame
+    The settings signature is part of the table, markdown, html, json and latex output. On
+    stderr it is printed with ``--signature`` (``show_signature``), and always when the
+    numbers come from resampling (``resampled``) and the format has no place for it (csv,
+    tsv, jsonl, trec_eval), so that the seed used is always reported."""
+    from divaeval.report.frames import write_frames
 
     if signature and (show_signature or (resampled and fmt in MACHINE_FORMATS)):
         click.echo(f"divaeval: signature: {signature}", err=True)
+    emit(
+        partial(write_frames, sections, fmt=fmt, precision=precision, signature=signature),
+        output,
+    )
 
-    def writer(out: TextIO) -> None:
-        for number, (title, frame, key) in enumerate(sections):
-            last = number == len(sections) - 1
-            if number and fmt in ("table", "latex"):
-                out.write("\n")
-            write_frame(
-                frame,
-                out,
-                fmt,
-                key=key,
-                precision=precision,
-                signature=signature if last else "",
-                title=title,
-            )
 
-    emit(writer, output)
+#: an output file's extension -> the format written when ``-f`` is not given
+EXTENSION_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".jsonl": "jsonl",
+    ".json": "json",
+    ".tex": "latex",
+    ".md": "markdown",
+    ".html": "html",
+    ".htm": "html",
+}
+
+
+def resolve_format(
+    fmt: str | None, output: str | None, *, default: str = "csv", terminal: str = "table"
+) -> str:
+    """The output format: ``-f`` when given; else, for ``-o FILE``, the one its extension
+    names (:data:`EXTENSION_FORMATS`), or ``default``; on stdout, ``terminal`` when stdout is
+    a terminal, else ``default``. Whether stdout is a terminal never changes what a file
+    gets."""
+    if fmt is not None:
+        return fmt
+    if output is not None:
+        extension = os.path.splitext(output)[1].lower()
+        return EXTENSION_FORMATS.get(extension, default)
+    return terminal if sys.stdout is not None and sys.stdout.isatty() else default
 
 
 @contextmanager

@@ -9,13 +9,12 @@ from divaeval.cli.options import (
     alpha_option,
     correction_option,
     output_options,
-    resolve_format,
     runs_and_qrels,
     settings_from,
     settings_options,
 )
 from divaeval.cli.output import keyed_frame as _keyed
-from divaeval.cli.output import write_tables
+from divaeval.cli.output import resolve_format, write_tables
 from divaeval.cli.paths import INPUT
 
 _SECTIONS = ("values", "pairs", "ranking")
@@ -112,7 +111,7 @@ def prefer_command(
     from divaeval.errors import UsageError
 
     runs, qrels = runs_and_qrels(files, at_least=2)
-    fmt = resolve_format(output_format)
+    fmt = resolve_format(output_format, output)
     if which is None:
         which = "all" if fmt in ("table", "latex") else "values"
     if which == "all" and fmt not in ("table", "latex"):

@@ -10,13 +10,12 @@ from divaeval.cli.options import (
     baseline_option,
     measure_option,
     output_options,
-    resolve_format,
     risk_alpha_option,
     runs_and_qrels,
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import write_table
+from divaeval.cli.output import resolve_format, write_table
 from divaeval.cli.paths import INPUT
 from divaeval.settings import JUDGING
 
@@ -79,7 +78,7 @@ def risk_command(
     )
     write_table(
         result.frame,
-        resolve_format(output_format),
+        resolve_format(output_format, output),
         output,
         key="run",
         precision=precision,

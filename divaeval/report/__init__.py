@@ -21,6 +21,8 @@ FORMATS: dict[str, str] = {
     "jsonl": "longform",
     "json": "longform",
     "table": "table",
+    "markdown": "table",
+    "html": "table",
 }
 
 

@@ -1,36 +1,96 @@
 """Writing analysis tables (collection statistics, comparisons, meta-evaluation) in every
-output format: one mechanism for every table that is not a score table.
+output format: one mechanism for every table that is not a score table (and for score tables
+in the formats made for people: table, markdown, html).
 
 ``trec_eval`` prints ``%-22s\\t%s\\t%s`` lines (column, row key, value) for each numeric column;
-csv/tsv/jsonl/json print the table as it is; ``table`` prints a rich table (colour only on a
-terminal); ``latex`` a tabular environment.
+csv/tsv/jsonl/json print the table as it is; ``table`` prints a rich table fitted to the
+terminal (colour only on a terminal; :mod:`divaeval.report.table`); ``latex`` a tabular
+environment; ``markdown`` a pipe table; ``html`` a table in a small HTML page.
 """
 
 from __future__ import annotations
 
 import json
-import math
-from typing import TextIO
+from collections.abc import Sequence
+from html import escape
+from typing import Any, TextIO
 
-TABLE_FORMATS = ("trec_eval", "csv", "tsv", "jsonl", "json", "table", "latex")
+from divaeval.report.numbers import cell, unsigned_zero
+
+TABLE_FORMATS = ("trec_eval", "csv", "tsv", "jsonl", "json", "table", "latex", "markdown", "html")
+#: formats for people: several titled tables in one output, the signature inside it
+DOCUMENT_FORMATS = ("table", "latex", "markdown", "html")
+#: decimals of the formats for people (and trec_eval) when ``--precision`` is not given
+DEFAULT_DECIMALS = 4
+
+_HTML_HEAD = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>divaeval</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:24px}
+table{border-collapse:collapse;margin:12px 0;font-variant-numeric:tabular-nums}
+caption{text-align:left;font-weight:600;padding:4px 0}
+th,td{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left}
+th.n,td.n{text-align:right}
+.signature{color:#666;font-size:12px}
+</style></head><body>
+"""
+_HTML_TAIL = "</body></html>\n"
 
 
 def _plain(value):
+    """A JSON value: a Python number or string, NaN as None, -0.0 as 0.0."""
     if hasattr(value, "item"):
         value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
+    if isinstance(value, float):
+        return None if value != value else unsigned_zero(value)
     return value
 
 
-def _text(value, precision: int) -> str:
-    value = _plain(value)
-    if value is None:
-        return "NaN"
-    if isinstance(value, float):
-        text = f"{value:.{precision}f}"
-        return text[1:] if text.startswith("-") and float(text) == 0 else text
-    return str(value)
+def numeric_columns(frame) -> list[bool]:
+    """Which columns hold numbers (printed right-aligned; bools are not numbers here)."""
+    return [frame[column].dtype.kind in "iuf" for column in frame.columns]
+
+
+def _rounded(frame, precision: int | None):
+    """``frame`` with every float column rounded to ``precision`` (None: as it is) and its
+    negative zeros made zeros."""
+    floats = [column for column in frame.columns if frame[column].dtype.kind == "f"]
+    if not floats:
+        return frame
+    frame = frame.copy()
+    for column in floats:
+        values = frame[column] if precision is None else frame[column].round(precision)
+        frame[column] = values + 0.0
+    return frame
+
+
+def write_frames(
+    sections: Sequence[tuple[str | None, Any, str]],
+    out: TextIO,
+    fmt: str,
+    *,
+    precision: int | None = None,
+    signature: str = "",
+) -> None:
+    """Several (title, frame, key column) tables in one output: the formats for people
+    separate them by a blank line (html: one page), with the signature after the last."""
+    if fmt == "html":
+        out.write(_HTML_HEAD)
+    for number, (title, frame, key) in enumerate(sections):
+        last = number == len(sections) - 1
+        if number and fmt in ("table", "latex", "markdown"):
+            out.write("\n")
+        write_frame(
+            frame,
+            out,
+            fmt,
+            key=key,
+            precision=precision,
+            signature=signature if last else "",
+            title=title,
+        )
+    if fmt == "html":
+        out.write(_HTML_TAIL)
 
 
 def write_frame(
@@ -45,17 +105,19 @@ def write_frame(
 ) -> None:
     """Write ``frame`` in ``fmt``; ``key`` names the column that identifies a row.
 
-    ``precision``: decimals of every float value, in every format (as ``--precision`` does for
-    score tables); ``None`` = the format's own: 4 decimals for trec_eval, table and latex, full
-    precision for csv, tsv, jsonl and json."""
-    if precision is not None:
-        frame = frame.copy()
-        for column in frame.columns:
-            if frame[column].dtype.kind == "f":
-                frame[column] = frame[column].round(precision)
-    else:
-        precision = 4
+    ``precision``: decimals of every float value, in every format (fixed decimals in the text
+    formats: ``0.300``, as trec_eval prints; rounded in JSON); ``None`` = the format's own: 4
+    decimals for trec_eval, table, latex, markdown and html, full precision for csv, tsv,
+    jsonl and json. Integers print as integers and zero as zero (never ``-0.0``). An html
+    table alone is a fragment (:func:`write_frames` makes the page)."""
+    frame = _rounded(frame, precision)
+    decimals = DEFAULT_DECIMALS if precision is None else precision
     if fmt in ("csv", "tsv"):
+        if precision is not None:  # fixed decimals: 0.300, not 0.3
+            frame = frame.copy()
+            for column in frame.columns:
+                if frame[column].dtype.kind == "f":
+                    frame[column] = [cell(value, precision) for value in frame[column]]
         frame.to_csv(
             out, sep="," if fmt == "csv" else "\t", index=False, lineterminator="\n", na_rep="NaN"
         )
@@ -77,30 +139,100 @@ def write_frame(
             for column, value in record.items():
                 if column == key:
                     continue
-                lines.append(f"{column:<22}\t{record[key]}\t{_text(value, precision)}\n")
+                lines.append(f"{column:<22}\t{record[key]}\t{cell(value, decimals)}\n")
         out.write("".join(lines))
         return
+    headers = [str(column) for column in frame.columns]
+    rows = [[cell(record[c], decimals) for c in frame.columns] for record in records]
+    numeric = numeric_columns(frame)
     if fmt == "latex":
-        columns = list(frame.columns)
-        out.write("\\begin{tabular}{" + "l" * len(columns) + "}\n\\toprule\n")
-        out.write(" & ".join(c.replace("_", "\\_") for c in columns) + " \\\\\n\\midrule\n")
-        for record in records:
-            cells = [_text(record[c], precision).replace("_", "\\_") for c in columns]
-            out.write(" & ".join(cells) + " \\\\\n")
+        out.write("\\begin{tabular}{" + "l" * len(headers) + "}\n\\toprule\n")
+        out.write(" & ".join(h.replace("_", "\\_") for h in headers) + " \\\\\n\\midrule\n")
+        for row in rows:
+            out.write(" & ".join(text.replace("_", "\\_") for text in row) + " \\\\\n")
         out.write("\\bottomrule\n\\end{tabular}\n")
         return
+    if fmt == "markdown":
+        write_markdown(out, headers, rows, numeric, title=title, signature=signature)
+        return
+    if fmt == "html":
+        write_html(out, headers, rows, numeric, title=title, signature=signature)
+        return
     if fmt == "table":
-        from rich.table import Table
+        from divaeval.report.table import print_table
 
-        from divaeval.report.table import print_rich
-
-        table = Table(title=title)
-        for column in frame.columns:
-            table.add_column(str(column), justify="left" if column == key else "right")
-        for record in records:
-            table.add_row(*(_text(record[c], precision) for c in frame.columns))
-        print_rich(out, max(100, 14 * len(frame.columns)), table)
-        if signature:
-            print_rich(out, 200, f"[dim]{signature}[/dim]")
+        position = frame.columns.get_loc(key) if key in frame.columns else 0
+        print_table(
+            out,
+            headers,
+            rows,
+            numeric,
+            keys=identifying_columns(frame, position),
+            title=title,
+            signature=signature,
+        )
         return
     raise ValueError(f"unknown table format {fmt!r}")
+
+
+def identifying_columns(frame, key_position: int) -> int:
+    """How many leading columns identify a row: those up to the key column, and the text
+    columns right after it (compare's measure, run_a, run_b)."""
+    count = key_position + 1
+    kinds = [frame[column].dtype.kind for column in frame.columns]
+    while count < len(kinds) and kinds[count] == "O":
+        count += 1
+    return count
+
+
+def _markdown_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def write_markdown(
+    out: TextIO,
+    headers: list[str],
+    rows: list[list[str]],
+    numeric: list[bool],
+    *,
+    title: str | None = None,
+    signature: str = "",
+) -> None:
+    """A pipe table (GitHub-flavoured Markdown), numbers right-aligned; the title in bold
+    above it and the signature in a code span below it."""
+    lines = [f"**{_markdown_text(title)}**", ""] if title else []
+    lines.append("| " + " | ".join(_markdown_text(h) for h in headers) + " |")
+    lines.append("|" + "|".join("---:" if n else ":---" for n in numeric) + "|")
+    lines.extend("| " + " | ".join(_markdown_text(t) for t in row) + " |" for row in rows)
+    if signature:
+        lines += ["", f"`{signature}`"]
+    out.write("\n".join(lines) + "\n")
+
+
+def write_html(
+    out: TextIO,
+    headers: list[str],
+    rows: list[list[str]],
+    numeric: list[bool],
+    *,
+    title: str | None = None,
+    signature: str = "",
+) -> None:
+    """An HTML ``<table>`` (numbers right-aligned), its title as the caption, the signature in
+    a paragraph below it."""
+
+    def cells(tag: str, texts: list[str]) -> str:
+        return "".join(
+            f'<{tag} class="n">{escape(t)}</{tag}>' if n else f"<{tag}>{escape(t)}</{tag}>"
+            for t, n in zip(texts, numeric, strict=True)
+        )
+
+    parts = ["<table>"]
+    if title:
+        parts.append(f"<caption>{escape(title)}</caption>")
+    parts.append(f"<thead><tr>{cells('th', headers)}</tr></thead><tbody>")
+    parts.extend(f"<tr>{cells('td', row)}</tr>" for row in rows)
+    parts.append("</tbody></table>")
+    if signature:
+        parts.append(f'<p class="signature"><code>{escape(signature)}</code></p>')
+    out.write("\n".join(parts) + "\n")

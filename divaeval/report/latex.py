@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from divaeval.report.numbers import fixed
+
 
 def latex_escape(text: str) -> str:
     """Escape LaTeX's special characters in a run or measure name."""
@@ -53,11 +55,8 @@ def runs_by_measures(
         cells = [str(number[run]), latex_escape(run)]
         for measure in measures:
             value = means[(run, measure)]
-            text = "NaN" if math.isnan(value) else f"{value:.{precision}f}"
-            if (
-                not math.isnan(value)
-                and f"{value:.{precision}f}" == f"{best[measure]:.{precision}f}"
-            ):
+            text = "NaN" if math.isnan(value) else fixed(value, precision)
+            if not math.isnan(value) and fixed(value, precision) == fixed(best[measure], precision):
                 text = rf"\textbf{{{text}}}"
             beaten = sorted(number[other] for other in (beats or {}).get((run, measure), ()))
             if beaten:

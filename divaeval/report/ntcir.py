@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from divaeval.report.numbers import fixed
+
 NAME_WIDTH = 21
 
 
@@ -40,7 +42,7 @@ def ntcir_name(measure) -> str:
 
 
 def _line(key: str, name: str, value: float, precision: int) -> str:
-    return f"{key} {name + '=':<{NAME_WIDTH}}{value:.{precision}f}\n"
+    return f"{key} {name + '=':<{NAME_WIDTH}}{fixed(value, precision)}\n"
 
 
 def write(evaluation, out: TextIO, options) -> None:

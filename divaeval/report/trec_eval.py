@@ -18,14 +18,18 @@ trec_eval meaning.
 
 from __future__ import annotations
 
+from math import copysign
 from typing import TextIO
 
 from divaeval.metrics.dialects import TREC_SUMMARY_ONLY, is_trec_request, trec_base
+from divaeval.report.numbers import fixed
 
 
 def _line(name: str, topic: str, value: float, precision: int, integer: bool = False) -> str:
     if integer and value == value:  # trec_eval's %ld for counts (NaN stays a float)
         return f"{name:<22}\t{topic}\t{int(round(value))}\n"
+    if -1.0 < value <= 0.0 and copysign(1.0, value) < 0.0:  # (may print as -0.0000)
+        return f"{name:<22}\t{topic}\t{fixed(value, precision, precision + 2)}\n"
     return f"{name:<22}\t{topic}\t{value:{precision + 2}.{precision}f}\n"
 
 

@@ -1,0 +1,179 @@
+"""Tables for people (issue 29): fitted to the terminal width without cutting a name (wrapped,
+transposed or split), integers as integers, zero as zero, and ``--precision`` as fixed decimals
+in every text format."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import SAMPLE_DATA, examples, run_cli
+
+from divaeval.report.frames import write_frame
+from divaeval.report.numbers import cell, fixed, without_negative_zeros
+from divaeval.report.table import print_table, wrapped
+
+RUNS = [SAMPLE_DATA / "run.txt", SAMPLE_DATA / "run2.txt", SAMPLE_DATA / "run3.txt"]
+QRELS = SAMPLE_DATA / "qrels.txt"
+BOX = re.compile(r"[\s┃│━─┏┓┗┛┡┩└┘┳┻╇┼┴┬╋]+")
+
+
+def flattened(text: str) -> str:
+    return BOX.sub("", text)
+
+
+def is_subsequence(word: str, text: str) -> bool:
+    characters = iter(text)
+    return all(ch in characters for ch in word)
+
+
+def printed(headers, rows, numeric, width, keys=1, monkeypatch=None, title=None) -> str:
+    out = io.StringIO()
+    monkeypatch.setenv("COLUMNS", str(width))
+    print_table(out, headers, rows, numeric, keys=keys, title=title)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# numbers
+
+
+def test_zero_prints_as_zero():
+    assert fixed(-0.0, 4) == "0.0000" and fixed(-1e-17, 4, 6) == "0.0000"
+    assert fixed(-1e-9, 0, 2) == " 0" and fixed(-0.5, 2) == "-0.50"
+    assert cell(-0.0, 3) == "0.000" and cell(float("nan"), 3) == "NaN" and cell(5000, 4) == "5000"
+    assert without_negative_zeros("a,-0.000000,-0.000001,1e-05,-nan") == (
+        "a,0.000000,-0.000001,1e-05,-nan"
+    )
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl", "json", "table", "markdown", "latex"])
+def test_negative_zero_and_integers_in_every_format(fmt, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    frame = pd.DataFrame({"metric": ["a"], "count": [5000], "diff": [-0.0], "tiny": [-1e-9]})
+    out = io.StringIO()
+    write_frame(frame, out, fmt, key="metric", precision=None)
+    text = out.getvalue()
+    assert "-0.0" not in text and "5000.0" not in text and "5000" in text
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "trec_eval", "table", "markdown", "latex", "html"])
+def test_precision_is_fixed_decimals_in_every_text_format(fmt, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    frame = pd.DataFrame({"metric": ["a"], "value": [0.3], "n": [3]})
+    out = io.StringIO()
+    write_frame(frame, out, fmt, key="metric", precision=3)
+    assert "0.300" in out.getvalue() and "3.000" not in out.getvalue()
+
+
+def test_precision_in_csv_of_every_command(capsys):
+    # trec_eval prints %.Nf: 0.300, not 0.3; the main job's csv and an analysis' csv alike
+    code, out, _ = run_cli(capsys, RUNS[0], QRELS, "-m", "P@5", "-f", "csv", "--precision", "3")
+    assert (code, out.splitlines()[1]) == (0, "ql-cata,all,P@5,0.260")
+    code, out, _ = run_cli(
+        capsys, "compare", *RUNS[:2], QRELS, "-m", "P@5", "-f", "csv", "--precision", "3"
+    )
+    assert code == 0 and ",0.260,0.260,0.000," in out.splitlines()[1]
+
+
+def test_counts_are_integers_in_tables_and_long_forms(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run_cli(capsys, RUNS[0], QRELS, "-m", "NumRet", "-m", "P@5", "-f", "table")
+    assert code == 0 and "1000 " in out and "1000.0000" not in out and "0.2600" in out
+    code, out, _ = run_cli(capsys, RUNS[0], QRELS, "-m", "NumRet", "-f", "csv")
+    assert out.splitlines()[1] == "ql-cata,all,NumRet,1000"
+    code, out, _ = run_cli(capsys, RUNS[0], QRELS, "-m", "NumRet", "-f", "jsonl")
+    assert json.loads(out)["value"] == 1000 and isinstance(json.loads(out)["value"], int)
+
+
+# ---------------------------------------------------------------------------------------------
+# fitting to the width
+
+
+def test_wrapped_breaks_names_at_their_natural_breaks():
+    assert wrapped("ci_low_unadjusted", 10) == "ci_low_\nunadjusted"
+    assert wrapped("IPrec(rounding=v10)@0.1", 12) == "IPrec(\nrounding=\nv10)@0.1"
+    assert wrapped("abcdefghij", 4) == "abcd\nefgh\nij"  # no break: cut, but every character kept
+
+
+def test_the_compare_table_fits_80_columns_and_shows_every_name(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    args = ["compare", *RUNS, QRELS, "-m", "alpha-nDCG@20", "-m", "IPrec(rounding=v10)@0.1"]
+    code, out, err = run_cli(capsys, *args, "-f", "table")
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "…" not in out
+    flat = flattened(out)
+    names = ["IPrec(rounding=v10)@0.1", "ci_high_unadjusted", "effect_size", "p_adjusted"]
+    assert all(is_subsequence(name, flat) for name in names)
+    assert "dssa" in out and "ql-cata" in out
+
+
+def test_the_official_preset_fits_80_columns_transposed(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_cli(capsys, *RUNS[:2], QRELS, "-m", "official", "-f", "table")
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "IPrec(rounding=v10)@0.1 " in out and "…" not in out  # whole, one per row
+    assert re.search(r"NumRet\s+│\s+1000 │\s+1000 │", out)
+
+
+def test_without_a_width_a_file_gets_the_whole_table(capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    target = tmp_path / "t.txt"
+    code, _, _ = run_cli(capsys, *RUNS, QRELS, "-m", "official", "-f", "table", "-o", target)
+    assert code == 0
+    header = [line for line in target.read_text().splitlines() if "NumRet" in line][0]
+    assert "IPrec(rounding=v10)@0.1" in header and len(header) > 300
+
+
+def test_a_table_too_wide_to_transpose_is_split_repeating_its_keys(monkeypatch):
+    headers = ["run", "topic", *(f"measure_number_{k}@10" for k in range(12))]
+    rows = [[f"run{r}", str(t), *(f"0.{k}{t}00" for k in range(12))] for r in range(4)
+            for t in range(10)]  # fmt: skip
+    text = printed(headers, rows, [False, False] + [True] * 12, 60, 2, monkeypatch, "scores")
+    assert max(len(line) for line in text.splitlines()) <= 60
+    parts = re.findall(r"scores \((\d+) of (\d+)\)", text)
+    assert len(parts) >= 3 and parts[-1][0] == parts[-1][1]
+    assert text.count("run3") == 10 * len(parts)  # every part repeats the identifying columns
+    flat = flattened(text)
+    assert all(is_subsequence(name, flat) for name in headers)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    names=st.lists(
+        st.text(alphabet="abcdefghij_-@(,=0123456789", min_size=1, max_size=30),
+        min_size=1,
+        max_size=12,
+        unique=True,
+    ),
+    n_rows=st.integers(1, 6),
+    width=st.integers(40, 120),
+)
+def test_every_fitted_table_keeps_within_the_width_and_cuts_nothing(names, n_rows, width):
+    import os
+
+    headers = ["run", *names]
+    rows = [[f"r{r}", *(f"{(r + k) / 7:.4f}" for k in range(len(names)))] for r in range(n_rows)]
+    out = io.StringIO()
+    previous = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(width)
+    try:
+        print_table(out, headers, rows, [False] + [True] * len(names), keys=1)
+    finally:
+        if previous is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = previous
+    text = out.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= width
+    assert "…" not in text
+    flat = flattened(text)
+    assert all(is_subsequence(BOX.sub("", name), flat) for name in headers)
+    assert all(is_subsequence(value, flat) for row in rows for value in row)
