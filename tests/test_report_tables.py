@@ -74,7 +74,7 @@ def test_precision_is_fixed_decimals_in_every_text_format(fmt, monkeypatch):
 def test_precision_in_csv_of_every_command(capsys):
     # trec_eval prints %.Nf: 0.300, not 0.3; the main job's csv and an analysis' csv alike
     code, out, _ = run_cli(capsys, RUNS[0], QRELS, "-m", "P@5", "-f", "csv", "--precision", "3")
-    assert (code, out.splitlines()[1]) == (0, "ql-cata,all,P@5,0.260")
+    assert code == 0 and out.splitlines()[1].startswith("ql-cata,all,P@5,0.260,")
     code, out, _ = run_cli(
         capsys, "compare", *RUNS[:2], QRELS, "-m", "P@5", "-f", "csv", "--precision", "3"
     )
@@ -86,7 +86,7 @@ def test_counts_are_integers_in_tables_and_long_forms(capsys, monkeypatch):
     code, out, _ = run_cli(capsys, RUNS[0], QRELS, "-m", "NumRet", "-m", "P@5", "-f", "table")
     assert code == 0 and "1000 " in out and "1000.0000" not in out and "0.2600" in out
     code, out, _ = run_cli(capsys, RUNS[0], QRELS, "-m", "NumRet", "-f", "csv")
-    assert out.splitlines()[1] == "ql-cata,all,NumRet,1000"
+    assert out.splitlines()[1].startswith("ql-cata,all,NumRet,1000,")
     code, out, _ = run_cli(capsys, RUNS[0], QRELS, "-m", "NumRet", "-f", "jsonl")
     assert json.loads(out)["value"] == 1000 and isinstance(json.loads(out)["value"], int)
 
@@ -119,8 +119,8 @@ def test_the_official_preset_fits_80_columns_transposed(capsys, monkeypatch):
     code, out, _ = run_cli(capsys, *RUNS[:2], QRELS, "-m", "official", "-f", "table")
     assert code == 0
     assert max(len(line) for line in out.splitlines()) <= 80
-    assert "IPrec(rounding=v10)@0.1 " in out and "…" not in out  # whole, one per row
-    assert re.search(r"NumRet\s+│\s+1000 │\s+1000 │", out)
+    assert "iprec_at_recall_0.10 " in out and "…" not in out  # whole, one per row
+    assert re.search(r"num_ret\s+│\s+1000 │\s+1000 │", out)
 
 
 def test_without_a_width_a_file_gets_the_whole_table(capsys, monkeypatch, tmp_path):
@@ -128,8 +128,8 @@ def test_without_a_width_a_file_gets_the_whole_table(capsys, monkeypatch, tmp_pa
     target = tmp_path / "t.txt"
     code, _, _ = run_cli(capsys, *RUNS, QRELS, "-m", "official", "-f", "table", "-o", target)
     assert code == 0
-    header = [line for line in target.read_text().splitlines() if "NumRet" in line][0]
-    assert "IPrec(rounding=v10)@0.1" in header and len(header) > 300
+    header = [line for line in target.read_text().splitlines() if "num_ret" in line][0]
+    assert "iprec_at_recall_0.10" in header and len(header) > 300
 
 
 def test_a_table_too_wide_to_transpose_is_split_repeating_its_keys(monkeypatch):
