@@ -45,8 +45,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
 from divaeval import __version__
-from divaeval.atomic import replacing
-from divaeval.errors import DataError, DivaevalError, UsageError, library_warnings
+from divaeval.atomic import written_whole
+from divaeval.errors import DivaevalError, UsageError, library_warnings
 from divaeval.evaluation import (
     Evaluation,
     closing_workers,
@@ -405,23 +405,6 @@ def _workers(settings: Settings, runs: Any = ()) -> Any:
     return closing_workers(settings, given if isinstance(given, (list, tuple)) else ())
 
 
-@contextmanager
-def _written_whole(target: str) -> Iterator[str]:
-    """A temporary path to write ``target``'s new contents to, renamed over it when the block
-    ends (:func:`divaeval.atomic.replacing`): on any failure the old file stays whole, and an
-    error is a one-line data error naming ``target``."""
-    try:
-        with replacing(target) as temporary:
-            try:
-                yield temporary
-            except DivaevalError as error:  # (a writer naming the temporary file)
-                if error.file == temporary:
-                    error.file = target
-                raise
-    except OSError as error:
-        raise DataError(f"cannot write output: {error.strerror or error}", file=target) from None
-
-
 def _with_baseline(runs: list, baseline: Any) -> tuple[list, int | None]:
     """(runs, position of the baseline among them): the baseline is added after the runs
     unless it is one of them (the same object or the same file), so ZRisk counts it once."""
@@ -760,7 +743,7 @@ def discriminative_power(
             workers=workers,
         )
     if plot is not None:
-        with _written_whole(os.fspath(plot)) as temporary:  # (the same suffix: the same format)
+        with written_whole(os.fspath(plot)) as temporary:  # (the same suffix: the same format)
             plot_asl_curves(power, temporary)
     signature = f"divaeval {__version__}|meta discriminative-power|{power.signature}"
     return DiscriminativePowerResult(signature, power.table(), power)

@@ -2,7 +2,8 @@
 the target's directory, flushed to disk and renamed over the target, so that the target is
 always either the old file or the whole new one: after a full disk, an error, SIGINT, SIGTERM
 or SIGHUP, and with two processes writing the same file. Every file divaeval writes (``-o``,
-figures) goes through it. (Standard library only: any layer may use it.)"""
+figures) goes through it. (Standard library and :mod:`divaeval.errors` only: any layer may
+use it.)"""
 
 from __future__ import annotations
 
@@ -121,3 +122,21 @@ def replacing(target: str) -> Iterator[str]:
                 os.unlink(temporary)
             raise
     _sync_directory(directory)
+
+
+@contextmanager
+def written_whole(target: str) -> Iterator[str]:
+    """:func:`replacing` for a writer of divaeval's: a failure to write is a one-line data
+    error (exit 1) naming ``target`` and the reason, never the temporary file."""
+    from divaeval.errors import DataError, DivaevalError
+
+    try:
+        with replacing(target) as temporary:
+            try:
+                yield temporary
+            except DivaevalError as error:  # (a writer naming the temporary file)
+                if error.file == temporary:
+                    error.file = target
+                raise
+    except OSError as error:
+        raise DataError(f"cannot write output: {error.strerror or error}", file=target) from None

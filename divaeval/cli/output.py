@@ -14,16 +14,16 @@ from typing import Any, TextIO
 
 import click
 
-from divaeval.atomic import replacing
+from divaeval.atomic import written_whole
 
 MACHINE_FORMATS = ("csv", "tsv", "jsonl", "trec_eval")
 
 
 def emit(writer: Callable[[TextIO], None], output: str | None) -> None:
     """Call ``writer`` on stdout, or on the file ``output``, which is replaced atomically
-    (:func:`written_atomically`). A closed or full stdout is a one-line data error (exit 1),
-    like an unwritable ``-o`` file; a broken pipe (the reader went away) propagates as
-    :class:`BrokenPipeError` and ends the run quietly."""
+    (:func:`divaeval.atomic.written_whole`). A closed or full stdout is a one-line data error
+    (exit 1), like an unwritable ``-o`` file; a broken pipe (the reader went away) propagates
+    as :class:`BrokenPipeError` and ends the run quietly."""
     from divaeval.errors import DataError
 
     if output is None:
@@ -40,29 +40,10 @@ def emit(writer: Callable[[TextIO], None], output: str | None) -> None:
             ) from None
         return
     with (
-        written_atomically(output) as temporary,
+        written_whole(output) as temporary,
         open(temporary, "w", encoding="utf-8", newline="\n") as handle,
     ):
         writer(handle)
-
-
-@contextmanager
-def written_atomically(output: str) -> Iterator[str]:
-    """A temporary path to write ``output``'s new contents to, renamed over ``output`` when
-    the block ends (:func:`divaeval.cli.paths.replacing`): the old file stays whole on any
-    failure, which is a one-line data error (exit 1) naming ``output`` and the reason."""
-    from divaeval.errors import DataError, DivaevalError
-
-    try:
-        with replacing(output) as temporary:
-            try:
-                yield temporary
-            except DivaevalError as exc:  # (a writer naming the temporary file)
-                if exc.file == temporary:
-                    exc.file = output
-                raise
-    except OSError as exc:
-        raise DataError(f"cannot write output: {exc.strerror or exc}", file=output) from None
 
 
 def write_tables(
