@@ -55,6 +55,7 @@ from divaeval.evaluation import (
 )
 from divaeval.io.memory import MemoryInputs
 from divaeval.metrics import parse_measures
+from divaeval.metrics.dialects import measures_signature
 from divaeval.risk_measures import check_risk_alpha, risk_frame
 from divaeval.settings import AVERAGING, JUDGING, WORKERS, Settings
 
@@ -516,7 +517,7 @@ def evaluate(
             risk_alpha=risk_alpha,
         )
         result.check_mean()
-        names = ",".join(m.name for m in result.measures)
+        names = measures_signature(result.measures)
         risk_part = f"|{result.risk.signature()}" if result.risk else ""
         signature = (
             f"divaeval {__version__}|{settings.signature()}{risk_part}|"
@@ -563,7 +564,7 @@ def risk(
         if position is not None:
             base_name = result.runs[position].name
             frame = frame[frame["run"] != base_name].reset_index(drop=True)
-        names = ",".join(m.name for m in result.measures)
+        names = measures_signature(result.measures)
         signature = (
             f"divaeval {__version__}|risk|baseline={base_name}|risk_alpha={alpha_text}|"
             f"{settings.signature()}|measures={names}"

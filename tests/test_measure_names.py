@@ -188,3 +188,15 @@ def test_complete_with_rel_level_sums_num_rel_over_topics(capsys, tmp_path):
     )
     values = [int(line.split("\t")[2]) for line in out.splitlines()]
     assert values[-1] == sum(values[:-1]) == 0
+
+
+def test_signature_lists_every_measure_resolved(capsys):
+    code, _, err = run_cli(
+        capsys, RUN, QRELS, "-m", "rbu@20", "-m", "map", "-m", "alpha-nDCG@20", "--signature"
+    )
+    assert code == 0
+    (signature,) = [line for line in err.splitlines() if line.startswith("divaeval ")]
+    assert signature.endswith(
+        "|measures=RBU(p=0.8,e=0.03,form=code,rel=aspect,G=0)@20,map=AP(judged_only=False)@all,"
+        "alpha-nDCG(alpha=0.5,weights=uniform,gain=binary)@20"
+    )

@@ -199,3 +199,9 @@ def is_trec_request(measures) -> bool:
     """Every measure is asked for by a trec_eval name: the trec_eval format then prints
     trec_eval's layout."""
     return bool(measures) and all(m.dialect == TREC_EVAL for m in measures)
+
+
+def measures_signature(measures) -> str:
+    """The measures of a settings signature: each resolved (every parameter bound), after its
+    output name where that is not divaeval's (``map=AP(judged_only=False)@all``)."""
+    return ",".join(m.resolved if m.label is None else f"{m.label}={m.resolved}" for m in measures)
