@@ -16,8 +16,7 @@ from support import ROOT, SAMPLE_DATA, TREC2012, TREC2012_RUNS, run_cli, same_bi
 
 import divaeval
 import divaeval.meta.sensitivity as sensitivity_module
-import divaeval.stats.effects as effects
-import divaeval.stats.significance as significance
+import divaeval.stats.significance.resampling as resampling
 from divaeval.meta.discriminative_power import discriminative_power
 from divaeval.meta.sensitivity import _grid_units, _measure_parts, sensitivity
 from divaeval.metrics import parse_measures
@@ -80,7 +79,7 @@ def test_pairwise_tests_are_the_same_bits_on_worker_processes(
     processes, monkeypatch, test, B, exact, chunk_elements
 ):
     if chunk_elements:  # many small pieces: every piece boundary is crossed
-        monkeypatch.setattr(significance, "_CHUNK_ELEMENTS", chunk_elements)
+        monkeypatch.setattr(resampling, "CHUNK_ELEMENTS", chunk_elements)
     table = _table(12, 14)
     serial = pairwise_tests(table, test, B=B, seed=9, exact=exact)
     parallel = pairwise_tests(table, test, B=B, seed=9, exact=exact, workers=processes)
@@ -100,7 +99,7 @@ def test_two_runs_and_a_single_piece_are_the_same_bits(processes):
 @pytest.mark.parametrize("chunk_elements", [None, 20_000])
 def test_bootstrap_intervals_are_the_same_bits(processes, monkeypatch, chunk_elements):
     if chunk_elements:
-        monkeypatch.setattr(effects, "_CHUNK_ELEMENTS", chunk_elements)
+        monkeypatch.setattr(resampling, "CHUNK_ELEMENTS", chunk_elements)
     table = _table(15, 20, seed=4)
     serial = pairwise_bootstrap_cis(table, B=2000, seed=5)
     assert same_bits(serial, pairwise_bootstrap_cis(table, B=2000, seed=5, workers=processes))
@@ -108,8 +107,7 @@ def test_bootstrap_intervals_are_the_same_bits(processes, monkeypatch, chunk_ele
 
 @pytest.mark.parametrize("test", ["ttest", "bootstrap", "randomization", "tukey-hsd"])
 def test_compare_is_the_same_frame(processes, monkeypatch, test):
-    monkeypatch.setattr(significance, "_CHUNK_ELEMENTS", 20_000)
-    monkeypatch.setattr(effects, "_CHUNK_ELEMENTS", 20_000)
+    monkeypatch.setattr(resampling, "CHUNK_ELEMENTS", 20_000)
     table = _table(10, 25, seed=6)
     runs = [f"run{i}" for i in range(10)]
     serial = compare_runs(table, runs, test=test, seed=11, B=1500, ci_B=1500)
@@ -241,7 +239,7 @@ def test_tukey_does_not_depend_on_its_memory_chunks(monkeypatch):
     table = _table(7, 13, seed=2)
     whole = randomized_tukey_hsd(table, B=2500, seed=3)
     for elements in (4_000_000, 500, 91):
-        monkeypatch.setattr(significance, "_PERMUTED_ELEMENTS", elements)
+        monkeypatch.setattr(resampling, "PERMUTED_ELEMENTS", elements)
         assert same_bits(_fields(whole), _fields(randomized_tukey_hsd(table, B=2500, seed=3)))
 
 

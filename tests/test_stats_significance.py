@@ -14,6 +14,7 @@ from support import examples
 from divaeval.errors import DataError, UsageError
 from divaeval.stats import significance as sig
 from divaeval.stats.significance import (
+    bootstrap,
     exact_paired_bootstrap_test,
     exact_paired_randomization_test,
     exact_tukey_hsd,
@@ -25,6 +26,7 @@ from divaeval.stats.significance import (
     pairwise_t_tests,
     pairwise_tests,
     randomized_tukey_hsd,
+    resampling,
     run_pair_indices,
     sign_test,
     sign_test_preferences,
@@ -205,7 +207,7 @@ def brute_force_bootstrap(z: np.ndarray, indices: np.ndarray, alpha: float, scal
     else:
         threshold = abs(t_observed) - 1e-9 * max(1.0, abs(t_observed))
         count = sum(t >= threshold for t in abs_t)
-    rank = sig._delta_rank(alpha, len(indices))
+    rank = bootstrap._delta_rank(alpha, len(indices))
     chosen = sorted(range(len(indices)), key=lambda b: (-abs_t[b], b))[rank - 1]
     return count, abs(means[chosen])
 
@@ -223,7 +225,7 @@ def test_bootstrap_counts_equal_the_resample_by_resample_definition(grid, n_samp
     n_topics = len(grid) // 3
     table = np.array(grid[: 3 * n_topics]).reshape(3, n_topics)
     result = pairwise_bootstrap_tests(table, B=n_samples, seed=seed)
-    indices = sig.bootstrap_indices(n_topics, n_samples, seed)
+    indices = resampling.bootstrap_indices(n_topics, n_samples, seed)
     for pair, (a, b) in enumerate(result.pairs):
         scale = max(abs(table[a]).max(), abs(table[b]).max())
         count, _ = brute_force_bootstrap(table[a] - table[b], indices, 0.05, scale)
@@ -237,7 +239,7 @@ def test_bootstrap_delta_equals_the_resample_by_resample_definition(n_topics, n_
     # the same up to the order of the floating-point sums
     table = np.random.default_rng(seed).random((3, n_topics))
     result = pairwise_bootstrap_tests(table, B=n_samples, seed=seed, alpha=0.1)
-    indices = sig.bootstrap_indices(n_topics, n_samples, seed)
+    indices = resampling.bootstrap_indices(n_topics, n_samples, seed)
     for pair, (a, b) in enumerate(result.pairs):
         scale = max(abs(table[a]).max(), abs(table[b]).max())
         count, delta = brute_force_bootstrap(table[a] - table[b], indices, 0.1, scale)
@@ -257,7 +259,7 @@ def test_delta_sample_is_the_stable_descending_order(rows, rank):
     # Fig. 3's tie rule (sample index ascending) by partition equals a stable argsort
     values = np.array(rows)
     expected = np.argsort(-values, axis=1, kind="stable")[:, rank - 1]
-    np.testing.assert_array_equal(sig._select_in_order(values, rank), expected)
+    np.testing.assert_array_equal(bootstrap._select_in_order(values, rank), expected)
 
 
 def test_bootstrap_with_near_equal_differences():
@@ -269,7 +271,7 @@ def test_bootstrap_with_near_equal_differences():
     assert len(set((x - y).tolist())) > 1
     result = paired_bootstrap_test(x, y, B=300, seed=4)
     assert result.degenerate and result.count == 300 and result.p_value == 1.0
-    count, delta = brute_force_bootstrap(x - y, sig.bootstrap_indices(5, 300, 4), 0.05, 0.9)
+    count, delta = brute_force_bootstrap(x - y, resampling.bootstrap_indices(5, 300, 4), 0.05, 0.9)
     assert count == 300 and result.required_delta == delta == 0.0
 
 
@@ -281,8 +283,8 @@ def test_bootstrap_resamples_equal_within_the_tolerance():
     indices = np.array([[0, 1, 0, 1], [1, 1, 1, 1], [0, 2, 3, 1]])
     count, _ = brute_force_bootstrap(x - y, indices, 0.05, 0.9)
     table = np.vstack([x, y])
-    _, counts, _, _ = sig._bootstrap_from_indices(
-        *sig._pair_differences(table, run_pair_indices(2)), indices, 0.05
+    _, counts, _, _ = bootstrap._bootstrap_from_indices(
+        *sig.pair_differences(table, run_pair_indices(2)), indices, 0.05
     )
     assert counts[0] == count == 2
 

@@ -42,9 +42,9 @@ from divaeval.stats.significance import (
     DEFAULT_SEED,
     GENERATOR_NAME,
     PairwiseTests,
-    _pair_differences,
     check_score_table,
     check_test_name,
+    pair_differences,
     pairwise_tests,
     run_pair_indices,
 )
@@ -250,7 +250,7 @@ def _warn_without_variance(table: np.ndarray, runs: list[str], test: str) -> Non
     (:data:`~divaeval.scores.EQUAL_TOLERANCE`): identical runs (p = 1 in every test), and for
     the t-test and the bootstrap, equal non-zero differences (no variance: p = 1)."""
     pairs = run_pair_indices(len(runs))
-    constant, zero = equal_within_tolerance(*_pair_differences(table, pairs))
+    constant, zero = equal_within_tolerance(*pair_differences(table, pairs))
     if zero.any():
         a, b = pairs[np.argmax(zero)]
         warn(

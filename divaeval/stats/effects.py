@@ -26,17 +26,20 @@ import numpy as np
 from divaeval.errors import UsageError
 from divaeval.parallel import InProcess, Workers
 from divaeval.scores import equal_within_tolerance
-from divaeval.stats.significance import (
+from divaeval.stats.significance import resampling
+from divaeval.stats.significance.resampling import (
     DEFAULT_SEED,
-    _check_alpha,
-    _check_B,
-    _check_pair,
-    _check_seed,
-    _pair_differences,
-    _spans,
     all_index_vectors,
-    check_score_table,
+    check_B,
+    check_seed,
     resample_counts,
+    spans,
+)
+from divaeval.stats.significance.tables import (
+    check_alpha,
+    check_pair,
+    check_score_table,
+    pair_differences,
     run_pair_indices,
 )
 
@@ -45,8 +48,6 @@ CI_STREAM = 1
 """Second SeedSequence word of the CI stream: ``default_rng([seed, CI_STREAM])``."""
 
 CI_METHODS = ("bootstrap", "t")
-
-_CHUNK_ELEMENTS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -77,13 +78,13 @@ def _effect_sizes(z: np.ndarray, scale: np.ndarray) -> np.ndarray:
 def pairwise_effect_sizes(scores: np.ndarray) -> np.ndarray:
     """d_z = z̄ / s for every run pair (§1 order)."""
     table = check_score_table(scores, min_runs=2, min_topics=1)
-    return _effect_sizes(*_pair_differences(table, run_pair_indices(table.shape[0])))
+    return _effect_sizes(*pair_differences(table, run_pair_indices(table.shape[0])))
 
 
 def paired_effect_size(x: Sequence[float], y: Sequence[float]) -> float:
     """Paired standardised mean difference d_z = z̄ / s of z = x − y (§7)."""
-    table = _check_pair(x, y, min_topics=1)
-    return float(_effect_sizes(*_pair_differences(table, run_pair_indices(2)))[0])
+    table = check_pair(x, y, min_topics=1)
+    return float(_effect_sizes(*pair_differences(table, run_pair_indices(2)))[0])
 
 
 def ci_bootstrap_indices(n_topics: int, B: int, seed: int) -> np.ndarray:
@@ -113,10 +114,10 @@ def _percentile_intervals(
     z: np.ndarray, indices: np.ndarray, alpha: float, workers: Workers | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     work = _IntervalWork(z, resample_counts(indices), alpha)
-    chunk = max(1, _CHUNK_ELEMENTS // indices.shape[0])
-    spans = _spans(z.shape[0], chunk)
+    chunk = max(1, resampling.CHUNK_ELEMENTS // indices.shape[0])
+    pieces = spans(z.shape[0], chunk)
     quantiles = np.concatenate(
-        [np.zeros((2, 0)), *(workers or InProcess()).map(_interval_chunk, spans, work)], axis=1
+        [np.zeros((2, 0)), *(workers or InProcess()).map(_interval_chunk, pieces, work)], axis=1
     )
     return quantiles[0], quantiles[1]
 
@@ -132,8 +133,8 @@ def pairwise_bootstrap_cis(
     """Percentile bootstrap CIs (type-7 quantiles) of z̄ for every run pair: (low, high);
     chunks of pairs run on ``workers``."""
     table = check_score_table(scores, min_runs=2, min_topics=1)
-    B, seed, alpha = _check_B(B), _check_seed(seed), _check_alpha(alpha)
-    z, _ = _pair_differences(table, run_pair_indices(table.shape[0]))
+    B, seed, alpha = check_B(B), check_seed(seed), check_alpha(alpha)
+    z, _ = pair_differences(table, run_pair_indices(table.shape[0]))
     indices = ci_bootstrap_indices(table.shape[1], B, seed)
     return _percentile_intervals(z, indices, alpha, workers)
 
@@ -146,8 +147,8 @@ def bootstrap_mean_difference_ci(
     alpha: float = 0.05,
 ) -> ConfidenceInterval:
     """Percentile bootstrap CI of mean(x − y) (§7)."""
-    table = _check_pair(x, y, min_topics=1)
-    B, seed, alpha = _check_B(B), _check_seed(seed), _check_alpha(alpha)
+    table = check_pair(x, y, min_topics=1)
+    B, seed, alpha = check_B(B), check_seed(seed), check_alpha(alpha)
     z = table[:1] - table[1:]
     low, high = _percentile_intervals(z, ci_bootstrap_indices(z.shape[1], B, seed), alpha)
     return ConfidenceInterval(
@@ -159,8 +160,8 @@ def exact_bootstrap_mean_difference_ci(
     x: Sequence[float], y: Sequence[float], alpha: float = 0.05
 ) -> ConfidenceInterval:
     """The percentile CI over all Nᴺ index vectors, equally weighted (§7-§8 oracle; N ≤ 7)."""
-    table = _check_pair(x, y, min_topics=1)
-    alpha = _check_alpha(alpha)
+    table = check_pair(x, y, min_topics=1)
+    alpha = check_alpha(alpha)
     z = table[:1] - table[1:]
     low, high = _percentile_intervals(z, all_index_vectors(z.shape[1]), alpha)
     return ConfidenceInterval(float(z.mean()), float(low[0]), float(high[0]), alpha, "bootstrap")
@@ -182,16 +183,16 @@ def _t_intervals(z: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 def pairwise_t_cis(scores: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
     """Student t CIs z̄ ± t_{1−α/2,N−1}·s/√N for every run pair: (low, high)."""
     table = check_score_table(scores, min_runs=2, min_topics=2)
-    alpha = _check_alpha(alpha)
-    return _t_intervals(_pair_differences(table, run_pair_indices(table.shape[0]))[0], alpha)
+    alpha = check_alpha(alpha)
+    return _t_intervals(pair_differences(table, run_pair_indices(table.shape[0]))[0], alpha)
 
 
 def t_mean_difference_ci(
     x: Sequence[float], y: Sequence[float], alpha: float = 0.05
 ) -> ConfidenceInterval:
     """Student t CI of mean(x − y) with N − 1 degrees of freedom."""
-    table = _check_pair(x, y, min_topics=2)
-    alpha = _check_alpha(alpha)
+    table = check_pair(x, y, min_topics=2)
+    alpha = check_alpha(alpha)
     z = table[:1] - table[1:]
     low, high = _t_intervals(z, alpha)
     return ConfidenceInterval(float(z.mean()), float(low[0]), float(high[0]), alpha, "t")
