@@ -15,10 +15,12 @@ import numpy as np
 import pytest
 
 from divaeval.errors import UsageError
+from divaeval.judged import judge_texts, trec_run_text
 from divaeval.meta.axioms import (
     CONSTRAINTS,
     PAPER_TABLE1,
     Case,
+    Counterexample,
     Space,
     check_axioms,
     constraint,
@@ -26,7 +28,9 @@ from divaeval.meta.axioms import (
     paper_table1,
     score_cases,
 )
-from divaeval.metrics import parse_measure
+from divaeval.meta.axioms.constraints import holds
+from divaeval.metrics import compute_measures, parse_measure
+from divaeval.settings import Settings
 
 W = 120  # WEIGHT_TOTAL
 R1, R2, R3 = 1 / 1024, 3 / 1024, 7 / 1024  # (2^g − 1)/2^10 for g = 1, 2, 3
@@ -329,12 +333,30 @@ def test_table1_cells_given_in_the_paper_prose(table1):
     assert {paper for paper, r in result.items() if r["Conf"]} == {"EU", "RBU@k"}
 
 
+def rescore(example: Counterexample, name: str) -> tuple[float, float]:
+    """(Q(a), Q(b)) of the measure ``name`` computed afresh from the counterexample alone (as
+    ``divaeval RUN QRELS --intents I --order file -c -m MEASURE`` would)."""
+    (measure,) = parse_measure(name)
+    runs = [
+        trec_run_text([("q", doc) for doc in ranking] or [("none", "none")], tag=tag)
+        for tag, ranking in (("a", example.ranking_a), ("b", example.ranking_b))
+    ]
+    judged = judge_texts(
+        "\n".join(example.qrels) + "\n",
+        runs,
+        intents="\n".join(example.intents) + "\n",
+        settings=Settings(order="file", complete=True),
+    )
+    a, b = (float(compute_measures(jr, [measure])[measure][0]) for jr in judged)
+    return a, b
+
+
 @SHARES_TABLE1
 def test_every_counterexample_scores_the_same_alone(table1):
     for result in table1.results:
         if result.counterexample is not None:
             example = result.counterexample
-            assert example.rescore(result.measure) == (example.score_a, example.score_b)
+            assert rescore(example, result.measure) == (example.score_a, example.score_b)
 
 
 def test_parameters_change_verdicts():
@@ -456,14 +478,12 @@ def test_cli_errors(capsys):
 
 
 def test_tolerance_separates_rounding_from_small_effects():
-    from divaeval.meta.axioms import _holds
-
     a = np.array([0.1 + 2e-17, 0.01 + 1e-14, 0.0, 1e-14])
     b = np.array([0.1, 0.01, 0.0, 0.0])
     # rounding of 0.1 is a tie; a 1e-14 effect on 0.01 is not; zeros tie; 1e-14 against 0 is
     # above the absolute floor 1e-15
-    assert _holds(a, b, strict=True).tolist() == [False, True, False, True]
-    assert _holds(b, a, strict=False).tolist() == [True, False, True, False]
+    assert holds(a, b, strict=True).tolist() == [False, True, False, True]
+    assert holds(b, a, strict=False).tolist() == [True, False, True, False]
 
 
 def test_tiny_search_spaces_are_vacuous_not_errors():
