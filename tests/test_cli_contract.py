@@ -362,7 +362,9 @@ def test_version_and_shell_completion():
     done = subprocess.run(
         [sys.executable, "-m", "divaeval"], capture_output=True, text=True, env=completion
     )
-    assert done.returncode == 0 and done.stdout.split() == ["plain,meta", "plain,metrics"]
+    # subcommands, and file names (the main job's first argument is a run file)
+    assert done.returncode == 0
+    assert done.stdout.split() == ["plain,meta", "plain,metrics", "file,me"]
 
 
 def test_every_message_cuts_an_echoed_token(capsys, tmp_path):

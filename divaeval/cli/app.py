@@ -44,11 +44,91 @@ class DefaultCommandGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in COMMANDS and args[0] not in ("--help", "-h", "--version", "-V"):
+            if not ctx.resilient_parsing:
+                _check_not_a_mistyped_command(args[0])
             args = ["evaluate", *args]
         return super().parse_args(ctx, args)
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         formatter.write_usage("divaeval", "[OPTIONS] RUN... QRELS  |  divaeval COMMAND ...")
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The group's text, then the main job's most used options (from its own command)."""
+        super().format_help_text(ctx, formatter)
+        main_job = self.get_command(ctx, "evaluate")
+        assert main_job is not None
+        job_ctx = click.Context(main_job, info_name="evaluate", parent=ctx)
+        records = []
+        for param in main_job.params:
+            record = param.get_help_record(job_ctx) if param.name in MAIN_JOB_OPTIONS else None
+            if record is not None:
+                records.append((record[0], _first_clause(record[1])))
+        with formatter.section("Main job options (all of them: divaeval evaluate --help)"):
+            formatter.write_dl(records)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str):
+        """Subcommands, and file names: the main job's first argument is a run file."""
+        from click.shell_completion import CompletionItem
+
+        return [*super().shell_complete(ctx, incomplete), CompletionItem(incomplete, type="file")]
+
+
+#: the main job's ten most used options, shown by ``divaeval --help``
+MAIN_JOB_OPTIONS = (
+    "measures",
+    "per_topic",
+    "no_summary",
+    "complete",
+    "depth",
+    "rel_level",
+    "order",
+    "compat",
+    "output_format",
+    "output",
+)
+
+
+def _first_clause(help_text: str) -> str:
+    """An option's help up to its first ``;`` or ``:`` (and without its ``[default: ...]``)."""
+    for mark in ("  [", "; ", ": "):
+        help_text = help_text.split(mark, 1)[0]
+    return help_text.strip()
+
+
+def _check_not_a_mistyped_command(first: str) -> None:
+    """``divaeval compaer run.txt qrels.txt``: a first argument that is no file but close to a
+    subcommand's name is a usage error saying so, not a run file that cannot be opened."""
+    import difflib
+
+    from divaeval.errors import UsageError
+
+    if first == "-" or first.startswith("-") or os.path.exists(first):
+        return
+    close = difflib.get_close_matches(first, list(COMMANDS), n=1, cutoff=0.6)
+    if close:
+        raise UsageError(f"{first}: no such file; did you mean '{close[0]}'?")
+
+
+def close_options(option: str, ctx: click.Context | None) -> list[str]:
+    """The long options of ``ctx``'s command close to ``option`` (a mistyped ``--precison``,
+    a prefix ``--base``): compared without their dashes, so that ``--bogus`` is close to
+    nothing (click's own rule finds ``--jobs``: the dashes alone make half of a match)."""
+    import difflib
+
+    if ctx is None or not option.startswith("--"):
+        return []
+    names = sorted(
+        {
+            name[2:]
+            for param in ctx.command.get_params(ctx)
+            for name in (*param.opts, *param.secondary_opts)
+            if name.startswith("--")
+        }
+    )
+    typed = option[2:]
+    prefixed = [name for name in names if len(typed) >= 3 and name.startswith(typed)]
+    close = difflib.get_close_matches(typed, names, n=3, cutoff=0.7)
+    return [f"--{name}" for name in dict.fromkeys([*close, *prefixed])][:3]
 
 
 @click.group(
@@ -110,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         if debug:
             raise
+        if isinstance(exc, click.exceptions.NoSuchOption):
+            exc.possibilities = close_options(exc.option_name, exc.ctx)
         click.echo(f"divaeval: {exc.format_message()}", err=True)
         return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
     except (click.exceptions.Abort, KeyboardInterrupt, EOFError):

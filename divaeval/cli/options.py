@@ -138,6 +138,17 @@ def analysis_inputs(
     return {"runs": runs, "qrels": qrels}
 
 
+def complete_measure(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of ``-m``: the registry's names, aliases, other tools' names and
+    presets that start with what was typed (case-insensitive)."""
+    from divaeval.metrics.registry import all_forms, all_specs, presets
+
+    names = {name for spec in all_specs() for name in (spec.name, *spec.aliases)}
+    names |= {form.name for form in all_forms()} | set(presets())
+    typed = incomplete.lower()
+    return sorted(name for name in names if name.lower().startswith(typed))
+
+
 def measure_option() -> Decorator:
     """``-m``: the same in every command that scores runs; default ndeval's 21 columns."""
     return click.option(
@@ -146,6 +157,7 @@ def measure_option() -> Decorator:
         "measures",
         multiple=True,
         metavar="MEASURE",
+        shell_complete=complete_measure,
         help="NAME[(p=v,...)][@k,...] or a preset; repeatable (see 'divaeval metrics') "
         "[default: ndeval, ndeval's 21 columns]",
     )
