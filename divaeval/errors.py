@@ -104,6 +104,35 @@ def activity(what: str) -> Iterator[None]:
         _activity.pop()
 
 
+StatusSink = Callable[[str | None], None]
+
+#: where :func:`status` shows a slow step (the command line's: a line on a terminal's stderr)
+_status_sink: StatusSink | None = None
+
+
+@contextmanager
+def status(what: str) -> Iterator[None]:
+    """Name a slow step while it runs (starting a local Dask cluster takes seconds), so that the
+    command line can show it on a terminal (:func:`set_status_sink`); else nothing is shown."""
+    sink = _status_sink
+    if sink is not None:
+        sink(what)
+    try:
+        yield
+    finally:
+        if sink is not None:
+            sink(None)
+
+
+def set_status_sink(sink: StatusSink | None) -> StatusSink | None:
+    """Install the sink of :func:`status` (called with the step, then with None when it
+    ends); returns the previous one."""
+    global _status_sink
+    previous = _status_sink
+    _status_sink = sink
+    return previous
+
+
 def failed_activity() -> str:
     """`` while <activity>`` for the activity a MemoryError went through (then forgotten), or
     ``""``."""

@@ -40,7 +40,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, Protocol, TypeVar
 
-from divaeval.errors import DivaevalError, UsageError, set_warning_sink, warn
+from divaeval.errors import DivaevalError, UsageError, set_warning_sink, status, warn
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -503,6 +503,18 @@ class Cluster:
         local = address == "local" or address.startswith("local:")
         count = address.partition(":")[2] if local else ""
         n_workers = _positive(count, "local:N") if count else 2
+        step = f"connecting to the Dask scheduler {address}"
+        if local:
+            step = f"starting a local Dask cluster of {n_workers} worker{'s' * (n_workers > 1)}"
+        with status(step):  # (seconds, silent otherwise)
+            self._start(address, local, n_workers, Client, LocalCluster)
+        assert self.client is not None
+        workers = self.client.scheduler_info().get("workers", {})
+        self.size: int = max(1, sum(w.get("nthreads", 1) for w in workers.values()))
+        self.locality: Locality = "this machine" if local else "other machines"
+
+    def _start(self, address: str, local: bool, n_workers: int, Client, LocalCluster) -> None:
+        """Start the local cluster or reach the scheduler, connect a client, check workers."""
         if not local:
             _identify_scheduler(address)
         try:
@@ -526,9 +538,6 @@ class Cluster:
             self.close()
             reason = f"{type(exc).__name__}: {_first_line(exc)}"
             raise UsageError(f"cannot use the Dask scheduler {address}: {reason}") from None
-        workers = self.client.scheduler_info().get("workers", {})
-        self.size = max(1, sum(w.get("nthreads", 1) for w in workers.values()))
-        self.locality: Locality = "this machine" if local else "other machines"
 
     def _check_workers(self) -> None:
         """A worker that cannot import divaeval is an error; other versions of divaeval or

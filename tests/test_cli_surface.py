@@ -107,3 +107,60 @@ def test_shell_completion_offers_measures_values_and_files():
     assert _completions("divaeval a b -o ou") == ["file,ou"]
     assert _completions("divaeval meta sensitivity qr") == ["file,qr"]
     assert _completions("divaeval me") == ["plain,meta", "plain,metrics", "file,me"]
+
+
+def test_a_slow_step_goes_to_the_status_sink():
+    from divaeval.errors import set_status_sink, status
+
+    seen: list[str | None] = []
+    previous = set_status_sink(seen.append)
+    try:
+        with status("starting"):
+            seen.append("inside")
+    finally:
+        set_status_sink(previous)
+    assert seen == ["starting", "inside", None]
+    with status("nobody listens"):  # no sink: nothing happens
+        pass
+
+
+#: divaeval's command line with a local Dask cluster that fails to start at once
+FAILING_CLUSTER = """
+import sys
+import dask.distributed
+
+def boom(*args, **kwargs):
+    raise RuntimeError("boom")
+
+dask.distributed.LocalCluster = boom
+from divaeval.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_starting_a_dask_cluster_shows_a_status_line_on_a_terminal_only():
+    pytest.importorskip("dask.distributed")
+    pty = pytest.importorskip("pty")
+    args = [sys.executable, "-c", FAILING_CLUSTER, RUN, QRELS, "--scheduler", "local:1"]
+    master, slave = pty.openpty()
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    process.wait(timeout=120)
+    os.close(master)
+    assert process.returncode == 2
+    assert shown.decode().startswith(
+        "\r\x1b[Kdivaeval: starting a local Dask cluster of 1 worker …\r\x1b[K"
+        "divaeval: cannot use the Dask scheduler local:1: RuntimeError: boom"
+    )
+    piped = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert piped.stderr == "divaeval: cannot use the Dask scheduler local:1: RuntimeError: boom\n"

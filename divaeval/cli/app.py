@@ -156,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     stderr (``divaeval: FILE:LINE: message``); a reader that goes away (``| head``) ends the
     run quietly with 0; output that cannot be written (closed or full stdout) is exit 1; a
     bug is exit 3 (``--debug`` shows the traceback)."""
+    from divaeval.cli.output import status_on_terminal
     from divaeval.errors import EXIT_INTERNAL, EXIT_USAGE, DivaevalError, warnings_on_stderr
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -174,7 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # make_context + invoke rather than cli.main: click's main turns a broken pipe into
         # exit 1 before divaeval could see it.
-        with cli.make_context("divaeval", args) as ctx, warnings_on_stderr():
+        with (
+            cli.make_context("divaeval", args) as ctx,
+            warnings_on_stderr(),
+            status_on_terminal(),
+        ):
             cli.invoke(ctx)
         if sys.stdout is not None:
             sys.stdout.flush()  # a write error of buffered output is reported here

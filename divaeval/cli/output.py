@@ -102,6 +102,28 @@ def resolve_format(
 
 
 @contextmanager
+def status_on_terminal() -> Iterator[None]:
+    """While the block runs, a slow step the library names (:func:`divaeval.errors.status`:
+    starting a local Dask cluster) shows as one line on stderr, erased when the step ends;
+    only when stderr is a terminal (never in pipes or CI logs)."""
+    from divaeval.errors import set_status_sink
+
+    if sys.stderr is None or not sys.stderr.isatty():
+        yield
+        return
+
+    def show(what: str | None) -> None:
+        sys.stderr.write(f"\r\x1b[Kdivaeval: {what} …" if what else "\r\x1b[K")
+        sys.stderr.flush()
+
+    previous = set_status_sink(show)
+    try:
+        yield
+    finally:
+        set_status_sink(previous)
+
+
+@contextmanager
 def progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
     """A ``progress(done, total)`` callback drawing a rich progress bar on stderr while the
     block runs, only when stderr is a terminal (never in pipes or CI logs); else ``None``."""
