@@ -12,7 +12,8 @@ keyword arguments, or one :class:`Settings`.
   lexicographic preferences;
 - :func:`discriminative_power`, :func:`correlation`, :func:`intuitiveness`, :func:`unanimity`,
   :func:`sensitivity`, :func:`axioms`, :func:`ties` — the ``meta`` analyses;
-- :func:`collection_table` — the collection analysis of the qrels;
+- :func:`collection_table` — the collection analysis of the qrels; :func:`list_metrics` — the
+  metrics (``divaeval metrics``);
 - :func:`read_run`, :func:`read_qrels`, :func:`read_intents`, :func:`read_topic_types` — the
   validating readers; :func:`parse_measures`; :func:`score_matrix`; :func:`run_evaluation`;
 - :class:`DivaevalError` (``DataError``, ``UsageError``) and :class:`DivaevalWarning`.
@@ -33,6 +34,7 @@ _LAZY = {
     "axioms": ("divaeval.api", "axioms"),
     "ties": ("divaeval.api", "ties"),
     "collection_table": ("divaeval.api", "collection_table"),
+    "list_metrics": ("divaeval.api", "list_metrics"),
     "run_evaluation": ("divaeval.evaluation", "run_evaluation"),
     "Settings": ("divaeval.settings", "Settings"),
     "read_run": ("divaeval.io", "read_run"),

@@ -37,10 +37,11 @@ of pandas and scipy: the analyses import their packages (:mod:`divaeval.stats`,
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
@@ -53,10 +54,14 @@ from divaeval.evaluation import (
     run_evaluation,
     same_file,
 )
+from divaeval.io import read_qrels, read_topic_types
 from divaeval.io.memory import MemoryInputs
-from divaeval.metrics import parse_measures
+from divaeval.metrics import all_specs, parse_measures
 from divaeval.metrics.dialects import measures_signature
-from divaeval.risk_measures import check_risk_alpha, risk_frame
+from divaeval.metrics.grid import parse_grid
+from divaeval.metrics.registry import all_forms, presets
+from divaeval.metrics.spec import format_value
+from divaeval.risk_measures import RISK_MEASURES, check_risk_alpha, risk_frame
 from divaeval.settings import AVERAGING, JUDGING, WORKERS, Settings
 
 if TYPE_CHECKING:
@@ -72,6 +77,7 @@ __all__ = [
     "discriminative_power",
     "evaluate",
     "intuitiveness",
+    "list_metrics",
     "prefer",
     "risk",
     "sensitivity",
@@ -183,6 +189,15 @@ class EvaluationResult(Result):
         ``all``), as the command line prints them."""
         return self.evaluation.table(per_topic=per_topic, summary=summary)
 
+    def latex(self, *, precision: int = 4) -> str:
+        """Runs × measures in LaTeX, each run's mean with superscripts for the runs it beats
+        significantly (paired t-tests, Holm's correction; ``divaeval -f latex``)."""
+        from divaeval.stats.tables import evaluation_latex  # scipy: for this format only
+
+        return evaluation_latex(
+            self.evaluation, mean=self.settings.mean, precision=precision, signature=self.signature
+        )
+
     def _run(self, run: str | None) -> Any:
         """The scores of the run named ``run`` (None: the only run)."""
         runs = self.evaluation.runs
@@ -249,6 +264,31 @@ class ComparisonResult(Result):
     @property
     def frame(self) -> pd.DataFrame:
         return self.pairs
+
+    def latex(self, *, runs: bool = True, pairs: bool = True, precision: int = 4) -> str:
+        """LaTeX: one runs × measures table of the means with superscripts for the runs each
+        beats significantly (``runs``), then each measure's pairs (``pairs``)."""
+        from divaeval.stats import comparison_to_latex  # the main job imports api
+        from divaeval.stats.tables import comparisons_latex
+
+        texts = []
+        if runs:
+            texts.append(
+                comparisons_latex(
+                    self.run_names,
+                    self.comparisons,
+                    precision=precision,
+                    note="superscripts: significantly better than the runs with those numbers "
+                    "(the test and correction of the signature)",
+                    signature=self.signature,
+                )
+            )
+        if pairs:
+            texts += [
+                comparison_to_latex(comparison, table="pairs", precision=precision, metric=name)
+                for name, comparison in self.comparisons.items()
+            ]
+        return "\n".join(texts)
 
 
 @dataclass(eq=False, repr=False)
@@ -349,6 +389,54 @@ class AxiomsResult(Result):
     @property
     def spaces(self) -> pd.DataFrame:
         return self.report.space_frame()
+
+
+@dataclass(eq=False, repr=False)
+class MetricsResult(Result):
+    """The metrics (:func:`list_metrics`): :attr:`specs` (one
+    :class:`~divaeval.metrics.spec.MetricSpec` each, in the registry's order), :attr:`forms`
+    (metric -> the other tools' names for its forms), and whether the pattern named one metric
+    exactly (:attr:`named`); :attr:`records` and :attr:`frame` one row per metric."""
+
+    specs: list[Any]
+    forms: dict[str, list[str]]
+    named: bool = False
+    #: preset -> (its measures, what it is)
+    presets: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
+    #: (name, definition, source) of the risk measures (``divaeval risk``)
+    risk_measures: tuple = RISK_MEASURES
+
+    @staticmethod
+    def defaults(spec: Any) -> dict[str, str]:
+        """The metric's parameters and their defaults as ``-m`` writes them."""
+        return {param.name: format_value(param.default) for param in spec.params}
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": spec.name,
+                "family": spec.family,
+                "aliases": list(spec.aliases),
+                "params": {p.name: p.default for p in spec.params},
+                "cutoff": spec.cutoff,
+                "default_cutoffs": list(spec.default_cutoffs),
+                "summary": spec.summary,
+                "reference": spec.reference,
+                "notes": spec.notes,
+                "aggregate": spec.aggregate,
+                "trec_eval": spec.trec_eval,
+                "ir_measures": spec.ir_measures,
+                "other_names": self.forms.get(spec.name, []),
+            }
+            for spec in self.specs
+        ]
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        import pandas as pd  # pandas: `divaeval metrics` prints the records without it
+
+        return pd.DataFrame(self.records)
 
 
 @dataclass(eq=False, repr=False)
@@ -460,6 +548,52 @@ def _analysed_tables(
     paths = [scores] if isinstance(scores, (str, os.PathLike)) else list(scores)
     table = read_score_table([os.fspath(path) for path in paths], measures)
     return table.runs, table.tables
+
+
+# ---------------------------------------------------------------------------------------------
+# the metrics
+
+
+def _names_of(spec: Any, forms: list[str]) -> list[str]:
+    return [spec.name, *spec.aliases, *forms]
+
+
+def _matches(pattern: str, spec: Any, forms: list[str]) -> bool:
+    """A glob (``*ndcg*``) or a case-insensitive substring of a name, alias, other tool's
+    name or the family."""
+    pattern = pattern.lower()
+    texts = [text.lower() for text in (*_names_of(spec, forms), spec.family)]
+    if any(ch in pattern for ch in "*?["):
+        return any(fnmatch.fnmatchcase(text, pattern) for text in texts)
+    return any(pattern in text for text in texts)
+
+
+def list_metrics(pattern: str | None = None) -> MetricsResult:
+    """The metrics (``divaeval metrics [PATTERN]``): every one, or those a glob (``*ndcg*``)
+    or a case-insensitive substring of a name, alias, other tool's name or family matches; a
+    pattern that names a metric exactly gives just that one (``named``).
+
+    >>> [spec.name for spec in divaeval.list_metrics("*rbu*").specs]
+    ['RBU', 'CT-RBU', 'NRBP-RBU']
+    """
+    if pattern is not None and not isinstance(pattern, str):
+        raise UsageError(f"pattern: expected a string, got {type(pattern).__name__}")
+    forms: dict[str, list[str]] = {}
+    for form in all_forms():
+        forms.setdefault(form.spec, []).append(form.name)
+    specs = [s for s in all_specs() if not pattern or _matches(pattern, s, forms.get(s.name, []))]
+    if not specs:
+        raise UsageError(f"no metric matches {pattern!r} (see 'divaeval metrics')")
+    named = []
+    if pattern is not None:
+        wanted = pattern.lower()
+        named = [
+            s
+            for s in specs
+            if wanted in (name.lower() for name in _names_of(s, forms.get(s.name, [])))
+        ]
+    signature = f"divaeval {__version__}|metrics|pattern={pattern or ''}"
+    return MetricsResult(signature, named or specs, forms, bool(named), presets())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -916,7 +1050,6 @@ def sensitivity(
     # pandas: the main job imports api
     from divaeval.meta.sensitivity import DEFAULT_CUTOFF
     from divaeval.meta.sensitivity import sensitivity as selection_sensitivity
-    from divaeval.metrics.grid import parse_grid
 
     chosen = _measures(measures)
     cutoffs = [cutoff] if isinstance(cutoff, int) else list(cutoff)
@@ -1056,7 +1189,6 @@ def collection_table(
     2   153         155            4   3  0.6037
     """
     from divaeval.collection import collection_table as table_of  # pandas: see above
-    from divaeval.io import read_qrels, read_topic_types
 
     settings = _settings(settings, options, COLLECTING, mean="dd")
     with _library_call() as inputs:

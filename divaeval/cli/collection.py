@@ -45,7 +45,7 @@ def collection_command(
     """Per-topic collection analysis of QRELS: relevant documents, per-subtopic counts, xi,
     d_max, d_mean, diversity difficulty dd and subtopic miss rate (Golbus et al. 2013); with
     --topics, the subtopics split into informational and navigational (Sakai 2012, Table 1)."""
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
     result = api.collection_table(

@@ -71,9 +71,8 @@ def compare_command(
     The confidence interval (ci_low_unadjusted, ci_high_unadjusted) is per pair at
     1 - alpha and never adjusted for multiple comparisons: beside tukey-hsd's family-wise
     p-values it is not a simultaneous interval."""
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
-    from divaeval.stats.compare import comparison_to_latex
 
     fmt = resolve_format(output_format, output)
     settings = settings_from(options)
@@ -88,28 +87,13 @@ def compare_command(
         settings=settings,
     )
     parts = ["runs", "pairs"] if which is None else [which]
-    digits = 4 if precision is None else precision
     if fmt == "latex":  # one runs x measures table, then each measure's pairs
-        from divaeval.stats.tables import comparisons_latex
-
-        texts = []
-        if "runs" in parts:
-            texts.append(
-                comparisons_latex(
-                    result.run_names,
-                    result.comparisons,
-                    precision=digits,
-                    note="superscripts: significantly better than the runs with those numbers "
-                    "(the test and correction of the signature)",
-                    signature=result.signature,
-                )
-            )
-        if "pairs" in parts:
-            texts += [
-                comparison_to_latex(comparison, table="pairs", precision=digits, metric=name)
-                for name, comparison in result.comparisons.items()
-            ]
-        emit(partial(write_text, "\n".join(texts)), output)
+        text = result.latex(
+            runs="runs" in parts,
+            pairs="pairs" in parts,
+            precision=4 if precision is None else precision,
+        )
+        emit(partial(write_text, text), output)
         return
     if fmt == "table":  # each measure's tables, titled
         for name, comparison in result.comparisons.items():

@@ -19,6 +19,7 @@ from divaeval.cli.options import (
 )
 from divaeval.cli.output import emit, resolve_format, write_text
 from divaeval.cli.paths import INPUT
+from divaeval.report import ReportOptions, write_report
 from divaeval.settings import AVERAGING, JUDGING
 
 COMMAND_NAME = "evaluate"
@@ -69,9 +70,8 @@ def evaluate_command(
 ) -> None:
     """Evaluate RUN files against QRELS (the last file). A file may be '-' (stdin) and
     gzipped; the default measures are ndeval's 21 columns."""
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
-    from divaeval.report import ReportOptions, write_report
 
     output_format = resolve_format(output_format, output, default="trec_eval", terminal="trec_eval")
     settings = settings_from(options)
@@ -82,14 +82,7 @@ def evaluate_command(
     if signature:
         click.echo(result.signature, err=True)
     if output_format == "latex":  # runs x measures with significance superscripts
-        from divaeval.stats.tables import evaluation_latex  # scipy: for this format only
-
-        text = evaluation_latex(
-            result.evaluation,
-            mean=settings.mean,
-            precision=4 if precision is None else precision,
-            signature=result.signature,
-        )
+        text = result.latex(precision=4 if precision is None else precision)
         emit(partial(write_text, text), output)
         return
     report = ReportOptions(

@@ -19,6 +19,7 @@ from divaeval.cli.options import (
 )
 from divaeval.cli.output import progress_bar, resolve_format, write_table, write_tables
 from divaeval.cli.paths import INPUT, OUTPUT
+from divaeval.errors import UsageError
 from divaeval.settings import JUDGING
 
 
@@ -60,7 +61,7 @@ def discriminative_power_command(
 ) -> None:
     """Share of run pairs each metric finds significant, and the estimated performance
     difference required (Sakai 2012, Figures 3 and 5)."""
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
     fmt = resolve_format(output_format, output)
@@ -108,7 +109,7 @@ def correlation_command(
 ) -> None:
     """Kendall's tau (tau-b, tau-a) and tau_ap (Yilmaz et al.; and its symmetric version)
     between the system rankings induced by each pair of metrics."""
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
     settings = settings_from(options)
@@ -149,7 +150,7 @@ def intuitiveness_command(
 ) -> None:
     """Sakai's intuitiveness test (2012, Figure 6): for each pair of metrics, of the run pairs
     on which they disagree, how often each agrees with the gold standard(s)."""
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
     settings = settings_from(options)
@@ -182,7 +183,7 @@ def unanimity_command(
 ) -> None:
     """Metric Unanimity (Amigó et al. 2018, §6.1): PMI (base 2) between a metric's
     preferences and the unanimous preferences of the other metrics; ties count 0.5."""
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
     settings = settings_from(options)
@@ -276,9 +277,8 @@ def sensitivity_command(
     of the topic's relevant documents, averaged over topics. With --grid, the largest average
     over a grid of the measures' parameters and where it is reached. The seed and the number
     of samples are reported."""
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
-    from divaeval.errors import UsageError
 
     fmt = resolve_format(output_format, output)
     settings = settings_from(options)
@@ -373,9 +373,8 @@ def axioms_command(
     rankings, both scores) for every ○, and the search space of each check. Universal
     constraints are tested on enumerated and seeded random cases, DeepTh, CloseTh and Sat by
     bounded search."""
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
-    from divaeval.errors import UsageError
 
     fmt = resolve_format(output_format, output)
     if not measures and not table1:
@@ -483,9 +482,8 @@ def ties_command(
     """Tie probabilities for two random complete rankings of n items with m relevant (Diaz,
     Ekstrand & Mitra, §5.3): exact for TSE, R@k, R-precision and lexirecall, Monte Carlo
     (seeded) for any measure given with -m; or, with --worst-case, their Table 2."""
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
-    from divaeval.errors import UsageError
 
     if worst_case and sizes_m:
         raise UsageError("meta ties: --worst-case draws m ~ U(5, 50); do not give --m")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 from functools import partial
 from typing import Any, TextIO
 
@@ -15,24 +14,8 @@ def _write_lines(lines: list[str], out: TextIO) -> None:
     out.write("".join(line + "\n" for line in lines))
 
 
-def _names(spec: Any, forms: list[str]) -> list[str]:
-    return [spec.name, *spec.aliases, *forms]
-
-
-def _matches(pattern: str, spec: Any, forms: list[str]) -> bool:
-    """A glob (``*ndcg*``) or a case-insensitive substring of a name, alias, other tool's
-    name or the family."""
-    pattern = pattern.lower()
-    texts = [text.lower() for text in (*_names(spec, forms), spec.family)]
-    if any(ch in pattern for ch in "*?["):
-        return any(fnmatch.fnmatchcase(text, pattern) for text in texts)
-    return any(pattern in text for text in texts)
-
-
-def _details(spec: Any, forms: list[str]) -> list[str]:
-    from divaeval.metrics.spec import format_value
-
-    params = ", ".join(f"{p.name}={format_value(p.default)}" for p in spec.params)
+def _details(spec: Any, forms: list[str], parameters: dict[str, str]) -> list[str]:
+    params = ", ".join(f"{name}={value}" for name, value in parameters.items())
     cut = {"none": "", "optional": "[@k]", "required": "@k"}[spec.cutoff]
     if spec.level_param is not None:
         cut = f"[@{spec.level_param}]"
@@ -52,7 +35,7 @@ def _details(spec: Any, forms: list[str]) -> list[str]:
         defaults = ",".join("all" if k is None else str(k) for k in spec.default_cutoffs)
         lines.append(f"      default cutoffs: {defaults}")
     for param in spec.params:
-        lines.append(f"      {param.name} (default {format_value(param.default)}): {param.help}")
+        lines.append(f"      {param.name} (default {parameters[param.name]}): {param.help}")
     lines.append(f"      follows: {spec.reference}")
     if spec.notes:
         lines.append(f"      notes: {spec.notes}")
@@ -81,44 +64,15 @@ def metrics_command(pattern: str | None, long_form: bool, output_format: str) ->
     is a glob (*ndcg*) or a substring of a name, alias or family."""
     import json
 
-    from divaeval.errors import UsageError
-    from divaeval.metrics import all_specs
-    from divaeval.metrics.registry import all_forms, presets
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
+    from divaeval import api
 
-    forms_of: dict[str, list[str]] = {}
-    for form in all_forms():
-        forms_of.setdefault(form.spec, []).append(form.name)
-    specs = [
-        s for s in all_specs() if not pattern or _matches(pattern, s, forms_of.get(s.name, []))
-    ]
-    if not specs:
-        raise UsageError(f"no metric matches {pattern!r} (see 'divaeval metrics')")
-    if pattern is not None:
-        wanted = pattern.lower()
-        named = [
-            s for s in specs if wanted in (n.lower() for n in _names(s, forms_of.get(s.name, [])))
-        ]
-        if named:  # a metric named exactly: just that one, in full
-            specs, long_form = named, True
+    result = api.list_metrics(pattern)
+    specs, forms_of = result.specs, result.forms
+    long_form = long_form or result.named  # a metric named exactly: just that one, in full
     lines: list[str] = []
     if output_format == "jsonl":
-        for spec in specs:
-            record = {
-                "name": spec.name,
-                "family": spec.family,
-                "aliases": list(spec.aliases),
-                "params": {p.name: p.default for p in spec.params},
-                "cutoff": spec.cutoff,
-                "default_cutoffs": list(spec.default_cutoffs),
-                "summary": spec.summary,
-                "reference": spec.reference,
-                "notes": spec.notes,
-                "aggregate": spec.aggregate,
-                "trec_eval": spec.trec_eval,
-                "ir_measures": spec.ir_measures,
-                "other_names": forms_of.get(spec.name, []),
-            }
-            lines.append(json.dumps(record))
+        lines = [json.dumps(record) for record in result.records]
         emit(partial(_write_lines, lines), None)
         return
     family = None
@@ -127,22 +81,20 @@ def metrics_command(pattern: str | None, long_form: bool, output_format: str) ->
             family = spec.family
             lines.append(f"\n[{family}]")
         if long_form:
-            lines.extend(_details(spec, forms_of.get(spec.name, [])))
+            lines.extend(_details(spec, forms_of.get(spec.name, []), result.defaults(spec)))
         else:
             lines.append(_short(spec))
     if not pattern:
-        from divaeval.risk_measures import RISK_MEASURES
-
         lines.append(
             "\n[risk-sensitive comparison: 'divaeval RUN... QRELS --baseline B', 'divaeval risk']"
         )
-        for name, definition, source in RISK_MEASURES:
+        for name, definition, source in result.risk_measures:
             if long_form:
                 lines += [f"  {name}", f"      {definition}", f"      follows: {source}"]
             else:
                 lines.append(f"  {name:<16} {definition}")
         lines.append("\n[presets]")
-        for name, (items, summary) in presets().items():
+        for name, (items, summary) in result.presets.items():
             lines.append(f"  {name}: {summary}")
             if long_form:
                 lines.append(f"      = {' '.join(items)}")

@@ -13,6 +13,7 @@ import click
 
 from divaeval.cli.paths import INPUT, OUTPUT
 from divaeval.errors import UsageError
+from divaeval.report.frames import TABLE_FORMATS
 from divaeval.settings import JUDGING, WORKERS, Settings, default_of, option_of
 
 MAX_RESAMPLES = (
@@ -194,8 +195,6 @@ def scores_option() -> Decorator:
 def table_format_option(default: str | None = None) -> Decorator:
     """``-f`` for analysis tables; ``default=None`` = by ``-o FILE``'s extension, else a rich
     table on a terminal, else csv (:func:`divaeval.cli.output.resolve_format`)."""
-    from divaeval.report.frames import TABLE_FORMATS
-
     return click.option(
         "-f",
         "--format",

@@ -16,6 +16,7 @@ from divaeval.cli.options import (
 from divaeval.cli.output import keyed_frame as _keyed
 from divaeval.cli.output import resolve_format, write_tables
 from divaeval.cli.paths import INPUT
+from divaeval.errors import UsageError
 
 _SECTIONS = ("values", "pairs", "ranking")
 
@@ -106,9 +107,8 @@ def prefer_command(
     lexiprecision and rrlexiprecision exactly as pref_eval computes them. Per pair: wins, ties,
     losses, the mean preference and a two-sided sign test with correction; runs ranked by MC4
     and Borda. Values are +1 when run_a (the earlier run) is preferred, -1 when run_b is."""
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
-    from divaeval.errors import UsageError
 
     runs, qrels = runs_and_qrels(files, at_least=2)
     fmt = resolve_format(output_format, output)

@@ -64,7 +64,7 @@ def risk_command(
     GeoRisk need scores >= 0 (NaN otherwise). For ndeval's per-topic values use
     'divaeval RUN... QRELS --baseline BASE --risk-alpha A'.
     """
-    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
     runs, qrels = runs_and_qrels(files)
