@@ -44,7 +44,7 @@ from typing import Protocol
 import numpy as np
 
 from divaeval.errors import DataError, UsageError, warn
-from divaeval.scores import RunScores, check_score_magnitude, equal_within_tolerance
+from divaeval.scores import RunScores, check_score_magnitude, equal_within_tolerance, row_means
 from divaeval.topics import sort_topics
 
 # ---------------------------------------------------------------------------------------------
@@ -247,8 +247,7 @@ def urisk(runs, baseline, alpha: float = 0.0) -> np.ndarray:
     the mean risk value (1/c)·Σ_q RiskBased(r_q, b_q, α). Summed in topic order and divided by c,
     as ndeval sums its amean, so it equals ndeval's risk amean on the same topics."""
     table, base = _runs_and_baseline(runs, baseline)
-    values = risk_values(table, base, alpha)
-    return np.cumsum(values, axis=1)[:, -1] / table.shape[1]
+    return row_means(risk_values(table, base, alpha))
 
 
 def trisk(runs, baseline, alpha: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -268,7 +267,7 @@ def trisk(runs, baseline, alpha: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
         nan = np.full(table.shape[0], np.nan)
         return nan, nan.copy()
     values = risk_values(table, base, alpha)
-    mean = np.cumsum(values, axis=1)[:, -1] / n_topics
+    mean = row_means(values)
     sd = values.std(axis=1, ddof=1)
     # all values equal within the tolerance (or a spread that underflows): no variance
     scale = (1.0 + alpha) * np.maximum(np.abs(table).max(axis=1), np.abs(base).max())
@@ -335,7 +334,7 @@ def risk_table(
     if len(runs) != table.shape[0]:
         raise UsageError(f"{len(runs)} run names for {table.shape[0]} rows of scores")
     alpha, _ = check_risk_alpha(alpha)
-    frame = {"run": list(runs), "mean": np.cumsum(table, axis=1)[:, -1] / table.shape[1]}
+    frame = {"run": list(runs), "mean": row_means(table)}
     if baseline is not None:
         base = table[baseline]
         statistic, p_values = trisk(table, base, alpha)

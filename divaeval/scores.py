@@ -92,6 +92,25 @@ class RunScores:
         return len(self.topics) if self.denominator is None else self.denominator
 
 
+def topic_sums(table: np.ndarray) -> np.ndarray:
+    """The sum of each row of ``table`` [..., n_topics], accumulated sequentially in topic
+    order, as ndeval sums its columns (numpy's ``sum`` adds pairwise: another last bit). The
+    one summation of every arithmetic mean divaeval prints (evaluate, compare, risk), so that
+    the same mean is the same double everywhere."""
+    table = np.asarray(table, dtype=np.float64)
+    if table.shape[-1] == 0:
+        return np.zeros(table.shape[:-1])
+    return np.cumsum(table, axis=-1)[..., -1]
+
+
+def row_means(table: np.ndarray) -> np.ndarray:
+    """The arithmetic mean of each row of ``table`` [..., n_topics] (:func:`topic_sums`
+    divided by the number of topics; NaN without topics)."""
+    table = np.asarray(table, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return topic_sums(table) / table.shape[-1]
+
+
 def topic_mean(
     values: np.ndarray,
     how: str = "arith",
@@ -109,9 +128,7 @@ def topic_mean(
     if count == 0:
         return float("nan")
     if how == "arith":
-        # cumsum accumulates sequentially, in topic order, as ndeval sums its columns
-        total = np.cumsum(values)[-1] if len(values) else 0.0
-        return float(total / count)
+        return float(topic_sums(values) / count)
     if how == "geom":
         with np.errstate(divide="ignore", invalid="ignore"):
             return float(np.exp(np.mean(np.log(np.maximum(values, GEOMETRIC_EPSILON)))))

@@ -451,3 +451,36 @@ def test_dd_exponent_reaches_the_library(capsys):
     assert code == 0
     assert json.loads(out.splitlines()[0])["value"] == golbus["value"].iloc[0]
     assert golbus["value"].iloc[0] != plain["value"].iloc[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 29: one summation of every mean; risk leaves the baseline's own row out
+
+
+def test_the_same_mean_is_the_same_double_everywhere(capsys):
+    # rm-cata's alpha-nDCG@20 summed pairwise (numpy's mean) is ...263, in topic order ...264
+    files = [str(f) for f in RUN_FILES]
+    evaluated = divaeval.evaluate(files, str(QRELS), "alpha-nDCG@20", complete=True).aggregate
+    compared = divaeval.compare(files, str(QRELS), "alpha-nDCG@20")
+    risked = divaeval.risk(files, str(QRELS), "alpha-nDCG@20").frame.set_index("run")["mean"]
+    runs = compared.run_table.set_index("run")["mean"]
+    for run in ("ql-cata", "rm-cata", "dssa"):
+        mean = evaluated(run)["alpha-nDCG@20"]
+        assert runs[run] == risked[run] == mean  # bit for bit
+    pairs = compared.pairs.set_index(["run_a", "run_b"])
+    assert pairs.loc[("ql-cata", "rm-cata"), "mean_b"] == evaluated("rm-cata")["alpha-nDCG@20"]
+    assert repr(evaluated("rm-cata")["alpha-nDCG@20"]) == "0.3025572392529264"
+    code, out, _ = run_cli(capsys, "compare", *files, QRELS, "-m", "alpha-nDCG@20", "-f", "jsonl")
+    assert code == 0 and json.loads(out.splitlines()[0])["mean_b"] == 0.3025572392529264
+
+
+def test_risk_leaves_the_baseline_out_whether_or_not_it_is_among_the_runs(capsys):
+    files = [str(f) for f in RUN_FILES]
+    among = divaeval.risk(files, str(QRELS), "alpha-nDCG@20", baseline=files[2]).frame
+    apart = divaeval.risk(files[:2], str(QRELS), "alpha-nDCG@20", baseline=files[2]).frame
+    assert list(among["run"]) == list(apart["run"]) == ["ql-cata", "rm-cata"]
+    pd.testing.assert_frame_equal(among, apart, check_exact=True)  # ZRisk counts it once
+    code, out, _ = run_cli(capsys, "risk", *files, QRELS, "-m", "P@5", "--baseline", files[2])
+    assert code == 0 and "dssa" not in out
+    code, out, _ = run_cli(capsys, "risk", "--help")
+    assert "its own row is left out" in " ".join(out.split())

@@ -29,7 +29,7 @@ import numpy as np
 
 from divaeval.errors import UsageError, warn
 from divaeval.parallel import Workers
-from divaeval.scores import EQUAL_TOLERANCE, equal_within_tolerance
+from divaeval.scores import EQUAL_TOLERANCE, equal_within_tolerance, row_means
 from divaeval.stats.corrections import adjust_p_values, check_correction_name
 from divaeval.stats.effects import (
     CI_METHODS,
@@ -182,7 +182,7 @@ def compare_runs(
         ci_low, ci_high = pairwise_t_cis(table, alpha=alpha)
     import pandas as pd
 
-    means = table.mean(axis=1)
+    means = row_means(table)  # the means evaluate and risk print, to the last bit
     first, second = result.pairs[:, 0], result.pairs[:, 1]
     diffs = (table[first] - table[second]).mean(axis=1)
     pairs = pd.DataFrame(
