@@ -177,3 +177,14 @@ def test_every_fitted_table_keeps_within_the_width_and_cuts_nothing(names, n_row
     flat = flattened(text)
     assert all(is_subsequence(BOX.sub("", name), flat) for name in headers)
     assert all(is_subsequence(value, flat) for row in rows for value in row)
+
+
+def test_text_cells_stay_whole_when_splitting_the_table_keeps_them_so(capsys, monkeypatch):
+    # collection's list columns (subtopic counts, smr per subtopic) would wrap into rows of
+    # five lines at 100 columns: the table is printed in two parts instead, each topic a line
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, _ = run_cli(capsys, "collection", QRELS, "-f", "table")
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 100
+    assert "(1 of 2)" in out and "(2 of 2)" in out
+    assert "148,92,99,89,87" in out and "0.0163,0.2449,0.2163,0.2571,0.2653" in out
+    assert sum("│ 151 " in line for line in out.splitlines()) == 2  # one line in each part

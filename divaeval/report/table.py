@@ -101,26 +101,40 @@ class _Layout:
             max([_lines_width(h), *(_lines_width(t) for t in column)])
             for h, column in zip(headers, columns, strict=True)
         ]
-        # the narrowest a column gets: its header wrapped at its breaks, identifiers and
-        # numbers whole, other text wrapped at its breaks
+        # the narrowest a column gets: its header wrapped at its breaks and its cells whole
+        # (compact); or, as a last resort, text cells wrapped too (minimal)
+        self.compact = []
         self.minimal = []
         for number, (header, column) in enumerate(zip(headers, columns, strict=True)):
             whole = number < keys or numeric[number]
+            head = _longest_piece(header)
+            self.compact.append(max([head, *(_lines_width(t) for t in column)]))
             cells = [_lines_width(t) if whole else _longest_piece(t) for t in column]
-            self.minimal.append(max([_longest_piece(header), *cells]))
+            self.minimal.append(max([head, *cells]))
         self.widths: list[int] = widths or self.natural
 
-    def fitted(self, width: int) -> _Layout | None:
-        """This table within ``width`` (columns widened from their minimum, left to right,
-        as far as the width allows), or None if even the minimum is too wide."""
+    def fitted(self, width: int, *, wrap_cells: bool = False) -> _Layout | None:
+        """This table within ``width`` (columns widened from their minimum as far as the
+        width allows), or None if even the minimum is too wide; text cells are wrapped only
+        with ``wrap_cells`` (rows of several lines read worse than a table in two parts)."""
         if _total(self.natural) <= width:
             return self
-        if _total(self.minimal) > width:
+        least = self.minimal if wrap_cells else self.compact
+        if _total(least) > width:
             return None
-        widths = list(self.minimal)
-        for number, natural in enumerate(self.natural):
+        widths = list(least)
+        # identifiers and numbers whole first (their headers unwrapped), left to right; then
+        # the room left shared by the text columns in proportion to what they lack
+        whole = [n for n in range(len(widths)) if n < self.keys or self.numeric[n]]
+        for number in whole:
             spare = width - _total(widths)
-            widths[number] += min(spare, natural - widths[number])
+            widths[number] += max(0, min(spare, self.natural[number] - widths[number]))
+        text = [n for n in range(len(widths)) if n not in whole]
+        lacking = {n: self.natural[n] - widths[n] for n in text}
+        spare, wanted = width - _total(widths), sum(lacking.values())
+        for number in text:
+            if wanted:
+                widths[number] += min(lacking[number], spare * lacking[number] // wanted)
         return _Layout(self.headers, self.rows, self.numeric, self.keys, widths, self.title)
 
     def transposed(self) -> _Layout:
@@ -139,7 +153,7 @@ class _Layout:
         keys = list(range(self.keys))
         groups: list[list[int]] = [[]]
         for column in range(self.keys, len(self.headers)):
-            trial = [self.minimal[c] for c in keys + groups[-1] + [column]]
+            trial = [self.compact[c] for c in keys + groups[-1] + [column]]
             if groups[-1] and _total(trial) > width:
                 groups.append([])
             groups[-1].append(column)
@@ -155,7 +169,7 @@ class _Layout:
                 self.keys,
                 title=title,
             )
-            tables.append(part.fitted(width) or part)
+            tables.append(part.fitted(width) or part.fitted(width, wrap_cells=True) or part)
         return tables
 
 
