@@ -37,6 +37,7 @@ from divaeval.metrics.common import (
     repeated_powers,
     safe_divide,
 )
+from divaeval.metrics.gain_lists import q_measure as blended_q_measure
 from divaeval.metrics.registry import family_registrar, register_form
 from divaeval.metrics.spec import Param, in_open_unit_interval, non_negative
 
@@ -351,13 +352,11 @@ def rbp_residual(jr, params, cutoffs):
 
 def q_measure(jr, params, cutoffs):
     """Q@k = Σ_{relevant r ≤ k} BR(r) / min(k, R), BR(r) = (β·CG(r) + count(r)) /
-    (β·CG*(r) + r) (Sakai; NTCIREVAL's Q@l, reference/ntcireval.md §6.1); whole list: / R.
-    The arithmetic is the NTCIR family's, on per-document grades."""
-    from divaeval.metrics.families.ntcir import q_measure as blended_q
-
+    (β·CG*(r) + r) (Sakai, WWW 2012, Eqs. 2-3; NTCIREVAL's Q@l); whole list: / R. The
+    arithmetic is the NTCIR family's, on per-document grades."""
     length = _length(jr, cutoffs)
     n_rel = (jr.material.pool_grades.max(axis=2) > 0).sum(axis=1)
-    return blended_q(
+    return blended_q_measure(
         positive_gains(jr, length), ideal_grades(jr, length), n_rel, params["beta"], cutoffs
     )
 

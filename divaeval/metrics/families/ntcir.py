@@ -67,21 +67,23 @@ Deliberate differences from NTCIREVAL 190111 (native mode):
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from functools import lru_cache
-
 import numpy as np
 
-from divaeval.errors import UsageError
-from divaeval.metrics.common import (
-    at_cutoffs,
-    depth_for,
-    log2_discount,
-    printf_round,
-    rank_discount,
-    round_significant,
-    safe_divide,
+from divaeval.metrics.common import at_cutoffs, printf_round, rank_discount, safe_divide
+from divaeval.metrics.gain_lists import (
+    discounted_ratio,
+    jk_ndcg,
+    ms_ndcg,
+    n_err,
+    p_plus,
+    q_measure,
+)
+from divaeval.metrics.ntcir_gains import (
+    gain_key,
+    ntcireval_compat,
+    pad_ranks,
+    parse_gain_map,
+    tables,
 )
 from divaeval.metrics.registry import family_registrar, register_preset
 from divaeval.metrics.spec import Param, in_unit_interval, non_negative
@@ -89,36 +91,6 @@ from divaeval.metrics.spec import Param, in_unit_interval, non_negative
 FAMILY = "ntcir"
 SOURCE = "NTCIREVAL 190111; Sakai, Evaluation with Informational and Navigational Intents, WWW 2012"
 DEFAULT_CUTOFFS = (10,)
-COMPAT = "ntcireval"
-#: relative tolerance of gain equality (P+'s preferred rank)
-GAIN_TOLERANCE = 1e-9
-
-
-def parse_gain_map(text: str) -> tuple[tuple[int, float], ...]:
-    """``1:1,2:3,3:7`` (or with ``;``) → ((1, 1.0), (2, 3.0), (3, 7.0)); raises ValueError."""
-    pairs: dict[int, float] = {}
-    for item in text.replace(";", ",").split(","):
-        item = item.strip()
-        if not item:
-            continue
-        grade_text, sep, gain_text = item.partition(":")
-        if not sep:
-            raise ValueError(f"{item!r} is not grade:gain")
-        try:
-            grade = int(grade_text)
-            gain = float(gain_text)
-        except ValueError:
-            raise ValueError(f"{item!r} is not grade:gain (an integer and a number)") from None
-        if grade < 1:
-            raise ValueError(f"grade {grade} must be >= 1 (grades <= 0 have gain 0)")
-        if not math.isfinite(gain) or gain < 0:
-            raise ValueError(f"gain {gain_text!r} must be a finite number >= 0")
-        if grade in pairs:
-            raise ValueError(f"grade {grade} is mapped twice")
-        pairs[grade] = gain
-    if not pairs:
-        raise ValueError("empty map")
-    return tuple(sorted(pairs.items()))
 
 
 def _check_gain_map(text: str) -> str | None:
@@ -166,334 +138,13 @@ RBP_BETA = Param(
 GAIN_PARAMS = (GAIN, GAINS)
 
 
-def gain_key(params: dict) -> tuple:
-    """Hashable description of the gain mapping of a measure's parameters."""
-    mapping = params.get("gains", "")
-    kind = params.get("gain", "linear")
-    if mapping:
-        if kind != "linear":
-            raise UsageError("give either gain= or gains=, not both")
-        return ("map", parse_gain_map(mapping))
-    return (kind,)
-
-
-def _compat(jr) -> bool:
-    return jr.settings.compat == COMPAT
-
-
-def _gain_table(material, key: tuple) -> np.ndarray:
-    """Gain of grade g at index g (negative grades are clipped to 0 before the lookup)."""
-    top = int(material.max_grade.max(initial=0))
-    grades = np.arange(top + 1)
-    if key[0] == "linear":
-        return grades.astype(np.float64)
-    if key[0] == "exp":
-        return np.ldexp(1.0, grades) - 1.0
-    mapping = dict(key[1])
-    present = np.unique(material.pool_grades[material.pool_grades > 0])
-    missing = [int(g) for g in present if int(g) not in mapping]
-    if missing:
-        raise UsageError(
-            f"gains map has no gain for grade {missing[0]}, which the qrels use "
-            f"(map: {','.join(f'{g}:{v:g}' for g, v in key[1])})"
-        )
-    table = np.zeros(top + 1)
-    for grade, gain in mapping.items():
-        if grade <= top:
-            table[grade] = gain
-    return table
-
-
-def _lookup(table: np.ndarray, grades: np.ndarray) -> np.ndarray:
-    return table[np.clip(grades, 0, len(table) - 1)]
-
-
-def _weighted_intents(gains: np.ndarray, weight: np.ndarray, compat: bool) -> np.ndarray:
-    """P(i|q)·g_i per intent column (``gains[T, N, S]``, ``weight[T, S]``); in compat mode
-    written with 6 significant digits as NTCIREVAL's din file holds them."""
-    values = gains * weight[:, None, :]
-    return round_significant(values, 6) if compat else values
-
-
-def _sum_intents(values: np.ndarray) -> np.ndarray:
-    """Σ over intent columns, in column order."""
-    total = np.zeros(values.shape[:2])
-    for s in range(values.shape[2]):
-        total += values[:, :, s]
-    return total
-
-
-def _descending(values: np.ndarray) -> np.ndarray:
-    return -np.sort(-values, axis=1)
-
-
-class Ideal:
-    """Ideal material of a topic set for one gain mapping (cached on the material).
-
-    ``table``: grade -> gain; ``global_gains`` [T, P]: GG* descending (zeros after R);
-    ``count`` [T]: R, the documents with GG > 0; ``intent_gains`` [T, P, S]: the per-intent
-    ideal gains, descending along P; ``intent_count`` [T, S]: R_i; ``has_relevant`` [T, S]:
-    the intent has a relevant document. The per-intent lists of a topic subset
-    (:meth:`take`) are cut from the root's only when used (P+Q alone needs them)."""
-
-    def __init__(
-        self,
-        table: np.ndarray,
-        global_gains: np.ndarray,
-        count: np.ndarray,
-        has_relevant: np.ndarray,
-        intent_gains: np.ndarray | None = None,
-        intent_count: np.ndarray | None = None,
-        source: tuple[Ideal, np.ndarray] | None = None,
-    ):
-        self.table = table
-        self.global_gains = global_gains
-        self.count = count
-        self.has_relevant = has_relevant
-        self._intent_gains = intent_gains
-        self._intent_count = intent_count
-        self._source = source  # (the root's ideal, rows) of a topic subset
-
-    @property
-    def intent_gains(self) -> np.ndarray:
-        if self._intent_gains is None:
-            root, rows = self._rooted()
-            self._intent_gains = root.intent_gains[rows]
-        return self._intent_gains
-
-    @property
-    def intent_count(self) -> np.ndarray:
-        if self._intent_count is None:
-            root, rows = self._rooted()
-            self._intent_count = root.intent_count[rows]
-        return self._intent_count
-
-    def _rooted(self) -> tuple[Ideal, np.ndarray]:
-        if self._source is None:
-            raise AssertionError("an ideal without per-intent lists or a root")
-        return self._source
-
-    def take(self, rows: np.ndarray) -> Ideal:
-        """The ideal material of the topics ``rows``."""
-        return Ideal(
-            self.table,
-            self.global_gains[rows],
-            self.count[rows],
-            self.has_relevant[rows],
-            source=(self, rows),
-        )
-
-
-def ideal_material(material, key: tuple, compat: bool) -> Ideal:
-    """The D ideal list (spec §4: every document with GG > 0, by GG descending) and the
-    per-intent ideal lists (Irelv_i), from the topic's positively judged documents; built
-    once on the root material (it depends on the qrels alone) and cached."""
-    cache_key = ("ntcir-ideal", key, compat)
-    cached = material.cache.get(cache_key)
-    if cached is not None:
-        return cached
-    root, rows = material.root()
-    if rows is None:
-        ideal = _build_ideal(material, key, compat)
-    else:
-        ideal = ideal_material(root, key, compat).take(rows)
-    material.cache[cache_key] = ideal
-    return ideal
-
-
-def _build_ideal(material, key: tuple, compat: bool) -> Ideal:
-    """:func:`ideal_material` of a root material."""
-    table = _gain_table(material, key)
-    pool = _lookup(table, material.pool_grades)  # [T, P, S]
-    pool = np.where(material.subtopic_valid[:, None, :], pool, 0.0)
-    global_pool = _sum_intents(_weighted_intents(pool, material.intent_weight, compat))
-    if compat:
-        global_pool = round_significant(global_pool, 6)
-    return Ideal(
-        table=table,
-        global_gains=_descending(global_pool),
-        count=(global_pool > 0).sum(axis=1),
-        intent_gains=_descending(pool),
-        intent_count=(pool > 0).sum(axis=1),
-        has_relevant=np.asarray((pool > 0).any(axis=1)),
-    )
-
-
-def _pad(values: np.ndarray, length: int) -> np.ndarray:
-    """Cut or zero-pad axis 1 to ``length``."""
-    if values.shape[1] >= length:
-        return values[:, :length]
-    shape = list(values.shape)
-    shape[1] = length - values.shape[1]
-    return np.concatenate([values, np.zeros(shape, dtype=values.dtype)], axis=1)
-
-
-@dataclass
-class Tables:
-    """Per-run gains over the first ``length`` ranks (cached on the judged run)."""
-
-    ideal: Ideal
-    length: int
-    intent: np.ndarray  # [T, K, S] per-intent gains g_i(d_r)
-    relevant: np.ndarray  # [T, K, S] g_i(d_r) > 0
-    first: np.ndarray  # [T, K, S] d_r is the first document relevant to intent i
-    global_gains: np.ndarray  # [T, K] GG(d_r) (paper Eq. 6)
-    din_gains: np.ndarray  # [T, K] GG_DIN(d_r) (paper Eq. 8)
-    ideal_gains: np.ndarray  # [T, K] GG*(r)
-
-
-def _length(jr, cutoffs: tuple[int | None, ...], ideal: Ideal) -> int:
-    """Ranks of the run and ideal tables: the cutoffs (the ideal's length for a whole-list
-    measure), at most what the rankings and the ideal can fill."""
-    length = depth_for(cutoffs, jr)
-    if any(k is None for k in cutoffs):
-        length = max(length, int(ideal.count.max(initial=0)))
-    return max(length, 1)
-
-
-def tables(jr, params: dict, cutoffs: tuple[int | None, ...]) -> Tables:
-    """Gains of the run and of the ideal list for ``params``' gain mapping."""
-    key = gain_key(params)
-    compat = _compat(jr)
-    material = jr.material
-    ideal = ideal_material(material, key, compat)
-    length = _length(jr, cutoffs, ideal)
-    cache_key = ("ntcir-run", key, compat, length)
-    cached = jr.cache.get(cache_key)
-    if cached is not None:
-        return cached
-    intent = _lookup(ideal.table, jr.padded_to(length))  # [T, K, S]
-    relevant = intent > 0
-    first = relevant & (np.cumsum(relevant, axis=1, dtype=np.int32) == 1)
-    weighted = _weighted_intents(intent, material.intent_weight, compat)
-    global_gains = _sum_intents(weighted)
-    counted = ~material.intent_nav[:, None, :] | first  # inf: always; nav: first time only
-    din_gains = _sum_intents(np.where(counted, weighted, 0.0))
-    if compat:  # the 4-decimal gains of NTCIREVAL's label files (spec §8)
-        global_gains = printf_round(round_significant(global_gains, 6), 4)
-        din_gains = printf_round(din_gains, 4)
-    result = Tables(
-        ideal=ideal,
-        length=length,
-        intent=intent,
-        relevant=relevant,
-        first=first,
-        global_gains=global_gains,
-        din_gains=din_gains,
-        ideal_gains=_pad(ideal.global_gains, length),
-    )
-    jr.cache[cache_key] = result
-    return result
-
-
-# ---------------------------------------------------------------------------------------------
-# gcompute's measures on one gain list (rows are topics, or topic × intent pairs)
-
-
-def _ranks(length: int) -> np.ndarray:
-    return np.arange(1.0, length + 1.0)[None, :]
-
-
-def discounted_ratio(gains: np.ndarray, ideal: np.ndarray, discount, cutoffs) -> np.ndarray:
-    """Σ_{r≤l} G(r)·D(r) ÷ Σ_{r≤l} G*(r)·D(r): a D-measure with the rank discount D (Sakai et
-    al. 2010; Golbus et al. 2013 §6.1 item 4 with any discount of their Table 4)."""
-    weights = np.asarray(discount)[None, : gains.shape[1]]
-    system = at_cutoffs(np.cumsum(gains * weights, axis=1), cutoffs)
-    best = at_cutoffs(np.cumsum(ideal * weights, axis=1), cutoffs)
-    return safe_divide(system, best)
-
-
-def ms_ndcg(gains: np.ndarray, ideal: np.ndarray, cutoffs) -> np.ndarray:
-    """MSnDCG@l = Σ_{r≤l} G(r)/log(r+1) ÷ Σ_{r≤l} G*(r)/log(r+1) (paper Eq. 1)."""
-    return discounted_ratio(gains, ideal, log2_discount(gains.shape[1]), cutoffs)
-
-
-def blended_ratio(gains: np.ndarray, ideal: np.ndarray, beta: float):
-    """(relevant, count, BR) with BR(r) = (β·CG(r) + count(r)) / (β·CG*(r) + r) (Eq. 2)."""
-    relevant = gains > 0
-    count = np.cumsum(relevant, axis=1, dtype=np.int64)
-    ratio = (beta * np.cumsum(gains, axis=1) + count) / (
-        beta * np.cumsum(ideal, axis=1) + _ranks(gains.shape[1])
-    )
-    return relevant, count, ratio
-
-
-def _cutoff_denominator(count: np.ndarray, cutoffs) -> np.ndarray:
-    """min(l, R) per cutoff (R without a cutoff), shape [rows, C]."""
-    columns = [count if k is None else np.minimum(count, k) for k in cutoffs]
-    return np.stack(columns, axis=1).astype(np.float64)
-
-
-def q_measure(gains, ideal, count, beta: float, cutoffs) -> np.ndarray:
-    """Q@l = Σ_{relevant r≤l} BR(r) / min(l, R) (paper Eq. 3 with the cutoff of §2.1)."""
-    relevant, _, ratio = blended_ratio(gains, ideal, beta)
-    total = at_cutoffs(np.cumsum(np.where(relevant, ratio, 0.0), axis=1), cutoffs)
-    return safe_divide(total, _cutoff_denominator(count, cutoffs))
-
-
-def p_plus(gains, ideal, beta: float, cutoffs) -> np.ndarray:
-    """P+ on the list truncated at l (paper Eq. 4): (1/count(rp))·Σ_{relevant r≤rp} BR(r),
-    rp = the first rank whose gain equals the largest gain in the top l; 0 without relevant
-    documents."""
-    relevant, count, ratio = blended_ratio(gains, ideal, beta)
-    summed = np.cumsum(np.where(relevant, ratio, 0.0), axis=1)
-    running_max = np.maximum.accumulate(gains, axis=1)
-    rows = np.arange(gains.shape[0])
-    out = np.zeros((gains.shape[0], len(cutoffs)))
-    length = gains.shape[1]
-    if length == 0:
-        return out
-    for column, k in enumerate(cutoffs):
-        last = length if k is None else min(k, length)
-        top = running_max[:, last - 1]
-        reached = gains >= (top * (1.0 - GAIN_TOLERANCE))[:, None]
-        rp = np.argmax(reached, axis=1)  # first rank with (a gain equal to) the maximum
-        value = safe_divide(summed[rows, rp], count[rows, rp].astype(np.float64))
-        out[:, column] = np.where(top > 0, value, 0.0)
-    return out
-
-
-def _err(gains: np.ndarray, gmax: np.ndarray) -> np.ndarray:
-    """Running ERR: Σ_{s≤r} (1/s)·π_s·Π_{u<s}(1 − π_u), π = G/(gmax + 1) (spec §6.2)."""
-    stop = gains / (gmax + 1.0)[:, None]
-    reach = np.cumprod(1.0 - stop, axis=1)
-    reach = np.concatenate([np.ones((gains.shape[0], 1)), reach[:, :-1]], axis=1)
-    return np.cumsum(stop * reach / _ranks(gains.shape[1]), axis=1)
-
-
-def n_err(gains, ideal, cutoffs) -> np.ndarray:
-    """nERR@l = ERR@l / ideal ERR@l with the ideal's gmax in both."""
-    gmax = ideal[:, 0] if ideal.shape[1] else np.zeros(ideal.shape[0])
-    system = at_cutoffs(_err(gains, gmax), cutoffs)
-    best = at_cutoffs(_err(ideal, gmax), cutoffs)
-    return safe_divide(system, best)
-
-
-@lru_cache(maxsize=32)
-def jk_discount(length: int, base: float) -> np.ndarray:
-    """Järvelin–Kekäläinen discount: 1 for r ≤ b, else 1/log_b(r) = log b / log r."""
-    table = np.array(
-        [1.0 if r <= base else math.log(base) / math.log(r) for r in range(1, length + 1)]
-    )
-    table.setflags(write=False)
-    return table
-
-
-def jk_ndcg(gains, ideal, base: float, cutoffs) -> np.ndarray:
-    """NTCIREVAL's ``nDCG@l`` (Järvelin & Kekäläinen 2002, log base b)."""
-    discount = jk_discount(gains.shape[1], base)[None, :]
-    system = at_cutoffs(np.cumsum(gains * discount, axis=1), cutoffs)
-    best = at_cutoffs(np.cumsum(ideal * discount, axis=1), cutoffs)
-    return safe_divide(system, best)
-
-
 # ---------------------------------------------------------------------------------------------
 # the family's metrics
 
 
 def _finish(jr, values: np.ndarray) -> np.ndarray:
     """NTCIREVAL prints 4 decimals: in compat mode, round like ``%.4f``."""
-    return printf_round(values, 4) if _compat(jr) else values.copy()
+    return printf_round(values, 4) if ntcireval_compat(jr) else values.copy()
 
 
 def _memo(compute):
@@ -513,7 +164,7 @@ def _memo(compute):
 
 def _component(jr, values: np.ndarray) -> np.ndarray:
     """A value entering a combination: NTCIREVAL combines the printed 4-decimal values."""
-    return printf_round(values, 4) if _compat(jr) else values
+    return printf_round(values, 4) if ntcireval_compat(jr) else values
 
 
 @_memo
@@ -576,7 +227,7 @@ def _p_plus_q(jr, params, cutoffs) -> np.ndarray:
     t = tables(jr, params, cutoffs)
     n_topics, length, width = t.intent.shape
     gains = t.intent.transpose(0, 2, 1).reshape(n_topics * width, length)
-    ideal = _pad(t.ideal.intent_gains, length).transpose(0, 2, 1).reshape(n_topics * width, -1)
+    ideal = pad_ranks(t.ideal.intent_gains, length).transpose(0, 2, 1).reshape(n_topics * width, -1)
     count = t.ideal.intent_count.reshape(-1)
     beta = params["beta"]
     q_values = q_measure(gains, ideal, count, beta, cutoffs)
