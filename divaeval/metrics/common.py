@@ -36,13 +36,9 @@ def repeated_powers(base: float, length: int) -> np.ndarray:
     return np.multiply.accumulate(factors)
 
 
-#: the rank discounts of Golbus et al. 2013 Table 4 (:func:`rank_discount`)
-DISCOUNTS = ("dcg", "err", "rbp")
-
-
 def rank_discount(kind: str, length: int, beta: float = 0.8) -> np.ndarray:
     """D(1..length) of Golbus et al. 2013 Table 4: ``dcg`` 1/log2(r+1), ``err`` 1/r, ``rbp``
-    β^{r−1} (the table prints 1/β^{r−1}, which grows with r: a typo; other-metrics.md §11.1).
+    β^{r−1} (the table prints 1/β^{r−1}, which grows with r: a typo).
     Shared by the alpha#-IA and the D/D# measures."""
     if kind == "dcg":
         return log2_discount(length)
