@@ -50,7 +50,7 @@ from divaeval.stats.significance import (
 )
 
 if TYPE_CHECKING:
-    import pandas as pd  # imported where the tables are built: `divaeval metrics` needs no pandas
+    import pandas as pd  # (lazily below: resampling workers import divaeval.stats, not pandas)
 
 PAIR_COLUMNS = (
     "run_a",
@@ -144,24 +144,10 @@ def compare_runs(
     runs on ``workers`` (:mod:`divaeval.parallel`) when given, with the same results.
     """
     test = check_test_name(test)
-    if ci not in CI_METHODS:
-        choices = ", ".join(CI_METHODS)
-        raise UsageError(f"unknown confidence interval {ci!r}; choose one of {choices}")
-    if correction is not None:
-        check_correction_name(correction)
-    if test == "tukey-hsd":
-        if correction not in (None, "none"):
-            warn(
-                f"correction {correction!r} ignored: randomised Tukey HSD is already "
-                "family-wise (correction=none)"
-            )
-        correction = "none"
-    elif correction is None:
-        correction = "holm"
+    correction = _correction_of(test, ci, correction)
     run_names = [str(r) for r in runs]
     table = check_score_table(scores, run_names, min_runs=2, min_topics=2)
     _warn_without_variance(table, run_names, test)
-
     result = pairwise_tests(
         table,
         test=test,
@@ -173,52 +159,12 @@ def compare_runs(
         workers=workers,
     )
     adjusted = adjust_p_values(result.p_values, correction)
-    significant = adjusted < alpha
     if ci == "bootstrap":
-        ci_low, ci_high = pairwise_bootstrap_cis(
-            table, B=ci_B, seed=seed, alpha=alpha, workers=workers
-        )
+        interval = pairwise_bootstrap_cis(table, B=ci_B, seed=seed, alpha=alpha, workers=workers)
     else:
-        ci_low, ci_high = pairwise_t_cis(table, alpha=alpha)
-    import pandas as pd
-
-    means = row_means(table)  # the means evaluate and risk print, to the last bit
-    first, second = result.pairs[:, 0], result.pairs[:, 1]
-    diffs = (table[first] - table[second]).mean(axis=1)
-    pairs = pd.DataFrame(
-        {
-            "run_a": [run_names[i] for i in first],
-            "run_b": [run_names[j] for j in second],
-            "mean_a": means[first],
-            "mean_b": means[second],
-            "diff": diffs,
-            "effect_size": pairwise_effect_sizes(table),
-            "ci_low_unadjusted": ci_low,
-            "ci_high_unadjusted": ci_high,
-            "statistic": result.statistics,
-            "p_value": result.p_values,
-            "p_adjusted": adjusted,
-            "significant": significant,
-        },
-        columns=list(PAIR_COLUMNS),
-    )
-    beats: list[list[str]] = [[] for _ in run_names]
-    for i, j, diff, is_significant in zip(first, second, diffs, significant, strict=True):
-        if is_significant and diff > 0:
-            beats[i].append(run_names[j])
-        elif is_significant and diff < 0:
-            beats[j].append(run_names[i])
-    order = {name: k for k, name in enumerate(run_names)}
-    runs_table = pd.DataFrame(
-        {
-            "run": run_names,
-            "mean": means,
-            "beats": [sorted(b, key=order.__getitem__) for b in beats],
-        },
-        columns=list(RUN_COLUMNS),
-    )
-    resampling_test = test != "ttest" and not result.exact
-    uses_seed = resampling_test or ci == "bootstrap"
+        interval = pairwise_t_cis(table, alpha=alpha)
+    pairs = _pairs_table(table, run_names, result, adjusted, adjusted < alpha, interval)
+    uses_seed = (test != "ttest" and not result.exact) or ci == "bootstrap"
     signature = comparison_signature(
         test,
         B=result.B,
@@ -232,7 +178,7 @@ def compare_runs(
     )
     return Comparison(
         pairs=pairs,
-        runs=runs_table,
+        runs=_runs_table(table, run_names, pairs),
         signature=signature,
         test=test,
         B=result.B,
@@ -242,6 +188,77 @@ def compare_runs(
         ci=ci,
         ci_B=ci_B if ci == "bootstrap" else None,
         tests=result,
+    )
+
+
+def _correction_of(test: str, ci: str, correction: str | None) -> str:
+    """The correction ``compare`` applies: holm by default, always none for Tukey HSD (its
+    p-values are family-wise already; another one asked for is ignored with a warning)."""
+    if ci not in CI_METHODS:
+        choices = ", ".join(CI_METHODS)
+        raise UsageError(f"unknown confidence interval {ci!r}; choose one of {choices}")
+    if correction is not None:
+        check_correction_name(correction)
+    if test != "tukey-hsd":
+        return "holm" if correction is None else correction
+    if correction not in (None, "none"):
+        warn(
+            f"correction {correction!r} ignored: randomised Tukey HSD is already "
+            "family-wise (correction=none)"
+        )
+    return "none"
+
+
+def _pairs_table(
+    table: np.ndarray,
+    runs: list[str],
+    result: PairwiseTests,
+    adjusted: np.ndarray,
+    significant: np.ndarray,
+    interval: tuple[np.ndarray, np.ndarray],
+) -> pd.DataFrame:
+    """One row per run pair: the columns of :data:`PAIR_COLUMNS`."""
+    import pandas as pd  # lazily: resampling workers import divaeval.stats, not pandas
+
+    means = row_means(table)  # the means evaluate and risk print, to the last bit
+    first, second = result.pairs[:, 0], result.pairs[:, 1]
+    return pd.DataFrame(
+        {
+            "run_a": [runs[i] for i in first],
+            "run_b": [runs[j] for j in second],
+            "mean_a": means[first],
+            "mean_b": means[second],
+            "diff": (table[first] - table[second]).mean(axis=1),
+            "effect_size": pairwise_effect_sizes(table),
+            "ci_low_unadjusted": interval[0],
+            "ci_high_unadjusted": interval[1],
+            "statistic": result.statistics,
+            "p_value": result.p_values,
+            "p_adjusted": adjusted,
+            "significant": significant,
+        },
+        columns=list(PAIR_COLUMNS),
+    )
+
+
+def _runs_table(table: np.ndarray, runs: list[str], pairs: pd.DataFrame) -> pd.DataFrame:
+    """One row per run: its mean and the runs it significantly beats, in run order."""
+    import pandas as pd  # lazily: resampling workers import divaeval.stats, not pandas
+
+    beats: dict[str, list[str]] = {name: [] for name in runs}
+    for row in pairs.itertuples(index=False):
+        if row.significant and row.diff > 0:
+            beats[row.run_a].append(row.run_b)
+        elif row.significant and row.diff < 0:
+            beats[row.run_b].append(row.run_a)
+    order = {name: k for k, name in enumerate(runs)}
+    return pd.DataFrame(
+        {
+            "run": runs,
+            "mean": row_means(table),
+            "beats": [sorted(beats[name], key=order.__getitem__) for name in runs],
+        },
+        columns=list(RUN_COLUMNS),
     )
 
 
