@@ -416,37 +416,16 @@ def collection_table(
     table["n_subtopics"] = stats["n_subtopics"].fillna(0).astype(np.int64).to_numpy()
     table["xi"] = stats["xi"].fillna(0).astype(np.int64).to_numpy()
     m = table["n_subtopics"].to_numpy()
-
     # listed subtopics: L per topic (d_max = M / L); default L = M (d_max = 1)
     if listed_subtopics is None:
         n_listed = m.astype(np.float64)
     else:
         n_listed = _listed_counts(listed_subtopics, topics, counts)
-
-    # Eq. 1 terms per subtopic, summed per topic
-    exponent = stats["xi"] + (1 if dd_exponent == "xi+1" else 0)
-    r_total = counts["topic"].map(stats["n_rel_docs"]).to_numpy()
-    k = counts["topic"].map(exponent).to_numpy()
-    miss = np.exp(_log_miss(counts["n_rel"].to_numpy(), r_total, k, sampling))
-    miss_sum = pd.Series(miss).groupby(counts["topic"].to_numpy()).sum()
-    miss_sum = miss_sum.reindex(topics, fill_value=0.0).to_numpy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d_max = np.where(n_listed > 0, m / n_listed, np.nan)
-        d_mean = np.where(n_listed > 0, 1.0 - (miss_sum + (n_listed - m)) / n_listed, np.nan)
+    d_max, d_mean = _d_max_and_mean(counts, stats, topics, m, n_listed, dd_exponent, sampling)
     table["d_max"] = d_max
     table["d_mean"] = d_mean
     table["dd"] = np.where(np.isnan(d_max), np.nan, diversity_difficulty(d_max, d_mean))
-
-    smr = _smr_long(counts, stats, smr_rank, sampling)
-    per_sub = counts.assign(
-        smr=[f"{v:.{smr_digits}f}" for v in smr], n_rel=counts["n_rel"].astype(str)
-    )
-    joined = per_sub.groupby("topic", sort=False).agg(
-        subtopics=("subtopic", ",".join),
-        subtopic_counts=("n_rel", ",".join),
-        smr=("smr", ",".join),
-    )
-    joined = joined.astype(object).reindex(topics, fill_value="")
+    joined = _per_subtopic_lists(counts, stats, topics, smr_rank, sampling, smr_digits)
     for col in ("subtopics", "subtopic_counts", "smr"):
         table[col] = joined[col].to_numpy(dtype=object)
     table = table[list(TABLE_COLUMNS)]
@@ -463,6 +442,51 @@ def collection_table(
         else "M / listed subtopics",
     }
     return table
+
+
+def _d_max_and_mean(
+    counts: pd.DataFrame,
+    stats: pd.DataFrame,
+    topics: list[str],
+    m: np.ndarray,
+    n_listed: np.ndarray,
+    dd_exponent: str,
+    sampling: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(d_max, d_mean) per topic: M / L, and Eq. 1 with exponent xi (or xi + 1), its terms per
+    subtopic summed per topic; NaN where the topic lists no subtopic."""
+    exponent = stats["xi"] + (1 if dd_exponent == "xi+1" else 0)
+    r_total = counts["topic"].map(stats["n_rel_docs"]).to_numpy()
+    k = counts["topic"].map(exponent).to_numpy()
+    miss = np.exp(_log_miss(counts["n_rel"].to_numpy(), r_total, k, sampling))
+    miss_sum = pd.Series(miss).groupby(counts["topic"].to_numpy()).sum()
+    miss_sum = miss_sum.reindex(topics, fill_value=0.0).to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_max = np.where(n_listed > 0, m / n_listed, np.nan)
+        d_mean = np.where(n_listed > 0, 1.0 - (miss_sum + (n_listed - m)) / n_listed, np.nan)
+    return d_max, d_mean
+
+
+def _per_subtopic_lists(
+    counts: pd.DataFrame,
+    stats: pd.DataFrame,
+    topics: list[str],
+    smr_rank: int | None,
+    sampling: str,
+    smr_digits: int,
+) -> pd.DataFrame:
+    """Per topic, comma-separated: its subtopics, their R_t and their smr (Eq. 3 at
+    ``smr_rank``, ``smr_digits`` decimals); empty for a topic without relevant documents."""
+    smr = _smr_long(counts, stats, smr_rank, sampling)
+    per_sub = counts.assign(
+        smr=[f"{v:.{smr_digits}f}" for v in smr], n_rel=counts["n_rel"].astype(str)
+    )
+    joined = per_sub.groupby("topic", sort=False).agg(
+        subtopics=("subtopic", ",".join),
+        subtopic_counts=("n_rel", ",".join),
+        smr=("smr", ",".join),
+    )
+    return joined.astype(object).reindex(topics, fill_value="")
 
 
 def _with_intent_types(
