@@ -16,8 +16,8 @@ from divaeval.errors import UsageError
 from divaeval.io import read_qrels
 from divaeval.judged import QrelsIndex
 from divaeval.meta.sensitivity import (
-    _evaluate_batch,
     coefficient_of_variation,
+    evaluate_batch,
     selection_sensitivity,
     sensitivity,
 )
@@ -52,7 +52,7 @@ def test_exact_enumeration_tiny_case(tmp_path):
     rows = np.zeros(len(perms), dtype=np.int64)
     lengths = np.full(len(perms), 4, dtype=np.int64)
     measures = parse_measures(["strec@2"])
-    values = _evaluate_batch(material, rows, perms, lengths, measures, Settings(), 1)
+    values = evaluate_batch(material, rows, perms, lengths, measures, Settings(), 1)
     v = values[measures[0]]
     assert sorted(v.tolist()) == [0.5] * 4 + [1.0] * 20
     mean, sd, cv = coefficient_of_variation(v)

@@ -1,5 +1,5 @@
-"""Document selection sensitivity (Golbus, Aslam & Clarke 2013, §7, Eq. 11;
-``meta-evaluation.md`` §12).
+"""Document selection sensitivity (Golbus, Aslam & Clarke, "Increasing evaluation sensitivity
+to diversity", Information Retrieval 16(4), 2013, §7, Eq. 11).
 
 A qrels-only analysis of a metric: how much it varies across rankings that all have perfect ad
 hoc performance.
@@ -18,18 +18,16 @@ hoc performance.
 4. Topic average: ``arith`` (arithmetic), ``geom`` (exp of mean log of max(dss, 1e-5)) or ``dd``
    (Σ (1 − dd_q)·dss_q / Σ (1 − dd_q), diversity difficulty from
    :mod:`divaeval.collection`; topics whose weight is NaN are excluded; all-zero weights fall
-   back to ``arith`` with a warning) — ``other-metrics.md`` §11.3. Topics without a relevant
+   back to ``arith`` with a warning; Golbus et al. §6.3). Topics without a relevant
    document, or whose dss is NaN, are left out of the average.
 
 DSS is meant for non-negative metrics and is not invariant under affine transformations; RBU and
 EU, which can be negative, are refused, and a warning is printed if any other metric produces a
 negative value.
 
-Sampling: each topic has its own generator, ``numpy.random.default_rng([seed, crc32(topic)])``
-(PCG64), so a topic's lists do not depend on the other topics in the file. The L permutations of
-a topic are the argsort of an L × m matrix of uniform doubles (one row per list). All L lists of
-a batch of topics are evaluated at once, as the rows of one
-:class:`~divaeval.judged.JudgedRankings`.
+Sampling (:mod:`divaeval.meta.sampled_lists`): each topic has its own generator,
+``numpy.random.default_rng([seed, crc32(topic)])`` (PCG64), so a topic's lists do not depend on
+the other topics in the file.
 
 Parallel work (``workers``, :mod:`divaeval.parallel`: ``--jobs``, ``--scheduler``): every batch
 of topics is a task; with a grid and several workers, the grid points are also split into parts
@@ -42,29 +40,62 @@ the results are the same bits wherever and however the work is split.
 from __future__ import annotations
 
 import math
-import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from divaeval.collection import check_dd_exponent
 from divaeval.errors import DataError, UsageError, check_rel_level, warn
+from divaeval.evaluation import difficulty_weights
+from divaeval.io import Qrels, read_intents, read_qrels, read_topic_types
+from divaeval.judged import QrelsIndex
+from divaeval.meta.sampled_lists import (
+    BatchResult,
+    SamplingWork,
+    coefficient_of_variation,
+    evaluate_batch,
+    relevant_rows,
+    sample_and_score,
+)
+from divaeval.metrics import Measure, parse_measure, parse_measures
 from divaeval.metrics.grid import Grid, grid_measures
-from divaeval.metrics.spec import Measure
+from divaeval.metrics.spec import format_value
 from divaeval.parallel import InProcess, Workers
+from divaeval.scores import topic_mean
+from divaeval.settings import Settings
+from divaeval.stats.significance import DEFAULT_SEED, GENERATOR_NAME, check_resamples
 
-if TYPE_CHECKING:
-    from divaeval.io import Qrels
-    from divaeval.settings import Settings
+__all__ = [
+    "DEFAULT_CUTOFF",
+    "DEFAULT_SAMPLES",
+    "GridMaximum",
+    "SensitivityResult",
+    "coefficient_of_variation",
+    "evaluate_batch",
+    "selection_sensitivity",
+    "sensitivity",
+]
+
 
 DEFAULT_SAMPLES = 1000
+
+
 DEFAULT_CUTOFF = 20
+
+
 TOPIC_MEANS = ("arith", "geom", "dd")  # as --mean of the other commands
+
+
 REFUSED_METRICS = frozenset({"RBU", "EU"})
 """Metrics that can be negative, for which a coefficient of variation is meaningless."""
 
+
 _BATCH_CELLS = 30_000_000  # rows × pool × subtopics of one batch (int16 grades)
+
+
 _BATCH_VALUES = 5_000_000  # rows × measures of one batch (the metric values, float64)
 
 
@@ -133,12 +164,8 @@ class SensitivityResult:
         grid point reaching it (one column per grid parameter) and ``at_max``, the number of
         points reaching it; with ``all_points``, the topic average at every point (Golbus
         et al.'s Figure 7 surface)."""
-        import pandas as pd
-
         if not self.grid_maxima:
             raise UsageError("no --grid was evaluated")
-        from divaeval.metrics.spec import format_value
-
         axes = self.grid_maxima[0].grid.names
         rows: list[list[Any]] = []
         for found in self.grid_maxima:
@@ -167,8 +194,6 @@ class SensitivityResult:
     def frame(self, *, per_topic: bool = True, summary: bool = True):
         """Long table: measure, topic, relevant, samples, mean, sd, dss; ``topic = "all"``
         rows carry the topic average of dss (``relevant`` = number of topics averaged)."""
-        import pandas as pd
-
         rows = []
         for measure in self.measures:
             if per_topic:
@@ -202,8 +227,6 @@ class SensitivityResult:
 
     def wide_frame(self, *, per_topic: bool = True, summary: bool = True):
         """topic × measure table of dss (``all`` = the topic average), for trec_eval output."""
-        import pandas as pd
-
         topics = [str(t) for t in self.topics] if per_topic else []
         data = {"topic": topics + (["all"] if summary else [])}
         for measure in self.measures:
@@ -212,32 +235,9 @@ class SensitivityResult:
         return pd.DataFrame(data)
 
 
-def topic_generator(seed: int, topic: str) -> np.random.Generator:
-    """The generator of one topic: PCG64 seeded with (seed, CRC-32 of the topic id)."""
-    return np.random.default_rng([int(seed), zlib.crc32(str(topic).encode("utf-8"))])
-
-
-def coefficient_of_variation(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(mean, sd, cv) along the last axis: sd with divisor L − 1, cv = sd / mean (Eq. 11);
-    sd = 0 exactly where all values are equal; cv = NaN where the mean is 0."""
-    values = np.asarray(values, dtype=np.float64)
-    n = values.shape[-1]
-    mean = values.mean(axis=-1)
-    if n < 2:
-        sd = np.full(mean.shape, np.nan)
-    else:
-        sd = values.std(axis=-1, ddof=1)
-        sd = np.where(values.max(axis=-1) == values.min(axis=-1), 0.0, sd)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cv = np.where(mean != 0, sd / np.where(mean != 0, mean, 1.0), np.nan)
-    return mean, sd, cv
-
-
 def _measures_with_cutoff(texts: Sequence[str], cutoffs: Sequence[int]):
     """Parse ``-m`` texts; a measure given without ``@k`` (and that takes a cutoff) is
     evaluated at each of ``cutoffs`` (Golbus et al. use k = 5, 10, 20)."""
-    from divaeval.metrics import Measure, parse_measure, parse_measures
-
     out: list[str] = []
     for text in texts:
         for measure in parse_measure(text):
@@ -255,92 +255,6 @@ def _check_measures(measures) -> None:
                 f"{measure.spec.name} can be negative; document selection sensitivity (a "
                 "coefficient of variation) needs a non-negative metric (Golbus et al. 2013 §7.1)"
             )
-
-
-def _topic_rows(material, t: int, rel_level: int) -> np.ndarray:
-    """Pool positions of topic t's relevant documents (largest grade ≥ rel_level)."""
-    grades = material.pool_grades[t, : int(material.pool_size[t])]
-    return np.flatnonzero(grades.max(axis=1) >= rel_level)
-
-
-def _sample_rankings(material, topic_rows, samples, seed, depth):
-    """Batch of sampled lists: (row topic index [n], pool position [n, depth], length [n])."""
-    row_topic, positions, lengths = [], [], []
-    for t, relevant in topic_rows:
-        m = len(relevant)
-        keys = topic_generator(seed, str(material.topics[t])).random((samples, m))
-        take = min(m, depth)
-        order = np.argsort(keys, axis=1, kind="stable")[:, :take]
-        block = np.full((samples, depth), -1, dtype=np.int64)
-        block[:, :take] = relevant[order]
-        row_topic.append(np.full(samples, t, dtype=np.int64))
-        positions.append(block)
-        lengths.append(np.full(samples, take, dtype=np.int64))
-    return np.concatenate(row_topic), np.concatenate(positions), np.concatenate(lengths)
-
-
-def _evaluate_batch(material, row_topic, positions, lengths, measures, settings, rel_level):
-    """Metric values of a batch of sampled lists, via the registered metric functions."""
-    from divaeval.judged import JudgedRankings
-    from divaeval.metrics import compute_measures
-
-    n_rows, depth = positions.shape
-    rows_material = material.take(row_topic)
-    valid = positions >= 0
-    grades = np.zeros((n_rows, depth, material.pool_grades.shape[2]), dtype=np.int16)
-    r_idx, k_idx = np.nonzero(valid)
-    grades[r_idx, k_idx] = material.pool_grades[row_topic[r_idx], positions[r_idx, k_idx]]
-    jr = JudgedRankings(
-        run_name="dss-sample",
-        material=rows_material,
-        grades=grades,
-        judged=valid,
-        length=lengths,
-        in_run=np.ones(n_rows, dtype=bool),
-        settings=settings,
-    )
-    return compute_measures(jr, measures)
-
-
-@dataclass(frozen=True)
-class _SamplingWork:
-    """What every batch of topics needs to draw and score its lists (sent once to each
-    worker)."""
-
-    material: Any  # the qrels' topics (index.material_all)
-    measures: list[Measure]
-    samples: int
-    seed: int
-    depth: int
-    settings: Settings
-    rel_level: int
-    keep_values: bool
-
-
-#: a task: (topic batch as (topic index, relevant pool positions), positions in the measures)
-_Batch = tuple[list[tuple[int, np.ndarray]], list[int]]
-#: its result, per measure: (position, (mean, sd, cv), any negative value, values or None)
-_BatchResult = list[tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray], bool, Any]]
-
-
-def _sample_and_score(work: _SamplingWork, batch: _Batch) -> _BatchResult:
-    """Draw the lists of a batch of topics and score them on some of the measures (one
-    task): per measure its (mean, sd, dss) per topic, whether a value was negative, and the
-    [topics, L] values if kept."""
-    chunk, positions = batch
-    measures = [work.measures[i] for i in positions]
-    row_topic, ranked, lengths = _sample_rankings(
-        work.material, chunk, work.samples, work.seed, work.depth
-    )
-    values = _evaluate_batch(
-        work.material, row_topic, ranked, lengths, measures, work.settings, work.rel_level
-    )
-    out: _BatchResult = []
-    for position, measure in zip(positions, measures, strict=True):
-        block = values.pop(measure).reshape(len(chunk), work.samples)
-        kept = block if work.keep_values else None
-        out.append((position, coefficient_of_variation(block), bool(np.any(block < 0)), kept))
-    return out
 
 
 def _grid_units(measures: list[Measure], expanded: list[list[tuple[dict, Measure]]]):
@@ -371,8 +285,6 @@ def _measure_parts(units: list[list[int]], parts: int) -> list[list[int]]:
 
 
 def _topic_average(dss: np.ndarray, topics: np.ndarray, how: str, weights) -> tuple[float, int]:
-    from divaeval.scores import topic_mean
-
     ok = ~np.isnan(dss)
     if how == "arith":
         return topic_mean(dss[ok], "arith"), int(ok.sum())
@@ -410,110 +322,41 @@ def selection_sensitivity(
     values (default: without a grid). ``progress(done, total)`` is called with the number of
     topics done after each batch of topics. The batches (and parts of the measures) run on
     ``workers`` when given, with the same results."""
-    from divaeval.collection import check_dd_exponent
-    from divaeval.settings import Settings
-    from divaeval.stats.significance import DEFAULT_SEED, GENERATOR_NAME, check_resamples
-
     seed = DEFAULT_SEED if seed is None else int(seed)
-    if samples < 2:
-        raise UsageError(f"--samples must be at least 2 (got {samples})")
-    check_resamples(samples, "--samples")
-    if mean not in TOPIC_MEANS:
-        raise UsageError(f"unknown topic mean {mean!r} (choose from {', '.join(TOPIC_MEANS)})")
-    check_rel_level(rel_level)
-    check_dd_exponent(dd_exponent)
-    parsed = _measures_with_cutoff(list(measures), list(cutoffs))
-    if not parsed:
-        raise UsageError("give at least one measure with -m")
-    _check_measures(parsed)
+    _check_options(samples, mean, rel_level, dd_exponent)
+    bases, expanded, parsed = _parsed_measures(measures, cutoffs, grid)
     keep_values = grid is None if keep_values is None else keep_values
-    bases = parsed
-    expanded: list[list[tuple[dict, Measure]]] = []
-    if grid is not None:
-        expanded = [grid_measures(measure, grid) for measure in bases]
-        parsed = list({m.name: m for points in expanded for _, m in points}.values())
-    names = [m.name for m in parsed]
-
+    topic_rows = _topics_with_relevant(index, rel_level)
     material = index.material_all
-    topic_rows = [(t, _topic_rows(material, t, rel_level)) for t in range(len(material.topics))]
-    empty = [str(material.topics[t]) for t, rows in topic_rows if len(rows) == 0]
-    topic_rows = [(t, rows) for t, rows in topic_rows if len(rows)]
-    if empty:
-        warn(
-            f"{len(empty)} qrels topics have no document with grade >= {rel_level} "
-            f"(e.g. topic {empty[0]}); left out"
-        )
-    if not topic_rows:
-        raise DataError("no qrels topic has a relevant document", file=index.qrels.path)
-    largest = max(len(rows) for _, rows in topic_rows)
-    finite = [m.cutoff for m in parsed if m.cutoff is not None]
-    needs_all = any(m.cutoff is None for m in parsed)
-    depth = largest if needs_all else min(largest, max(finite))
-    settings = Settings(rel_level=rel_level, complete=True)
-
-    per_row = max(1, samples * material.pool_grades.shape[1] * material.pool_grades.shape[2])
-    per_batch = max(1, min(_BATCH_CELLS // per_row, _BATCH_VALUES // (samples * len(parsed))))
-    values: dict[str, list[np.ndarray]] = {name: [] for name in names}
-    stats: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {n: [] for n in names}
-    negative: set[str] = set()
-    workers = workers or InProcess()
-    chunks = [topic_rows[s : s + per_batch] for s in range(0, len(topic_rows), per_batch)]
-    # one task per batch in process; with several workers, enough tasks to keep them busy
-    wanted_parts = 1 if workers.size == 1 else math.ceil(2 * workers.size / len(chunks))
-    parts = _measure_parts(_grid_units(parsed, expanded), wanted_parts)
-    tasks = [(chunk, part) for chunk in chunks for part in parts]
-    work = _SamplingWork(material, parsed, samples, seed, depth, settings, rel_level, keep_values)
-    done = 0
-    for number, result in enumerate(workers.map(_sample_and_score, tasks, work), start=1):
-        for position, stat, any_negative, block in result:
-            name = parsed[position].name
-            stats[name].append(stat)
-            if any_negative:
-                negative.add(name)
-            if keep_values:
-                values[name].append(block)
-        if number % len(parts) == 0:  # a batch is complete
-            done += len(tasks[number - 1][0])
-            if progress is not None:
-                progress(done, len(topic_rows))
-    kept = np.array([t for t, _ in topic_rows], dtype=np.int64)
-    topics = material.topics[kept]
-    n_relevant = np.array([len(rows) for _, rows in topic_rows], dtype=np.int64)
-
-    weights = None
-    if mean == "dd":
-        from divaeval.evaluation import difficulty_weights
-
-        weights = difficulty_weights(index, dd_exponent)
-    result_values, means, sds, dsss, averages, counts = {}, {}, {}, {}, {}, {}
+    work = SamplingWork(
+        material,
+        parsed,
+        samples,
+        seed,
+        _sample_depth(parsed, topic_rows),
+        Settings(rel_level=rel_level, complete=True),
+        rel_level,
+        keep_values,
+    )
+    stats, values, negative = _score_batches(
+        work, topic_rows, _grid_units(parsed, expanded), progress, workers or InProcess()
+    )
+    topics = material.topics[np.array([t for t, _ in topic_rows], dtype=np.int64)]
+    weights = difficulty_weights(index, dd_exponent) if mean == "dd" else None
+    names = [m.name for m in parsed]
+    means, sds, dsss, averages, counts = {}, {}, {}, {}, {}
     for name in names:
-        if keep_values:
-            result_values[name] = np.concatenate(values.pop(name), axis=0)
         mu, sd, cv = (np.concatenate(part) for part in zip(*stats.pop(name), strict=True))
         means[name], sds[name], dsss[name] = mu, sd, cv
         averages[name], counts[name] = _topic_average(cv, topics, mean, weights)
-    if grid is None:
-        for name in names:
-            _warn_undefined(name, [name], negative, dsss)
-        maxima = None
-    else:
-        maxima = []
-        for base, points in zip(bases, expanded, strict=True):
-            point_names = [m.name for _, m in points]
-            _warn_undefined(f"{base.name} on --grid", point_names, negative, dsss)
-            maxima.append(_grid_maximum(base.name, grid, points, averages))
-    listed = [m.name for m in bases]
-    signature = (
-        f"dss|samples={samples}|seed={seed}|rng={GENERATOR_NAME}|mean={mean}|"
-        + (f"dd_exponent={dd_exponent}|" if mean == "dd" else "")
-        + f"rel={rel_level}|measures={','.join(listed)}"
-        + ("" if grid is None else f"|grid={grid.text}")
-    )
+    maxima = _undefined_and_maxima(bases, expanded, grid, negative, dsss, averages)
     return SensitivityResult(
         measures=names,
         topics=topics,
-        n_relevant=n_relevant,
-        values=result_values,
+        n_relevant=np.array([len(rows) for _, rows in topic_rows], dtype=np.int64),
+        values={name: np.concatenate(values[name], axis=0) for name in names}
+        if keep_values
+        else {},
         mean=means,
         sd=sds,
         dss=dsss,
@@ -523,8 +366,123 @@ def selection_sensitivity(
         samples=samples,
         seed=seed,
         rel_level=rel_level,
-        signature=signature,
+        signature=_signature(samples, seed, mean, dd_exponent, rel_level, bases, grid),
         grid_maxima=maxima,
+    )
+
+
+def _check_options(samples: int, mean: str, rel_level: int, dd_exponent: str) -> None:
+    if samples < 2:
+        raise UsageError(f"--samples must be at least 2 (got {samples})")
+    check_resamples(samples, "--samples")
+    if mean not in TOPIC_MEANS:
+        raise UsageError(f"unknown topic mean {mean!r} (choose from {', '.join(TOPIC_MEANS)})")
+    check_rel_level(rel_level)
+    check_dd_exponent(dd_exponent)
+
+
+def _parsed_measures(
+    measures: Sequence[str], cutoffs: Sequence[int], grid: Grid | None
+) -> tuple[list[Measure], list[list[tuple[dict, Measure]]], list[Measure]]:
+    """(the ``-m`` measures, each one's measures at every grid point, every measure scored)."""
+    bases = _measures_with_cutoff(list(measures), list(cutoffs))
+    if not bases:
+        raise UsageError("give at least one measure with -m")
+    _check_measures(bases)
+    if grid is None:
+        return bases, [], bases
+    expanded = [grid_measures(measure, grid) for measure in bases]
+    parsed = list({m.name: m for points in expanded for _, m in points}.values())
+    return bases, expanded, parsed
+
+
+def _topics_with_relevant(index, rel_level: int) -> list[tuple[int, np.ndarray]]:
+    """(topic index, pool positions of its relevant documents) of every qrels topic with a
+    relevant document (the others are left out with a warning)."""
+    material = index.material_all
+    topic_rows = [(t, relevant_rows(material, t, rel_level)) for t in range(len(material.topics))]
+    empty = [str(material.topics[t]) for t, rows in topic_rows if len(rows) == 0]
+    if empty:
+        warn(
+            f"{len(empty)} qrels topics have no document with grade >= {rel_level} "
+            f"(e.g. topic {empty[0]}); left out"
+        )
+    topic_rows = [(t, rows) for t, rows in topic_rows if len(rows)]
+    if not topic_rows:
+        raise DataError("no qrels topic has a relevant document", file=index.qrels.path)
+    return topic_rows
+
+
+def _sample_depth(measures: list[Measure], topic_rows: list[tuple[int, np.ndarray]]) -> int:
+    """How many documents of each sampled list the measures see: the largest cutoff, or the
+    largest relevant set when a measure has none."""
+    largest = max(len(rows) for _, rows in topic_rows)
+    if any(m.cutoff is None for m in measures):
+        return largest
+    return min(largest, max(m.cutoff for m in measures if m.cutoff is not None))
+
+
+def _score_batches(
+    work: SamplingWork,
+    topic_rows: list[tuple[int, np.ndarray]],
+    units: list[list[int]],
+    progress: Callable[[int, int], None] | None,
+    workers: Workers,
+) -> tuple[dict[str, list], dict[str, list[np.ndarray]], set[str]]:
+    """Draw and score the lists of every batch of topics (a task per batch and part of the
+    measures): per measure its (mean, sd, dss) per batch, its kept values, and the measures
+    with a negative value."""
+    pool = work.material.pool_grades
+    per_row = max(1, work.samples * pool.shape[1] * pool.shape[2])
+    per_batch = max(
+        1, min(_BATCH_CELLS // per_row, _BATCH_VALUES // (work.samples * len(work.measures)))
+    )
+    chunks = [topic_rows[s : s + per_batch] for s in range(0, len(topic_rows), per_batch)]
+    # one task per batch in process; with several workers, enough tasks to keep them busy
+    wanted_parts = 1 if workers.size == 1 else math.ceil(2 * workers.size / len(chunks))
+    parts = _measure_parts(units, wanted_parts)
+    tasks = [(chunk, part) for chunk in chunks for part in parts]
+    names = [m.name for m in work.measures]
+    stats: dict[str, list] = {name: [] for name in names}
+    values: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    negative: set[str] = set()
+    done = 0
+    results: Iterator[BatchResult] = workers.map(sample_and_score, tasks, work)
+    for number, result in enumerate(results, start=1):
+        for position, stat, any_negative, block in result:
+            name = names[position]
+            stats[name].append(stat)
+            if any_negative:
+                negative.add(name)
+            if work.keep_values:
+                values[name].append(block)
+        if number % len(parts) == 0:  # a batch is complete
+            done += len(tasks[number - 1][0])
+            if progress is not None:
+                progress(done, len(topic_rows))
+    return stats, values, negative
+
+
+def _undefined_and_maxima(bases, expanded, grid, negative, dsss, averages):
+    """Warn of negative values and undefined dss (per measure, or per ``-m`` measure over the
+    grid); with a grid, each ``-m`` measure's largest topic average (:class:`GridMaximum`)."""
+    if grid is None:
+        for base in bases:
+            _warn_undefined(base.name, [base.name], negative, dsss)
+        return None
+    maxima = []
+    for base, points in zip(bases, expanded, strict=True):
+        _warn_undefined(f"{base.name} on --grid", [m.name for _, m in points], negative, dsss)
+        maxima.append(_grid_maximum(base.name, grid, points, averages))
+    return maxima
+
+
+def _signature(samples, seed, mean, dd_exponent, rel_level, bases, grid) -> str:
+    return (
+        f"dss|samples={samples}|seed={seed}|rng={GENERATOR_NAME}|mean={mean}|"
+        + (f"dd_exponent={dd_exponent}|" if mean == "dd" else "")
+        + f"rel={rel_level}|measures={','.join(m.name for m in bases)}"
+        + ("" if grid is None else f"|grid={grid.text}")
     )
 
 
@@ -578,9 +536,6 @@ def sensitivity(
     """Read a qrels file (or take qrels already read, e.g. in memory) and optional intents /
     topics XML, and compute :func:`selection_sensitivity` (on ``workers`` when given) — the
     API behind ``divaeval meta sensitivity``."""
-    from divaeval.io import read_intents, read_qrels, read_topic_types
-    from divaeval.judged import QrelsIndex
-
     index = QrelsIndex(
         read_qrels(qrels_path) if isinstance(qrels_path, str) else qrels_path,
         rel_level=rel_level,
