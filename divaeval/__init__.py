@@ -15,7 +15,7 @@ keyword arguments, or one :class:`Settings`.
 - :func:`collection_table` — the collection analysis of the qrels; :func:`list_metrics` — the
   metrics (``divaeval metrics``);
 - :func:`read_run`, :func:`read_qrels`, :func:`read_intents`, :func:`read_topic_types` — the
-  validating readers; :func:`parse_measures`; :func:`score_matrix`; :func:`run_evaluation`;
+  validating readers (files or data in memory); :func:`parse_measures`; :func:`score_matrix`;
 - :class:`DivaevalError` (``DataError``, ``UsageError``) and :class:`DivaevalWarning`.
 """
 
@@ -35,14 +35,13 @@ _LAZY = {
     "ties": ("divaeval.api", "ties"),
     "collection_table": ("divaeval.api", "collection_table"),
     "list_metrics": ("divaeval.api", "list_metrics"),
-    "run_evaluation": ("divaeval.evaluation", "run_evaluation"),
     "Settings": ("divaeval.settings", "Settings"),
-    "read_run": ("divaeval.io", "read_run"),
-    "read_qrels": ("divaeval.io", "read_qrels"),
-    "read_intents": ("divaeval.io", "read_intents"),
-    "read_topic_types": ("divaeval.io", "read_topic_types"),
-    "parse_measures": ("divaeval.metrics", "parse_measures"),
-    "score_matrix": ("divaeval.scores", "score_matrix"),
+    "read_run": ("divaeval.api", "read_run"),
+    "read_qrels": ("divaeval.api", "read_qrels"),
+    "read_intents": ("divaeval.api", "read_intents"),
+    "read_topic_types": ("divaeval.api", "read_topic_types"),
+    "parse_measures": ("divaeval.api", "parse_measures"),
+    "score_matrix": ("divaeval.api", "score_matrix"),
     "DivaevalError": ("divaeval.errors", "DivaevalError"),
     "DataError": ("divaeval.errors", "DataError"),
     "UsageError": ("divaeval.errors", "UsageError"),

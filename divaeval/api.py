@@ -38,12 +38,15 @@ of pandas and scipy: the analyses import their packages (:mod:`divaeval.stats`,
 from __future__ import annotations
 
 import fnmatch
+import operator
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
 
 from divaeval import __version__
 from divaeval.atomic import written_whole
@@ -51,17 +54,24 @@ from divaeval.errors import DivaevalError, UsageError, library_warnings
 from divaeval.evaluation import (
     Evaluation,
     closing_workers,
+    index_qrels,
     run_evaluation,
     same_file,
 )
-from divaeval.io import read_qrels, read_topic_types
+from divaeval.io import Intents, Qrels, Run
+from divaeval.io import read_intents as read_intents_file
+from divaeval.io import read_qrels as read_qrels_file
+from divaeval.io import read_run as read_run_file
+from divaeval.io import read_topic_types as read_topic_types_file
 from divaeval.io.memory import MemoryInputs
-from divaeval.metrics import all_specs, parse_measures
+from divaeval.metrics import Measure, all_specs
+from divaeval.metrics import parse_measures as parse_measure_texts
 from divaeval.metrics.dialects import measures_signature
 from divaeval.metrics.grid import parse_grid
 from divaeval.metrics.registry import all_forms, presets
 from divaeval.metrics.spec import format_value
 from divaeval.risk_measures import RISK_MEASURES, check_risk_alpha, risk_frame
+from divaeval.scores import score_matrix as scores_score_matrix
 from divaeval.settings import AVERAGING, JUDGING, WORKERS, Settings
 
 if TYPE_CHECKING:
@@ -78,8 +88,14 @@ __all__ = [
     "evaluate",
     "intuitiveness",
     "list_metrics",
+    "parse_measures",
     "prefer",
+    "read_intents",
+    "read_qrels",
+    "read_run",
+    "read_topic_types",
     "risk",
+    "score_matrix",
     "sensitivity",
     "ties",
     "unanimity",
@@ -488,6 +504,17 @@ def _settings(
     return Settings.of(settings, options, accepted, **fixed)
 
 
+def _in_memory(inputs: MemoryInputs, settings: Settings) -> Settings:
+    """The settings with intents and topic types given in memory read (files stay paths, read
+    by the pipeline)."""
+    changes: dict[str, Any] = {}
+    if settings.intents is not None and not isinstance(settings.intents, (str, Intents)):
+        changes["intents"] = inputs.intents(settings.intents)
+    if settings.topics is not None and not isinstance(settings.topics, str):
+        changes["topics"] = inputs.topic_types(settings.topics)
+    return replace(settings, **changes) if changes else settings
+
+
 def _workers(settings: Settings, runs: Any = ()) -> Any:
     """The workers of the settings for an analysis (scoring and resampling share them)."""
     given = [runs] if isinstance(runs, str) else runs
@@ -516,6 +543,7 @@ def _score_tables(
 ) -> tuple[list[str], dict]:
     """(run names, measure name -> scores[n_runs, n_topics]) over every qrels topic (a topic
     a run lacks scores 0, as with ``complete``): what the analyses of runs start from."""
+    settings = _in_memory(inputs, settings)
     result = run_evaluation(
         inputs.runs(runs), inputs.qrels(qrels), measures, settings, workers=workers
     )
@@ -548,6 +576,210 @@ def _analysed_tables(
     paths = [scores] if isinstance(scores, (str, os.PathLike)) else list(scores)
     table = read_score_table([os.fspath(path) for path in paths], measures)
     return table.runs, table.tables
+
+
+# ---------------------------------------------------------------------------------------------
+# the arguments, checked (a wrong one is a usage error naming it: issue 22)
+
+
+def _integer(
+    value: object, name: str, minimum: int | None = None, maximum: int | None = None,
+    *, none: bool = False,
+) -> Any:  # fmt: skip
+    """``value`` as an int within [minimum, maximum] (or None when ``none``)."""
+    if value is None and none:
+        return None
+    number = None
+    if not isinstance(value, bool):
+        try:
+            number = operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            number = None
+    low = minimum is None or (number is not None and number >= minimum)
+    high = maximum is None or (number is not None and number <= maximum)
+    if number is None or not (low and high):
+        bounds = (
+            f" >= {minimum}" if maximum is None and minimum is not None
+            else f" in [{minimum}, {maximum}]" if maximum is not None else ""
+        )  # fmt: skip
+        raise UsageError(
+            f"{name}: expected an integer{bounds}{' or None' if none else ''}, got {value!r}"
+        )
+    return number
+
+
+def _integers(value: object, name: str, minimum: int) -> list[int]:
+    """One integer or a list of them (maybe empty), each >= ``minimum``."""
+    if isinstance(value, (list, tuple)):
+        return [_integer(item, name, minimum) for item in value]
+    return [_integer(value, name, minimum)]
+
+
+def _probability(value: object, name: str) -> float:
+    """A number strictly between 0 and 1 (a significance level)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
+        raise UsageError(f"{name}: expected a number between 0 and 1, got {value!r}")
+    if not 0.0 < float(value) < 1.0:
+        raise UsageError(f"{name}: expected a number strictly between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def _choice(value: object, name: str, choices: Sequence[str], *, none: bool = False) -> Any:
+    if value is None and none:
+        return None
+    if not isinstance(value, str) or value not in choices:
+        raise UsageError(f"{name}: expected one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _flag(value: object, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise UsageError(f"{name}: expected True or False, got {value!r}")
+    return value
+
+
+def _function(value: object, name: str) -> Any:
+    if value is not None and not callable(value):
+        raise UsageError(f"{name}: expected a function or None, got {type(value).__name__}")
+    return value
+
+
+def _risk_alpha(value: object, name: str = "risk_alpha") -> Any:
+    """A number or its text (ndeval prints it as given); checked by ``check_risk_alpha``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, np.floating)):
+        raise UsageError(f"{name}: expected a number >= 0 or its text, got {value!r}")
+    return value
+
+
+def _path(value: object, name: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (str, os.PathLike)):
+        path = os.fspath(value)
+        if isinstance(path, str) and path:
+            return path
+    raise UsageError(f"{name}: expected a file path, got {value!r}")
+
+
+def _resampling(test: object, samples: object, seed: object, alpha: object) -> None:
+    """The resampling options: ``test`` is checked by the test's own function."""
+    if not isinstance(test, str):
+        raise UsageError(f"test: expected the name of a test, got {test!r}")
+    _integer(samples, "samples", 1, none=True)
+    _integer(seed, "seed", 0, none=True)
+    _probability(alpha, "alpha")
+
+
+# ---------------------------------------------------------------------------------------------
+# the inputs, read and checked
+
+
+def _no_bytes(value: object, name: str) -> None:
+    """A path given as bytes is refused by name (iterated, it would look like integers)."""
+    if isinstance(value, (bytes, bytearray)):
+        raise UsageError(f"{name}: a path is a str (or os.PathLike), got {type(value).__name__}")
+
+
+def read_run(source: Any) -> Run:
+    """A run, checked as the command line checks run files: a path (``-`` is stdin; gzipped
+    files too) or in-memory data (a DataFrame, a ``{topic: {docno: score}}`` dict, ir_measures'
+    records; see :mod:`divaeval.api`).
+
+    >>> run = divaeval.read_run("sample_data/run.txt")
+    >>> run.tag, len(run.topics)
+    ('ql-cata', 10)
+    """
+    _no_bytes(source, "run")
+    with _library_call() as inputs:
+        run = inputs.run(source)
+        return read_run_file(run) if isinstance(run, str) else run
+
+
+def read_qrels(source: Any) -> Qrels:
+    """Qrels, checked as the command line checks qrels files: a path or in-memory data (a
+    DataFrame ``topic, subtopic, docno, grade[, type]``, a dict, ir_measures' ``Qrel``
+    records).
+
+    >>> qrels = divaeval.read_qrels({"1": {"a": {"d1": 1}, "b": {"d2": 2}}})
+    >>> qrels.frame[["topic", "subtopic", "docno", "grade"]]
+      topic subtopic docno  grade
+    0     1        a    d1      1
+    1     1        b    d2      2
+    """
+    _no_bytes(source, "qrels")
+    with _library_call() as inputs:
+        qrels = inputs.qrels(source)
+        return read_qrels_file(qrels) if isinstance(qrels, str) else qrels
+
+
+def read_intents(source: Any) -> Intents:
+    """Intent probabilities (``--intents``), checked as the files are: a path (lines
+    ``topic subtopic probability [inf|nav]``), a DataFrame ``topic, subtopic, probability[,
+    type]`` or a dict ``{topic: {subtopic: probability}}``.
+
+    >>> intents = divaeval.read_intents({"1": {"a": 0.7, "b": 0.3}})
+    >>> intents.frame[["topic", "subtopic", "probability"]]
+      topic subtopic  probability
+    0     1        a          0.7
+    1     1        b          0.3
+    """
+    _no_bytes(source, "intents")
+    with _library_call() as inputs:
+        intents = inputs.intents(source)
+        return read_intents_file(intents) if isinstance(intents, str) else intents
+
+
+def read_topic_types(source: Any) -> pd.DataFrame:
+    """Subtopic types (``--topics``): a TREC Web Track topics XML path, a DataFrame ``topic,
+    subtopic, type`` or a dict ``{topic: {subtopic: type}}`` (types ``inf``, ``nav``); the
+    table topic, subtopic, type, line.
+
+    >>> divaeval.read_topic_types({"1": {"a": "nav", "b": "inf"}})[["topic", "subtopic", "type"]]
+      topic subtopic type
+    0     1        a  nav
+    1     1        b  inf
+    """
+    _no_bytes(source, "topics")
+    with _library_call() as inputs:
+        types = inputs.topic_types(source)
+        return read_topic_types_file(types) if isinstance(types, str) else types
+
+
+def parse_measures(measures: Any) -> list[Measure]:
+    """The measures of ``-m`` specifications: one string is one specification (it may name
+    several measures: ``alpha-nDCG@5,10``, a preset), or a list of them.
+
+    >>> [m.name for m in divaeval.parse_measures("alpha-nDCG@5,10")]
+    ['alpha-nDCG@5', 'alpha-nDCG@10']
+    >>> [m.name for m in divaeval.parse_measures("RR")]
+    ['RR']
+    """
+    chosen = _measures(measures)
+    if not chosen:
+        raise UsageError("measures: give at least one measure specification")
+    return parse_measure_texts(chosen)
+
+
+def score_matrix(table: Any, measure: Any) -> tuple[list[str], list[str], np.ndarray]:
+    """(runs, topics, values[n_runs, n_topics]) of one measure of a long table (run, topic,
+    measure, value, as :meth:`EvaluationResult.table` gives it; the ``all`` rows are left
+    out), topics sorted.
+
+    >>> table = divaeval.evaluate(["sample_data/run.txt", "sample_data/run2.txt"],
+    ...                           "sample_data/qrels.txt", "P@5").table()
+    >>> runs, topics, values = divaeval.score_matrix(table, "P@5")
+    >>> runs, values.shape
+    (['ql-cata', 'rm-cata'], (2, 10))
+    """
+    columns = getattr(table, "columns", None)
+    if columns is None or not hasattr(table, "pivot_table"):
+        raise UsageError(f"table: expected a DataFrame, got {type(table).__name__}")
+    missing = [c for c in ("run", "topic", "measure", "value") if c not in list(columns)]
+    if missing:
+        raise UsageError(f"table: no column {', '.join(missing)} (run, topic, measure, value)")
+    if not isinstance(measure, str):
+        raise UsageError(f"measure: expected a measure name, got {type(measure).__name__}")
+    return scores_score_matrix(table, measure)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -639,9 +871,14 @@ def evaluate(
     1  mine   all  strec@1  0.500000
     2  mine   all  strec@3  1.000000
     """
+    if risk_alpha is not None:
+        _risk_alpha(risk_alpha)
     chosen = _measures(measures)
+    _no_bytes(runs, "runs")
+    _no_bytes(qrels, "qrels")
     settings = _settings(settings, options, EVALUATING)
     with _library_call() as inputs:
+        settings = _in_memory(inputs, settings)
         result = run_evaluation(
             inputs.runs(runs),
             inputs.qrels(qrels),
@@ -686,10 +923,12 @@ def risk(
     1     dssa  0.1289  1.2433     8       2
     """
 
+    _risk_alpha(risk_alpha)
     chosen = _measures(measures)
     settings = _settings(settings, options, JUDGING, complete=True)
     alpha, alpha_text = check_risk_alpha(risk_alpha)
     with _library_call() as inputs:
+        settings = _in_memory(inputs, settings)
         every, position = _with_baseline(inputs.runs(runs), inputs.baseline(baseline))
         with _workers(settings, every) as workers:
             result = run_evaluation(every, inputs.qrels(qrels), chosen, settings, workers=workers)
@@ -740,9 +979,11 @@ def compare(
     1  ql-cata     dssa -0.1600   0.0792        False
     2  rm-cata     dssa -0.1571   0.1054        False
     """
-    from divaeval.stats import compare_runs  # scipy: the main job imports api
+    from divaeval.stats import CORRECTIONS, compare_runs  # scipy: the main job imports api
     from divaeval.stats.significance import DEFAULT_SEED
 
+    _resampling(test, samples, seed, alpha)
+    _choice(correction, "correction", CORRECTIONS, none=True)
     chosen = _measures(measures)
     settings = _settings(settings, options, JUDGING, complete=True)
     with _library_call() as inputs, _workers(settings, runs) as workers:
@@ -795,8 +1036,12 @@ def prefer(
          run_a    run_b  wins  ties  losses  p_value
     0  ql-cata  rm-cata     4     0       6   0.7539
     """
-    from divaeval.stats.preferences import preferences  # the main job imports api
+    from divaeval.stats import CORRECTIONS  # the main job imports api
+    from divaeval.stats.preferences import preferences
 
+    _choice(correction, "correction", CORRECTIONS)
+    _probability(alpha, "alpha")
+    _choice(run_names, "run_names", ("tag", "file"))
     chosen = _measures(measures)
     methods = _measures(aggregate, "aggregate")
     settings = _settings(settings, options, PREFERRING, complete=True)
@@ -859,6 +1104,9 @@ def discriminative_power(
     from divaeval.meta.discriminative_power import check_plotting
     from divaeval.stats.significance import DEFAULT_SEED
 
+    _resampling(test, samples, seed, alpha)
+    _path(plot, "plot")
+    _function(progress, "progress")
     chosen = _measures(measures)
     settings = _settings(settings, options, JUDGING, complete=True)
     if plot is not None:
@@ -910,6 +1158,7 @@ def correlation(
     """
     from divaeval.meta import rank_correlation_matrix, rank_correlations  # pandas: see above
 
+    _choice(matrix, "matrix", ("tau_b", "tau_a", "tau_ap", "tau_ap_sym"), none=True)
     chosen = _measures(measures)
     settings = _settings(settings, options, JUDGING, complete=True)
     with _library_call() as inputs, _workers(settings, runs) as workers:
@@ -970,12 +1219,12 @@ def intuitiveness(
             others = [name for name in tables if name not in gold_names]
             compared = choose_measures(others, chosen, "the scores") if chosen else others
         else:
-            gold_names = [m.name for m in parse_measures(golds)]
+            gold_names = [m.name for m in parse_measure_texts(golds)]
             wanted = chosen or ["ndeval"]
             names, tables = _analysed_tables(
                 inputs, runs, qrels, wanted + golds, None, settings, options, workers
             )
-            compared = [m.name for m in parse_measures(wanted)]
+            compared = [m.name for m in parse_measure_texts(wanted)]
     frame = intuitiveness_table(
         {name: tables[name] for name in compared},
         {name: tables[name] for name in gold_names},
@@ -1047,17 +1296,20 @@ def sensitivity(
              measure topic  relevant  samples  seed     dss
     0  alpha-nDCG@20   all        10       50    42  0.1386
     """
-    # pandas: the main job imports api
-    from divaeval.meta.sensitivity import DEFAULT_CUTOFF
-    from divaeval.meta.sensitivity import sensitivity as selection_sensitivity
+    from divaeval.meta.sensitivity import DEFAULT_CUTOFF, selection_sensitivity  # pandas
 
     chosen = _measures(measures)
-    cutoffs = [cutoff] if isinstance(cutoff, int) else list(cutoff)
+    cutoffs = _integers(cutoff, "cutoff", 1)
+    _integer(samples, "samples", 2)
+    _integer(seed, "seed", 0, none=True)
+    _function(progress, "progress")
     settings = _settings(settings, options, SAMPLING)
     points = parse_grid(_measures(grid, "grid"))
     with _library_call() as inputs, _workers(settings) as workers:
+        settings = _in_memory(inputs, settings)
+        index = index_qrels(inputs.qrels(qrels), settings, warn_empty=False)
         result = selection_sensitivity(
-            inputs.qrels(qrels),
+            index,
             chosen,
             cutoffs=cutoffs or [DEFAULT_CUTOFF],
             samples=samples,
@@ -1065,8 +1317,6 @@ def sensitivity(
             mean=settings.mean,
             dd_exponent=settings.exponent,
             rel_level=settings.rel_level,
-            intents=settings.intents,
-            topics=settings.topics,
             grid=points,
             progress=progress,
             workers=workers,
@@ -1100,6 +1350,11 @@ def axioms(
     from divaeval.meta.axioms import CONSTRAINTS, PAPER_TABLE1, check_axioms
     from divaeval.meta.axioms import constraint as constraint_named
 
+    _flag(table1, "table1")
+    _integer(seed, "seed", 0, none=True)
+    _integer(cases, "cases", 0)
+    _integer(max_length, "max_length", 2)
+    _integer(top_grade, "top_grade", 4, 16)
     chosen = _measures(measures) + ([text for text, _ in PAPER_TABLE1.values()] if table1 else [])
     if not chosen:
         raise UsageError("axioms: give measures or table1=True")
@@ -1138,8 +1393,12 @@ def ties(
     # pandas: the main job imports api
     from divaeval.meta.ties import DEFAULT_SAMPLES, DEFAULT_SEED, ties_frame, worst_case_frame
 
-    sizes_n = [n] if isinstance(n, int) else list(n)
-    sizes_m = [m] if isinstance(m, int) else list(m)
+    sizes_n = _integers(n, "n", 1)
+    sizes_m = _integers(m, "m", 1)
+    _integer(cutoff, "cutoff", 0)
+    _integer(samples, "samples", 1, none=True)
+    _integer(seed, "seed", 0, none=True)
+    _flag(worst_case, "worst_case")
     chosen = _measures(measures)
     seed = DEFAULT_SEED if seed is None else seed
     with _library_call():
@@ -1190,11 +1449,15 @@ def collection_table(
     """
     from divaeval.collection import collection_table as table_of  # pandas: see above
 
+    _choice(cover, "cover", ("exact", "greedy"))
+    _integer(smr_rank, "smr_rank", 1, none=True)
     settings = _settings(settings, options, COLLECTING, mean="dd")
     with _library_call() as inputs:
         source = inputs.qrels(qrels)
-        judgments = read_qrels(source) if isinstance(source, str) else source
-        types = read_topic_types(settings.topics) if settings.topics else None
+        judgments = read_qrels_file(source) if isinstance(source, str) else source
+        types = inputs.topic_types(settings.topics) if settings.topics is not None else None
+        if isinstance(types, str):
+            types = read_topic_types_file(types)
         frame = table_of(
             judgments.frame,
             rel_level=settings.rel_level,

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from copy import copy
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -180,7 +180,7 @@ def load_inputs(
     returned as :class:`~divaeval.streaming.RunFile` s, for :func:`score_runs` to read block
     by block (they are named once their tags are known)."""
     settings = settings or Settings()
-    inputs = (*runs, qrels, settings.intents, settings.topics, *other_paths)
+    inputs = (*runs, qrels, settings.intents, settings.topics, *other_paths)  # (paths or data)
     if sum(1 for p in inputs if isinstance(p, str) and p == "-") > 1:
         raise UsageError("only one input can be '-' (stdin)")
     opened = open_runs(runs, read=read_runs)
@@ -207,17 +207,22 @@ def open_runs(runs: Sequence[str | Run], *, read: bool = False) -> list:
     return opened
 
 
-def index_qrels(qrels: str | Qrels, settings: Settings) -> QrelsIndex:
-    """The qrels (a file, or already read), with the settings' intents and topic types,
-    indexed for judging (:class:`~divaeval.judged.QrelsIndex`): built once, it judges any
-    number of runs."""
+def index_qrels(qrels: str | Qrels, settings: Settings, *, warn_empty: bool = True) -> QrelsIndex:
+    """The qrels (a file, or already read), with the settings' intents and topic types (files,
+    or already read: :class:`~divaeval.io.memory.MemoryInputs`), indexed for judging
+    (:class:`~divaeval.judged.QrelsIndex`): built once, it judges any number of runs. Topics
+    without a relevant document are reported (``warn_empty``)."""
     if isinstance(qrels, str):
         with activity(f"reading the qrels {qrels}"):
             qrels = read_qrels(qrels)
-    with activity(f"reading the intents {settings.intents}"):
-        intents = read_intents(settings.intents) if settings.intents else None
-    with activity(f"reading the topics {settings.topics}"):
-        topic_types = read_topic_types(settings.topics) if settings.topics else None
+    intents: Any = settings.intents
+    topic_types: Any = settings.topics
+    if isinstance(intents, str):
+        with activity(f"reading the intents {intents}"):
+            intents = read_intents(intents)
+    if isinstance(topic_types, str):
+        with activity(f"reading the topics {topic_types}"):
+            topic_types = read_topic_types(topic_types)
     index = QrelsIndex(
         qrels,
         rel_level=settings.rel_level,
@@ -228,7 +233,8 @@ def index_qrels(qrels: str | Qrels, settings: Settings) -> QrelsIndex:
     # The heap that reading and indexing freed goes back to the system: a 3M-line qrels
     # leaves 250 MiB of it, which worker processes would otherwise each start with.
     release_free_memory()
-    _warn_empty_topics(index, settings)
+    if warn_empty:
+        _warn_empty_topics(index, settings)
     return index
 
 

@@ -46,7 +46,7 @@ _ORDER_HELP = (
     "[default: score; rank with --compat ndeval]"
 )
 
-Kind = Literal["int", "choice", "flag", "path", "text", "size", "jobs"]
+Kind = Literal["int", "choice", "flag", "input", "text", "size", "jobs"]
 
 
 def default_order(compat: str | None) -> Order:
@@ -101,9 +101,9 @@ class Option:
         return next(flag for flag in self.flags if flag.startswith("--"))
 
 
-def _option(default: Any, **option: Any) -> Any:
-    """A field with its :class:`Option`."""
-    return field(default=default, metadata={"option": Option(**option)})
+def _option(default: Any, *, compare: bool = True, **option: Any) -> Any:
+    """A field with its :class:`Option` (``compare=False``: data in memory, not compared)."""
+    return field(default=default, compare=compare, metadata={"option": Option(**option)})
 
 
 def _check_rel_level(value: object, label: str) -> int:
@@ -160,12 +160,16 @@ def _check(name: str, value: object, label: str, default: object) -> object:
         if not isinstance(value, bool):
             raise UsageError(f"{label} must be True or False, got {_kind_of(value)}")
         return value
-    if kind == "path":
+    if kind == "input":  # a file, or the data in memory (read by divaeval.io.memory)
         if isinstance(value, (str, os.PathLike)):
             path = os.fspath(value)
             if isinstance(path, str):
                 return path
-        raise UsageError(f"{label} must be a path (str), got {_kind_of(value)}")
+        elif isinstance(value, Mapping) or hasattr(value, "columns") or hasattr(value, "frame"):
+            return value
+        raise UsageError(
+            f"{label} must be a path (str), a DataFrame or a dict, got {_kind_of(value)}"
+        )
     if kind == "text":
         if not isinstance(value, str):
             raise UsageError(f"{label} must be a string, got {_kind_of(value)}")
@@ -197,9 +201,10 @@ class Settings:
     from a run as empty rankings. ``dedupe``: ``error`` rejects a docno repeated within a
     topic; ``first`` keeps the highest-ranked copy. ``compat`` names a reference tool whose
     quirks are reproduced. ``intents`` and ``topics`` are the intent-probability file and the
-    topics XML (subtopic types). ``mean`` is the topic average and ``dd_exponent`` the
-    exponent of Golbus's Eq. 1 in its ``dd`` weights. ``chunk_size`` is the bytes of run text
-    read per block; ``jobs`` and ``scheduler`` say where the work runs
+    topics XML (subtopic types), or the same in memory (a DataFrame or a dict). ``mean`` is
+    the topic average and ``dd_exponent`` the exponent of Golbus's Eq. 1 in its ``dd``
+    weights. ``chunk_size`` is the bytes of run text read per block; ``jobs`` and
+    ``scheduler`` say where the work runs
     (:func:`divaeval.parallel.workers_for`): the values are the same everywhere.
     """
 
@@ -252,15 +257,17 @@ class Settings:
         None,
         flags=("--intents",),
         help="intent probabilities: topic subtopic probability [inf|nav]",
-        kind="path",
+        kind="input",
         metavar="FILE",
+        compare=False,
     )
     topics: str | None = _option(
         None,
         flags=("--topics",),
         help="TREC Web Track topics XML (subtopic types inf/nav)",
-        kind="path",
+        kind="input",
         metavar="FILE",
+        compare=False,
     )
     mean: str = _option(
         "arith",
@@ -366,7 +373,7 @@ class Settings:
         return [
             _OPTIONS[name].long_flag
             for name in names
-            if getattr(self, name) != _FIELDS[name].default
+            if not _same(getattr(self, name), _FIELDS[name].default)
         ]
 
     def signature(self) -> str:
@@ -406,6 +413,11 @@ JUDGING: tuple[str, ...] = (
 WORKERS: tuple[str, ...] = ("jobs", "scheduler")
 #: how per-topic values are averaged
 AVERAGING: tuple[str, ...] = ("mean", "dd_exponent")
+
+
+def _same(value: Any, default: Any) -> bool:
+    """Whether a setting is at its default (data in memory is never compared)."""
+    return value is default if default is None else value == default
 
 
 def option_of(name: str) -> Option:

@@ -970,7 +970,7 @@ def test_undecodable_bytes_in_messages_print_as_escapes(capsys):
 
 def test_topic_types_from_text():
     xml = '<t><topic number="1">\n<subtopic number="2" type="nav"/></topic></t>'
-    table = divaeval.read_topic_types("given.xml", text=xml)
+    table = divaeval.io.read_topic_types("given.xml", text=xml)  # (the text-level reader)
     assert table.values.tolist() == [["1", "2", "nav", 2]]
     assert table.attrs["source"] == "given.xml"
 

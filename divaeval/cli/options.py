@@ -83,7 +83,7 @@ def _click_option(name: str, help: str | None, default: Any) -> Decorator:
         settings["type"] = click.IntRange(min=option.minimum) if option.minimum else int
     elif option.kind == "jobs":
         settings.update(type=JobsType(), callback=_one_blas_thread_per_process)
-    elif option.kind == "path":  # a file read: never an output too (divaeval.cli.paths)
+    elif option.kind == "input":  # a file read: never an output too (divaeval.cli.paths)
         settings["type"] = INPUT
     else:
         settings["type"] = str

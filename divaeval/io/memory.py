@@ -36,10 +36,12 @@ from dataclasses import dataclass
 from itertools import repeat
 from numbers import Integral, Real
 from typing import Any, cast
+from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
 from divaeval.errors import DataError, DivaevalError, UsageError, clip, shown
+from divaeval.io.intents import Intents, read_intents, read_topic_types
 from divaeval.io.qrels import QRELS_COLUMNS, Qrels, read_qrels
 from divaeval.io.runs import RUN_COLUMNS, Run, read_run
 
@@ -61,6 +63,19 @@ QRELS_ALIASES = {
 #: Fields of a frame without column names, by position (the files' columns).
 RUN_POSITIONS = {"topic": 0, "docno": 2, "rank": 3, "score": 4, "tag": 5}
 QRELS_POSITIONS = {"topic": 0, "subtopic": 1, "docno": 2, "grade": 3, "type": 4}
+INTENT_ALIASES = {
+    "topic": ("topic", "query_id", "q_id", "qid"),
+    "subtopic": ("subtopic", "iteration", "intent"),
+    "probability": ("probability", "prob", "weight"),
+    "type": ("type",),
+}
+INTENT_POSITIONS = {"topic": 0, "subtopic": 1, "probability": 2, "type": 3}
+TOPIC_TYPE_ALIASES = {
+    "topic": ("topic", "query_id", "q_id", "qid"),
+    "subtopic": ("subtopic", "iteration", "intent"),
+    "type": ("type",),
+}
+TOPIC_TYPE_POSITIONS = {"topic": 0, "subtopic": 1, "type": 2}
 #: ir_measures' record fields (ScoredDoc, Qrel) and the plain tuples' positions.
 RUN_RECORD = {"topic": ("query_id", 0), "docno": ("doc_id", 1), "score": ("score", 2)}
 QRELS_RECORD = {
@@ -267,6 +282,104 @@ class MemoryInputs:
         except DivaevalError as error:
             raise self.relocate(error) from None
 
+    # -- intents and topic types ----------------------------------------------------------------
+
+    def intents(self, intents: object) -> str | Intents:
+        """A path stays a path; in-memory intent probabilities (a DataFrame ``topic, subtopic,
+        probability[, type]``, or ``{topic: {subtopic: probability}}``) become
+        :class:`~divaeval.io.intents.Intents`, read as the file's lines would be."""
+        if _is_path(intents):
+            return os.fspath(cast(str, intents))
+        source = "intents"
+        if _is_frame(intents):
+            columns = _frame_columns(
+                intents, INTENT_ALIASES, INTENT_POSITIONS, ("topic", "subtopic", "probability"),
+                source,
+            )  # fmt: skip
+        elif isinstance(intents, Mapping):
+            given_fields: dict[str, list] = {"topic": [], "subtopic": [], "probability": []}
+            for topic, weights in intents.items():
+                if not isinstance(weights, Mapping):
+                    raise DataError(
+                        "expected {topic: {subtopic: probability}}, but topic "
+                        f"{clip(str(topic))} maps to a {_kind(weights)}",
+                        file=source,
+                    )
+                given_fields["topic"].extend([topic] * len(weights))
+                given_fields["subtopic"].extend(weights.keys())
+                given_fields["probability"].extend(weights.values())
+            columns = _Columns(dict(given_fields), None)
+        else:
+            raise UsageError(f"intents: expected a path, DataFrame or dict, got {_kind(intents)}")
+        fields: dict[str, np.ndarray] = {f: _array(v) for f, v in columns.fields.items()}
+        if len(fields["topic"]) == 0:
+            raise DataError("the intents have no rows", file=source)
+        given = Origin(source, _id_fields(fields), columns.labels)
+        ids = {f: _id_texts(fields[f], f, given) for f in ("topic", "subtopic")}
+        origin = Origin(source, ids, columns.labels)
+        parts = [*ids.values(), _token_texts(fields["probability"], "probability", origin)]
+        if fields.get("type") is not None:
+            lines: Iterable[str] = (
+                " ".join(row) if row[3] else " ".join(row[:3])
+                for row in zip(*parts, _types(fields["type"], origin), strict=True)
+            )
+        else:
+            lines = map(" ".join, zip(*parts, strict=True))
+        self.origins[source] = origin
+        try:
+            return read_intents(source, text=_encode("\n".join(lines) + "\n"))
+        except DivaevalError as error:
+            raise self.relocate(error) from None
+
+    def topic_types(self, types: object) -> Any:
+        """A path stays a path; in-memory subtopic types (a DataFrame ``topic, subtopic,
+        type``, or ``{topic: {subtopic: type}}``, types ``inf``/``nav``) become the table
+        :func:`~divaeval.io.intents.read_topic_types` gives, read as topics XML would be."""
+        if _is_path(types):
+            return os.fspath(cast(str, types))
+        source = "topic types"
+        if _is_frame(types):
+            columns = _frame_columns(
+                types, TOPIC_TYPE_ALIASES, TOPIC_TYPE_POSITIONS, ("topic", "subtopic", "type"),
+                source,
+            )  # fmt: skip
+        elif isinstance(types, Mapping):
+            given_fields: dict[str, list] = {"topic": [], "subtopic": [], "type": []}
+            for topic, kinds in types.items():
+                if not isinstance(kinds, Mapping):
+                    raise DataError(
+                        "expected {topic: {subtopic: type}}, but topic "
+                        f"{clip(str(topic))} maps to a {_kind(kinds)}",
+                        file=source,
+                    )
+                given_fields["topic"].extend([topic] * len(kinds))
+                given_fields["subtopic"].extend(kinds.keys())
+                given_fields["type"].extend(kinds.values())
+            columns = _Columns(dict(given_fields), None)
+        else:
+            raise UsageError(f"topics: expected a path, DataFrame or dict, got {_kind(types)}")
+        fields: dict[str, np.ndarray] = {f: _array(v) for f, v in columns.fields.items()}
+        if len(fields["topic"]) == 0:
+            raise DataError("the topic types have no rows", file=source)
+        given = Origin(source, _id_fields(fields), columns.labels)
+        ids = {f: _id_texts(fields[f], f, given) for f in ("topic", "subtopic")}
+        origin = Origin(source, ids, columns.labels)
+        kinds = _types(fields["type"], origin)
+        # one <topic> per row and line, so that the XML's line numbers are the rows
+        rows = (
+            f"<topic number={quoteattr(topic)}><subtopic number={quoteattr(subtopic)}"
+            + (f" type={quoteattr(kind)}" if kind else "")
+            + "/></topic>"
+            for topic, subtopic, kind in zip(ids["topic"], ids["subtopic"], kinds, strict=True)
+        )
+        self.origins[source] = origin
+        try:
+            return read_topic_types(
+                source, text=_encode("<topics>" + "\n".join(rows) + "</topics>\n")
+            )
+        except DivaevalError as error:
+            raise self.relocate(error) from None
+
     # -- messages -----------------------------------------------------------------------------
 
     def relocate(self, error: DivaevalError) -> DivaevalError:
@@ -398,7 +511,13 @@ def _frame_columns(frame, aliases, positions, required, where: str) -> _Columns:
             raise DataError(f"columns without names must be 0, 1, 2, …; got {columns}", file=where)
         need = max(positions[f] for f in required) + 1
         if len(columns) < need:
-            layout = RUN_COLUMNS if "score" in positions else QRELS_COLUMNS
+            layout = (
+                RUN_COLUMNS
+                if "score" in positions
+                else QRELS_COLUMNS
+                if "grade" in positions
+                else " ".join(positions)
+            )
             raise DataError(
                 f"a frame without column names is read as the file ({layout}): expected "
                 f"{need} columns or more, found {len(columns)}",
