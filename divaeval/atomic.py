@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import stat
 import tempfile
@@ -80,6 +81,41 @@ def _sync_directory(directory: str) -> None:
             os.close(descriptor)
 
 
+#: paths that name a process's open descriptors, not files (``/dev/stdout`` is
+#: ``/proc/self/fd/1``)
+_DESCRIPTOR = re.compile(r"/dev/(?:std(?:in|out|err)|fd/\d+)|/proc/(?:self|\d+)/fd/\d+")
+
+
+def descriptor_of(target: str) -> int | None:
+    """The descriptor of this process that ``target`` names (``/dev/stdout`` 1, ``/dev/fd/3``
+    3, ``/proc/self/fd/4`` 4), or None. Writing to it (a duplicate, not the path opened
+    again, which Linux makes a new file description) writes where the shell's redirection
+    is: after what it wrote, never over it."""
+    path = os.path.abspath(target)
+    if not _DESCRIPTOR.fullmatch(path):
+        return None
+    name = os.path.basename(path)
+    if name.isdigit():
+        owner = path.split("/")[2]
+        return (
+            int(name) if path.startswith("/dev/") or owner in ("self", str(os.getpid())) else None
+        )
+    return {"stdin": 0, "stdout": 1, "stderr": 2}[name]
+
+
+def in_place(target: str) -> bool:
+    """Whether ``target`` is written where it is, not replaced: it exists and is not a regular
+    file (``/dev/null``, a pipe), or it names an open descriptor (``/dev/stdout``,
+    ``/dev/fd/N``), which may stand for a file the shell opened (``> log``, ``>> log``) and
+    keeps writing to: that one is appended to, never replaced or truncated."""
+    if _DESCRIPTOR.fullmatch(os.path.abspath(target)):
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(target).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 @contextmanager
 def replacing(target: str) -> Iterator[str]:
     """A path to write the new contents of ``target`` to, in the same directory and with the
@@ -89,15 +125,17 @@ def replacing(target: str) -> Iterator[str]:
     as it was. The new file keeps the mode (and, where allowed, the owner) of the file it
     replaces; a new file gets the mode the umask gives. A symbolic link is followed (the link
     stays, the file it names is replaced). A target that exists and is not a regular file
-    (``/dev/null``, a pipe) is written in place: it cannot be replaced."""
+    (``/dev/null``, a pipe), or that names an open descriptor (``/dev/stdout``,
+    ``/dev/fd/3``: whatever file it is open on, which the shell keeps writing to), is written
+    in place (:func:`in_place`): it cannot be replaced."""
+    if in_place(target):
+        yield target
+        return
     final = os.path.realpath(target)
     try:
         existing: os.stat_result | None = os.stat(final)
     except FileNotFoundError:
         existing = None
-    if existing is not None and not stat.S_ISREG(existing.st_mode):
-        yield target
-        return
     directory, name = os.path.split(final)
     stem, suffix = os.path.splitext(name)
     with _signals_raise():

@@ -306,3 +306,31 @@ def test_a_bad_format_for_a_file_is_a_usage_error(capsys, tmp_path):
     code, out, err = run_cli(capsys, RUNS3[0], SAMPLE_QRELS, "-f", "nope", "-o", tmp_path / "x.csv")
     assert (code, out) == (2, "") and err.startswith("divaeval: Invalid value for '-f'")
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_dev_stdout_is_the_open_descriptor_where_the_shell_writes(tmp_path):
+    # /dev/stdout on a file the shell opened: the output goes after what the shell wrote and
+    # before what it writes next (not renamed over the file, not written from its start)
+    import subprocess
+    import sys
+
+    log = tmp_path / "log.txt"
+    command = (
+        f"echo before; '{sys.executable}' -m divaeval '{SAMPLE_DATA / 'run.txt'}' "
+        f"'{SAMPLE_QRELS}' -m P@5 -o /dev/stdout; echo after"
+    )
+    for redirect in (">", ">>"):
+        done = subprocess.run(f"({command}) {redirect} '{log}'", shell=True, timeout=120)
+        assert done.returncode == 0
+        lines = log.read_text().splitlines()
+        assert (lines[0], lines[-1]) == ("before", "after")
+        assert lines[1].startswith("runid") and lines[3].startswith("P@5")
+        log.unlink()
+    done = subprocess.run(
+        [sys.executable, "-m", "divaeval", SAMPLE_DATA / "run.txt", SAMPLE_QRELS, "-o",
+         "/dev/fd/9"], capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (
+        1,
+        "divaeval: /dev/fd/9: cannot write output: Bad file descriptor\n",
+    )

@@ -14,36 +14,51 @@ from typing import Any, TextIO
 
 import click
 
-from divaeval.atomic import written_whole
+from divaeval.atomic import descriptor_of, written_whole
 
 MACHINE_FORMATS = ("csv", "tsv", "jsonl", "trec_eval")
 
 
 def emit(writer: Callable[[TextIO], None], output: str | None) -> None:
     """Call ``writer`` on stdout, or on the file ``output``, which is replaced atomically
-    (:func:`divaeval.atomic.written_whole`). A closed or full stdout is a one-line data error
-    (exit 1), like an unwritable ``-o`` file; a broken pipe (the reader went away) propagates
-    as :class:`BrokenPipeError` and ends the run quietly."""
+    (:func:`divaeval.atomic.written_whole`); ``/dev/stdout`` or ``/dev/fd/N`` is that open
+    descriptor, written where the shell's redirection is. A closed or full stdout is a
+    one-line data error (exit 1), like an unwritable ``-o`` file; a broken pipe (the reader
+    went away) propagates as :class:`BrokenPipeError` and ends the run quietly."""
     from divaeval.errors import DataError
 
     if output is None:
         if sys.stdout is None:
             raise DataError("cannot write output: standard output is closed", file="<stdout>")
+        _write_stream(writer, sys.stdout, "<stdout>")
+        return
+    descriptor = descriptor_of(output)
+    if descriptor is not None:  # a duplicate: the path opened again would be a new offset
         try:
-            writer(sys.stdout)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            raise
+            stream = os.fdopen(os.dup(descriptor), "w", encoding="utf-8", newline="\n")
         except OSError as exc:
-            raise DataError(
-                f"cannot write output: {exc.strerror or exc}", file="<stdout>"
-            ) from None
+            raise DataError(f"cannot write output: {exc.strerror or exc}", file=output) from None
+        with stream:
+            _write_stream(writer, stream, output)
         return
     with (
         written_whole(output) as temporary,
         open(temporary, "w", encoding="utf-8", newline="\n") as handle,
     ):
         writer(handle)
+
+
+def _write_stream(writer: Callable[[TextIO], None], stream: TextIO, name: str) -> None:
+    """``writer`` on an open stream, flushed; a write error is a one-line data error."""
+    from divaeval.errors import DataError
+
+    try:
+        writer(stream)
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise DataError(f"cannot write output: {exc.strerror or exc}", file=name) from None
 
 
 def write_tables(
