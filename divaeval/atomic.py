@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from divaeval.errors import DataError, DivaevalError
+
 
 class Terminated(BaseException):
     """SIGTERM or SIGHUP arrived while an output was being written (the temporary file is
@@ -166,8 +168,6 @@ def replacing(target: str) -> Iterator[str]:
 def written_whole(target: str) -> Iterator[str]:
     """:func:`replacing` for a writer of divaeval's: a failure to write is a one-line data
     error (exit 1) naming ``target`` and the reason, never the temporary file."""
-    from divaeval.errors import DataError, DivaevalError
-
     try:
         with replacing(target) as temporary:
             try:

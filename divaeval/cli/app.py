@@ -5,15 +5,26 @@ stderr, ``divaeval: FILE:LINE: message``, with exit code 2 for usage errors and 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import os
 import signal
 import sys
 
 import click
+from click.shell_completion import CompletionItem
 
 from divaeval import __version__
 from divaeval.atomic import Terminated
+from divaeval.cli.output import status_on_terminal
+from divaeval.errors import (
+    EXIT_INTERNAL,
+    EXIT_USAGE,
+    DivaevalError,
+    UsageError,
+    failed_activity,
+    warnings_on_stderr,
+)
 from divaeval.heap import reuse_freed_memory
 
 #: subcommand -> (its module in divaeval.cli, the command in it). A command's module is
@@ -68,8 +79,6 @@ class DefaultCommandGroup(click.Group):
 
     def shell_complete(self, ctx: click.Context, incomplete: str):
         """Subcommands, and file names: the main job's first argument is a run file."""
-        from click.shell_completion import CompletionItem
-
         return [*super().shell_complete(ctx, incomplete), CompletionItem(incomplete, type="file")]
 
 
@@ -98,10 +107,6 @@ def _first_clause(help_text: str) -> str:
 def _check_not_a_mistyped_command(first: str) -> None:
     """``divaeval compaer run.txt qrels.txt``: a first argument that is no file but close to a
     subcommand's name is a usage error saying so, not a run file that cannot be opened."""
-    import difflib
-
-    from divaeval.errors import UsageError
-
     if first == "-" or first.startswith("-") or os.path.exists(first):
         return
     close = difflib.get_close_matches(first, list(COMMANDS), n=1, cutoff=0.6)
@@ -113,8 +118,6 @@ def close_options(option: str, ctx: click.Context | None) -> list[str]:
     """The long options of ``ctx``'s command close to ``option`` (a mistyped ``--precison``,
     a prefix ``--base``): compared without their dashes, so that ``--bogus`` is close to
     nothing (click's own rule finds ``--jobs``: the dashes alone make half of a match)."""
-    import difflib
-
     if ctx is None or not option.startswith("--"):
         return []
     names = sorted(
@@ -156,8 +159,6 @@ def main(argv: list[str] | None = None) -> int:
     stderr (``divaeval: FILE:LINE: message``); a reader that goes away (``| head``) ends the
     run quietly with 0; output that cannot be written (closed or full stdout) is exit 1; a
     bug is exit 3 (``--debug`` shows the traceback)."""
-    from divaeval.cli.output import status_on_terminal
-    from divaeval.errors import EXIT_INTERNAL, EXIT_USAGE, DivaevalError, warnings_on_stderr
 
     args = list(sys.argv[1:] if argv is None else argv)
     instruction = os.environ.get(COMPLETE_VAR)
@@ -214,8 +215,6 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:
         if debug:
             raise
-        from divaeval.errors import failed_activity
-
         click.echo(
             f"divaeval: out of memory{failed_activity()}: the input is too large for this "
             "machine (try fewer runs or measures, smaller cutoffs, or -M)",

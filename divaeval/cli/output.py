@@ -15,6 +15,8 @@ from typing import Any, TextIO
 import click
 
 from divaeval.atomic import descriptor_of, written_whole
+from divaeval.errors import DataError, set_status_sink
+from divaeval.report.frames import write_frames
 
 MACHINE_FORMATS = ("csv", "tsv", "jsonl", "trec_eval")
 
@@ -25,8 +27,6 @@ def emit(writer: Callable[[TextIO], None], output: str | None) -> None:
     descriptor, written where the shell's redirection is. A closed or full stdout is a
     one-line data error (exit 1), like an unwritable ``-o`` file; a broken pipe (the reader
     went away) propagates as :class:`BrokenPipeError` and ends the run quietly."""
-    from divaeval.errors import DataError
-
     if output is None:
         if sys.stdout is None:
             raise DataError("cannot write output: standard output is closed", file="<stdout>")
@@ -50,8 +50,6 @@ def emit(writer: Callable[[TextIO], None], output: str | None) -> None:
 
 def _write_stream(writer: Callable[[TextIO], None], stream: TextIO, name: str) -> None:
     """``writer`` on an open stream, flushed; a write error is a one-line data error."""
-    from divaeval.errors import DataError
-
     try:
         writer(stream)
         stream.flush()
@@ -78,8 +76,6 @@ def write_tables(
     stderr it is printed with ``--signature`` (``show_signature``), and always when the
     numbers come from resampling (``resampled``) and the format has no place for it (csv,
     tsv, jsonl, trec_eval), so that the seed used is always reported."""
-    from divaeval.report.frames import write_frames
-
     if signature and (show_signature or (resampled and fmt in MACHINE_FORMATS)):
         click.echo(f"divaeval: signature: {signature}", err=True)
     emit(
@@ -121,8 +117,6 @@ def status_on_terminal() -> Iterator[None]:
     """While the block runs, a slow step the library names (:func:`divaeval.errors.status`:
     starting a local Dask cluster) shows as one line on stderr, erased when the step ends;
     only when stderr is a terminal (never in pipes or CI logs)."""
-    from divaeval.errors import set_status_sink
-
     if sys.stderr is None or not sys.stderr.isatty():
         yield
         return
