@@ -69,7 +69,7 @@ def kendall_tau(x: ArrayLike, y: ArrayLike, variant: str = "b") -> float:
     untied_y = n * (n - 1) // 2 - _tied_pairs(y_arr)  # n_0 − n_2
     if untied_x == 0 or untied_y == 0:  # a ranking of all ties: n_c = n_d = 0
         return math.nan if variant == "b" else 0.0
-    from scipy.stats import kendalltau
+    from scipy.stats import kendalltau  # lazily: 1-2 s of import that only τ-b and τ-a need
 
     # scipy counts the pairs in O(n log n); n_c − n_d is an integer, so rounding recovers it
     # exactly from its τ-b, and each variant is then one correctly rounded division (scipy's own

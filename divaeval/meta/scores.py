@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from divaeval.errors import DataError, UsageError, clip, shown, warn
+from divaeval.io._text import read_source
+from divaeval.metrics.spec import normalize_name
 from divaeval.scores import MAX_SCORE
 from divaeval.topics import sort_topics
 
@@ -94,8 +96,6 @@ def _number(text: str, name: str, line: int) -> float:
 def _lines(path: str) -> tuple[str, list[tuple[int, list[str]]]]:
     """(file name, [(line number, fields)]) of the non-blank, non-comment lines; fields split
     at commas for a comma-separated file, else at whitespace."""
-    from divaeval.io._text import read_source
-
     source = read_source(path, what="score")
     text = source.data.decode("utf-8", errors="surrogateescape")  # as the other readers
     rows: list[tuple[int, list[str]]] = []
@@ -217,8 +217,6 @@ def choose_measures(available: list[str], wanted: Sequence[str], names: str) -> 
     case-insensitively with ``-`` and ``_`` interchangeable."""
     if not wanted:
         return available
-    from divaeval.metrics.spec import normalize_name
-
     loose = {normalize_name(m): m for m in available}
     chosen = []
     for text in wanted:

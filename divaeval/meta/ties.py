@@ -25,8 +25,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 
 from divaeval.errors import UsageError
+from divaeval.judged import JudgedRankings, judge_texts
+from divaeval.meta.axioms import tolerance
+from divaeval.metrics import Measure, compute_measures, parse_measure
+from divaeval.settings import Settings
 
 #: Judged-ranking cells (documents × rankings) scored at once.
 CELL_BUDGET = 1 << 22
@@ -108,8 +113,6 @@ def recall_count_distribution(n: int, m: int, k: int) -> list[Fraction]:
 
 
 def _parse(measures: Sequence):
-    from divaeval.metrics import Measure, parse_measure
-
     out = []
     for item in measures:
         for measure in [item] if isinstance(item, Measure) else parse_measure(item):
@@ -123,9 +126,6 @@ def _parse(measures: Sequence):
 def _materials(sizes: Sequence[int]):
     """Judged-rankings material of one topic per relevant-set size m (topic ``m``, relevant
     documents ``r1``…``rm``, grade 1), and the settings to judge with."""
-    from divaeval.judged import judge_texts
-    from divaeval.settings import Settings
-
     sizes = sorted(set(sizes))
     qrels = "".join(f"{m} 0 r{j} 1\n" for m in sizes for j in range(1, m + 1))
     settings = Settings(order="file", complete=True)
@@ -142,9 +142,6 @@ def random_positions(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
 def score_positions(measures, positions: Sequence[np.ndarray], n: int) -> dict:
     """Measure -> [len(positions)] scores of complete rankings of ``n`` documents whose
     relevant documents sit at ``positions`` (0-based; the set's size is the topic's m)."""
-    from divaeval.judged import JudgedRankings
-    from divaeval.metrics import compute_measures
-
     material, row_of, settings = _materials([len(p) for p in positions])
     out = {measure: np.empty(len(positions)) for measure in measures}
     batch = max(1, CELL_BUDGET // n)
@@ -170,8 +167,6 @@ def score_positions(measures, positions: Sequence[np.ndarray], n: int) -> dict:
 
 def _equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Tied scores: equal within the axioms checker's tolerance."""
-    from divaeval.meta.axioms import tolerance
-
     return np.abs(a - b) <= tolerance(a, b)
 
 
@@ -295,8 +290,6 @@ def ties_frame(
 ):
     """One row per (n, m): the analytic tie probabilities (as floats) and, for ``measures``,
     Monte Carlo tie fractions with their standard errors, samples and seed."""
-    import pandas as pd
-
     rows = []
     for n in ns:
         for m in ms:
@@ -322,8 +315,6 @@ def worst_case_frame(
 ):
     """Table 2, one row per n: the tied fraction (sampled, and its exact expectation), the
     agreement of each measure and of a fair coin."""
-    import pandas as pd
-
     chosen = list(measures) or table2_measures()
     rows = []
     for n in ns:

@@ -73,6 +73,7 @@ def benjamini_hochberg(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     values = _check_p_values(p_values)
     if values.size == 0:
         return values.copy()
+    # lazily: scipy.stats takes 1-2 s to import, which only --correction bh needs
     from scipy.stats import false_discovery_control
 
     return np.asarray(false_discovery_control(values, method="bh"), dtype=np.float64)

@@ -168,7 +168,9 @@ def exact_bootstrap_mean_difference_ci(
 
 
 def _t_intervals(z: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    from scipy.special import stdtrit  # what scipy.stats.t.ppf evaluates, imported faster
+    # lazily, and from scipy.special (what scipy.stats.t.ppf evaluates, imported faster): only
+    # the t interval needs it
+    from scipy.special import stdtrit
 
     n_topics = z.shape[1]
     if n_topics < 2:

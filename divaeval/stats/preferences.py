@@ -36,16 +36,19 @@ rejects any duplicate unless ``dedupe="first"`` (keep the best-ranked copy, with
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from divaeval.errors import DataError, UsageError, check_rel_level
-
-if TYPE_CHECKING:
-    from divaeval.settings import Dedupe, Order
+from divaeval.evaluation import _run_label, load_inputs
+from divaeval.judged import judge_run
+from divaeval.settings import Dedupe, Order, Settings
+from divaeval.stats.corrections import correct_p_values
+from divaeval.stats.rank_fusion import fuse_preferences
+from divaeval.stats.significance import run_pair_indices, sign_test
 
 LEXI_MEASURES: tuple[str, ...] = ("lexirecall", "lexiprecision", "rrlexiprecision")
 """The preference measures, in pref_eval's output order."""
@@ -140,12 +143,7 @@ def relevance_vectors(runs: Sequence, index, settings=None, rel_level: int = 1):
     ``settings`` supplies order, depth and dedupe (``complete`` is forced on: a qrels topic
     missing from a run is evaluated as an empty ranking, i.e. all relevant docs unretrieved).
     """
-    import dataclasses
-
-    import pandas as pd
-
-    from divaeval.judged import judge_run
-    from divaeval.settings import Settings
+    import pandas as pd  # lazily: resampling workers import divaeval.stats, not pandas
 
     check_rel_level(rel_level)  # relevant iff the document's largest grade >= the level
     settings = dataclasses.replace(settings or Settings(), complete=True, rel_level=rel_level)
@@ -246,9 +244,7 @@ class Preferences:
         pref_eval prints them), then ``topic = "all"`` rows with the mean per pair. Sign
         measures' per-topic values are ints (pref_eval prints 1, -1, 0); means and
         rrlexiprecision are floats."""
-        import pandas as pd
-
-        from divaeval.stats.significance import run_pair_indices
+        import pandas as pd  # lazily: resampling workers import divaeval.stats, not pandas
 
         pairs = run_pair_indices(len(self.runs))
         columns: dict[str, list] = {
@@ -312,9 +308,6 @@ def preferences(
     """Read runs and qrels and compute their lexicographic preferences (the API behind
     ``divaeval prefer``). ``run_names``: ``tag`` (divaeval's rule: the run tag, file names when
     tags are shared) or ``file`` (pref_eval's rule: the file name without ``.txt``/``.gz``)."""
-    from divaeval.evaluation import load_inputs
-    from divaeval.settings import Settings
-
     if len(run_paths) < 2:
         raise UsageError("need at least two runs to compare")
     settings = Settings(order=order, depth=depth, dedupe=dedupe, rel_level=rel_level)
@@ -328,8 +321,6 @@ def name_runs(runs: Sequence, how: str) -> None:
     """Rename runs by ``how`` = tag (keep divaeval's names) | file (file name without
     ``.txt``/``.gz``, as pref_eval's run ids); a name collision is an error
     (lexicographic.md §9.4)."""
-    from divaeval.evaluation import _run_label
-
     if how == "file":
         for run in runs:
             run.name = _run_label(run.path)
@@ -351,10 +342,7 @@ def pair_table(prefs: Preferences, *, correction: str = "holm", alpha: float = 0
     preference, the two-sided sign test p-value (meta-evaluation.md §5.3; ties dropped) and
     its adjusted value within the measure's family of pairs (§6), and ``significant``
     (adjusted p < α)."""
-    import pandas as pd
-
-    from divaeval.stats.corrections import correct_p_values
-    from divaeval.stats.significance import run_pair_indices, sign_test
+    import pandas as pd  # lazily: resampling workers import divaeval.stats, not pandas
 
     pairs = run_pair_indices(len(prefs.runs))
     frames = []
@@ -395,9 +383,7 @@ def ranking_table(prefs: Preferences, methods: Sequence[str] = ("mc4", "borda"))
     """Runs ranked per measure and aggregation method (pref_eval's ``pref_aggregate.py``:
     per-topic net-score rankings, then MC4 or Borda; meta-evaluation.md §13): columns measure,
     method, rank (1 = best), run, value (MC4's final mass or Borda points)."""
-    import pandas as pd
-
-    from divaeval.stats.rank_fusion import fuse_preferences
+    import pandas as pd  # lazily: resampling workers import divaeval.stats, not pandas
 
     rows = []
     for measure in prefs.measures:

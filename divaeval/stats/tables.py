@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from divaeval.report.latex import runs_by_measures
+from divaeval.stats.compare import compare_runs
 from divaeval.stats.significance import DEFAULT_SEED
 
 EVALUATION_TEST = "ttest"
@@ -41,8 +42,6 @@ def evaluation_latex(evaluation, *, mean: str = "arith", precision: int = 4, sig
     """``divaeval -f latex``: each run's mean (``--mean``) of each measure, the best in bold;
     superscripts from two-sided paired t-tests with Holm's correction at α = 0.05 over the
     topics that every run was evaluated on."""
-    from divaeval.stats.compare import compare_runs
-
     runs = [run.name for run in evaluation.runs]
     means = {}
     for run in evaluation.runs:

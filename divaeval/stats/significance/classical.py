@@ -50,8 +50,8 @@ def pairwise_t_tests(scores: np.ndarray, alpha: float = 0.05) -> PairwiseTests:
     p = 1 (t = 0 when they are 0, else NaN) where scipy gives NaN (R's ``t.test`` refuses
     "essentially constant" data).
     """
-    # scipy's Student t CDF, what scipy.stats.t.sf evaluates (bit for bit), without the 1-2 s
-    # import of scipy.stats (as TRisk in divaeval.risk_measures)
+    # lazily (the resampling tests need no scipy): scipy's Student t CDF, what
+    # scipy.stats.t.sf evaluates (bit for bit), without the 1-2 s import of scipy.stats
     from scipy.special import stdtr
 
     table = check_score_table(scores, min_runs=2, min_topics=2)
