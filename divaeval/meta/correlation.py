@@ -1,4 +1,5 @@
-"""Rank correlation between the system rankings induced by metrics (meta-evaluation.md §11).
+"""Rank correlation between the system rankings induced by metrics (Kendall's τ-a and τ-b;
+Yilmaz, Aslam & Robertson's τ_AP, SIGIR 2008).
 
 A metric ranks the runs by their **unrounded** mean scores (Golbus et al. 2013 Tables 5-8).
 

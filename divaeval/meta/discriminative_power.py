@@ -1,5 +1,5 @@
 """Discriminative power, Δ estimates and ASL curves (Sakai WWW 2012 §4.1, Fig. 2-5, 7-9;
-meta-evaluation.md §4).
+Sakai SIGIR 2006).
 
 Discriminative power of a metric with a test = #{run pairs with ASL < α} / #pairs. It is
 reported with the test's Δ estimate (bootstrap: Fig. 3, max over pairs; Tukey HSD: Fig. 5, min

@@ -1,4 +1,4 @@
-"""Sakai's intuitiveness test (WWW 2012 §4.2, Figure 6; meta-evaluation.md §9).
+"""Sakai's intuitiveness test (WWW 2012 §4.2, Figure 6).
 
 Over every (run pair, topic): the metrics M1 and M2 *disagree* when ΔM1·ΔM2 < 0 (a zero on
 either side is no disagreement). For each disagreement, M_i is *correct* when ΔM_i·ΔGS ≥ 0 — a
@@ -41,7 +41,7 @@ class IntuitivenessResult:
 
 
 def _pair_delta_signs(table: np.ndarray) -> np.ndarray:
-    """sign(M(t, r1) − M(t, r2)) for every run pair (§1 order) and topic."""
+    """sign(M(t, r1) − M(t, r2)) for every run pair (in command-line order) and topic."""
     pairs = run_pair_indices(table.shape[0])
     return np.sign(table[pairs[:, 0]] - table[pairs[:, 1]])
 

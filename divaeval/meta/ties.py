@@ -1,5 +1,5 @@
-"""Tie probabilities of recall measures (Diaz, Ekstrand & Mitra, TORS 2025, §5.3, Appendix D;
-reference/lexicographic.md §7.1) and the worst-case comparison of their Table 2.
+"""Tie probabilities of recall measures (Diaz, Ekstrand & Mitra, TORS 2025, §5.3, Appendix D)
+and the worst-case comparison of their Table 2.
 
 Two rankings π, π′ are drawn uniformly from the permutations of ``n`` items of which ``m`` are
 relevant (complete rankings, binary relevance). A ranking matters only through the positions

@@ -1,4 +1,4 @@
-"""Metric Unanimity (Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018 §6.1; meta-evaluation.md §10).
+"""Metric Unanimity (Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018 §6.1).
 
 MU_ℳ(m) = log₂ [ P(Δm, Δℳ) / (P(Δm)·P(Δℳ)) ], the pointwise mutual information between the
 improvements reported by metric m and the unanimous improvements of the other metrics ℳ, over

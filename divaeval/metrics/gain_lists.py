@@ -80,7 +80,7 @@ def p_plus(gains, ideal, beta: float, cutoffs) -> np.ndarray:
 
 
 def _err(gains: np.ndarray, gmax: np.ndarray) -> np.ndarray:
-    """Running ERR: Σ_{s≤r} (1/s)·π_s·Π_{u<s}(1 − π_u), π = G/(gmax + 1) (spec §6.2)."""
+    """Running ERR: Σ_{s≤r} (1/s)·π_s·Π_{u<s}(1 − π_u), π = G/(gmax + 1) (NTCIREVAL's nERR)."""
     stop = gains / (gmax + 1.0)[:, None]
     reach = np.cumprod(1.0 - stop, axis=1)
     reach = np.concatenate([np.ones((gains.shape[0], 1)), reach[:, :-1]], axis=1)

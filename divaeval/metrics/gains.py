@@ -1,10 +1,10 @@
 """Grade → relevance-probability mappings shared by the utility metrics (RBU, EU, CT-RBU), the
-intent-aware family and Cube Test (``reference/other-metrics.md`` §1).
+intent-aware family and Cube Test (Amigó et al. SIGIR 2018 §4).
 
 ========  =================================  ==================================================
 name      value for grade g                  used by
 ========  =================================  ==================================================
-aspect    (2^g − 1) / 2^{g_max(t)}           the RBU reference implementation (rbu.md §2.2):
+aspect    (2^g − 1) / 2^{g_max(t)}           the RBU reference implementation (RBU v0.1):
                                              g_max(t) = largest grade of aspect t in the topic
 scale     (2^g − 1) / 2^G                    textbook ERR (Chapelle et al. 2009), G = scale max
 linear    g / G                              Cube Test (Luo et al. 2013), graded RBP
@@ -14,8 +14,8 @@ binary    1 if g >= rel_level else 0         ndeval, S-recall, trec_eval's binar
 Negative grades (the Web Track's −2) count as 0. G is the ``G`` parameter of the metric, or, when
 that is 0, the largest grade in the whole qrels file (:attr:`TopicMaterial.qrels_max_grade`). A
 grade above G is clipped to G. An aspect (or a collection) without any positive grade maps every
-grade to 0: the RBU reference instead divides 0 by 0 (2^{g_max} = 0) and prints NaN (rbu.md
-§2.7); divaeval does not reproduce that.
+grade to 0: the RBU reference instead divides 0 by 0 (2^{g_max} = 0) and prints NaN;
+divaeval does not reproduce that.
 """
 
 from __future__ import annotations

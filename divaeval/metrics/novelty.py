@@ -5,7 +5,7 @@ discounts redundancy: ndeval's alpha-nDCG/ERR-IA/NRBP, their weighted/graded gen
 - :func:`novelty_gains`: g(r) = Σ_i v(d_r, i)·(1 − α)^{c_i(r)} with c_i(r) the earlier documents
   relevant to i (Clarke et al. 2008; Golbus et al. 2013, Eq. 6–7), summed over subtopics in
   ascending order as ndeval does.
-- :class:`GreedyIdeal`: ndeval's greedy ideal ranking (reference/ndeval.md §6.3), resumable: it
+- :class:`GreedyIdeal`: ndeval's greedy ideal ranking (ndeval 4.5), resumable: it
   computes only as many ranks as a caller asks for and continues from there when a later
   caller needs more.
 - :func:`shared_ideal`: the greedy ideal of a topic set is built once on the qrels' own topics

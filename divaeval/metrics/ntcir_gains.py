@@ -174,7 +174,7 @@ class Ideal:
 
 
 def ideal_material(material, key: tuple, compat: bool) -> Ideal:
-    """The D ideal list (spec §4: every document with GG > 0, by GG descending) and the
+    """The D ideal list (every document with GG > 0, by GG descending) and the
     per-intent ideal lists (Irelv_i), from the topic's positively judged documents; built
     once on the root material (it depends on the qrels alone) and cached."""
     cache_key = ("ntcir-ideal", key, compat)
@@ -258,7 +258,7 @@ def tables(jr, params: dict, cutoffs: tuple[int | None, ...]) -> Tables:
     global_gains = _sum_intents(weighted)
     counted = ~material.intent_nav[:, None, :] | first  # inf: always; nav: first time only
     din_gains = _sum_intents(np.where(counted, weighted, 0.0))
-    if compat:  # the 4-decimal gains of NTCIREVAL's label files (spec §8)
+    if compat:  # the 4-decimal gains of NTCIREVAL's label files (NTCIREVAL 190111)
         global_gains = printf_round(round_significant(global_gains, 6), 4)
         din_gains = printf_round(din_gains, 4)
     result = Tables(

@@ -1,4 +1,4 @@
-"""Per-aspect base metrics and the one intent-aware wrapper M-IA (``other-metrics.md`` §10).
+"""Per-aspect base metrics and the one intent-aware wrapper M-IA (Agrawal et al. WSDM 2009).
 
 **M-IA = Σ_{t∈A} w(t) · M_t** (Agrawal et al. 2009), where M_t is the base metric M computed on
 the grades of aspect t alone (``grades[:, :, t]``) with the ideal list, R and normalisers of aspect

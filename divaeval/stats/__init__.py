@@ -1,7 +1,10 @@
 """Significance tests, corrections, effect sizes and the ``compare`` procedure on score tables.
 
 A score table is a float array ``[n_runs, n_topics]`` (rows = runs, same topic order in every
-row). Definitions follow ``meta-evaluation.md`` §1-§7 and Sakai (WWW 2012) Figures 2-5.
+row). Definitions follow Sakai (WWW 2012) Figures 2-5 and Carterette (TOIS 2012); what lives
+where: :mod:`.significance` (the tests and their resampling), :mod:`.corrections`,
+:mod:`.effects`, :mod:`.compare`, :mod:`.preferences` (lexicographic preferences) and
+:mod:`.rank_fusion` (MC4, Borda).
 """
 
 from divaeval.stats.compare import (

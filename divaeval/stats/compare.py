@@ -1,4 +1,5 @@
-"""The ``compare`` procedure: every pair of runs on one metric (issue 5, meta-evaluation.md §2-§7).
+"""The ``compare`` procedure: every pair of runs on one metric (Sakai WWW 2012, Figures 2-5;
+Sakai, SIGIR Forum 2014 for effect sizes and intervals).
 
 Input is a score table ``[n_runs, n_topics]`` with run names. Output is a table of run pairs
 (mean difference, d_z, CI, p-value, adjusted p-value, significance) and a table of runs (mean and

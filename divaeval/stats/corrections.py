@@ -1,4 +1,5 @@
-"""Multiple-comparison corrections of pairwise p-values (meta-evaluation.md §6).
+"""Multiple-comparison corrections of pairwise p-values: Bonferroni, Holm (1979) and
+Benjamini–Hochberg (1995).
 
 One family = all run pairs of one metric and one test (unless the caller passes another set).
 p-values are sorted ascending with ties kept in input order (stable sort). A hypothesis is

@@ -1,4 +1,5 @@
-"""Effect sizes and confidence intervals of paired mean differences (meta-evaluation.md §7).
+"""Effect sizes and confidence intervals of paired mean differences (Sakai, "Statistical
+reform in information retrieval?", SIGIR Forum 48(1), 2014: d_z and bootstrap intervals).
 
 - d_z = z̄ / s (s with divisor N − 1); ±inf (sign of z̄) or NaN (z̄ = 0) when all differences
   are equal within :data:`~divaeval.scores.EQUAL_TOLERANCE`.
@@ -76,13 +77,13 @@ def _effect_sizes(z: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 
 def pairwise_effect_sizes(scores: np.ndarray) -> np.ndarray:
-    """d_z = z̄ / s for every run pair (§1 order)."""
+    """d_z = z̄ / s for every run pair (in command-line order)."""
     table = check_score_table(scores, min_runs=2, min_topics=1)
     return _effect_sizes(*pair_differences(table, run_pair_indices(table.shape[0])))
 
 
 def paired_effect_size(x: Sequence[float], y: Sequence[float]) -> float:
-    """Paired standardised mean difference d_z = z̄ / s of z = x − y (§7)."""
+    """Paired standardised mean difference d_z = z̄ / s of z = x − y."""
     table = check_pair(x, y, min_topics=1)
     return float(_effect_sizes(*pair_differences(table, run_pair_indices(2)))[0])
 
@@ -146,7 +147,7 @@ def bootstrap_mean_difference_ci(
     seed: int = DEFAULT_SEED,
     alpha: float = 0.05,
 ) -> ConfidenceInterval:
-    """Percentile bootstrap CI of mean(x − y) (§7)."""
+    """Percentile bootstrap CI of mean(x − y)."""
     table = check_pair(x, y, min_topics=1)
     B, seed, alpha = check_B(B), check_seed(seed), check_alpha(alpha)
     z = table[:1] - table[1:]
@@ -159,7 +160,7 @@ def bootstrap_mean_difference_ci(
 def exact_bootstrap_mean_difference_ci(
     x: Sequence[float], y: Sequence[float], alpha: float = 0.05
 ) -> ConfidenceInterval:
-    """The percentile CI over all Nᴺ index vectors, equally weighted (§7-§8 oracle; N ≤ 7)."""
+    """The percentile CI over all Nᴺ index vectors, equally weighted (an oracle; N ≤ 7)."""
     table = check_pair(x, y, min_topics=1)
     alpha = check_alpha(alpha)
     z = table[:1] - table[1:]

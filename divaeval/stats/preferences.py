@@ -1,12 +1,12 @@
 """Lexicographic preferences between runs: lexirecall, lexiprecision and rrlexiprecision,
-exactly as the authors' tool pref_eval computes them (diazf/pref_eval at 28d7bd3;
-``lexicographic.md`` §2-§6; Diaz, Ekstrand & Mitra, *Recall, Robustness, and Lexicographic
-Evaluation*, TORS 2025, §4-§5 and "Beyond Recall").
+exactly as the authors' tool pref_eval computes them (diazf/pref_eval at 28d7bd3; Diaz,
+Ekstrand & Mitra, *Recall, Robustness, and Lexicographic Evaluation*, TORS 2025, §4-§5 and
+"Beyond Recall").
 
 These are **preferences**, not scores: for two runs a, b and one topic the value is +1 when a is
 preferred, −1 when b is, 0 on a tie (rrlexiprecision: a real difference of reciprocal ranks).
 
-Relevance and ranking (lexicographic.md §2.2-§3):
+Relevance and ranking (the paper's §4 and pref_eval):
 
 - a document is relevant iff its largest grade over its subtopic lines is ≥ ``rel_level``
   (default 1, i.e. > 0 for integer grades: pref_eval's rule; ``rel_level = G`` is pref_eval's
@@ -16,10 +16,10 @@ Relevance and ranking (lexicographic.md §2.2-§3):
   by docno descending) and optionally truncated (``depth`` = pref_eval's ``--topk``);
 - per (run, topic), the **relevance vector** p_1 < … < p_m holds the 1-based ranks of the
   retrieved relevant documents followed by +∞ for each unretrieved one (pessimistic imputation,
-  §3: unretrieved documents are worse than any rank and tie with each other); a qrels topic
+  unretrieved documents are worse than any rank and tie with each other); a qrels topic
   missing from a run is all +∞; run-only topics are ignored.
 
-Comparison rules (lexicographic.md §4), for vectors x (run a) and y (run b):
+Comparison rules (the paper's §4), for vectors x (run a) and y (run b):
 
 - lexirecall: at the **last** index where x and y differ, the smaller rank wins (equivalently:
   more retrieved relevant documents wins; otherwise compare from the worst retrieved rank
@@ -27,7 +27,7 @@ Comparison rules (lexicographic.md §4), for vectors x (run a) and y (run b):
 - lexiprecision: at the **first** index where they differ, the smaller rank wins;
 - rrlexiprecision: at that first index, 1/x_i − 1/y_i with 1/∞ = 0.
 
-Summary (§5): the mean over topics, accumulated as pref_eval does it: Σ_t (v_t / T), added
+Summary: the mean over topics, accumulated as pref_eval does it: Σ_t (v_t / T), added
 sequentially in the qrels file's order of first appearance (this reproduces its last bits, e.g.
 −0.8400000000000001 where Σ_t v_t / T gives −0.84). Duplicated documents in a run: pref_eval crashes
 on a duplicate relevant document and lets duplicate non-relevant ones occupy ranks; divaeval
@@ -116,8 +116,8 @@ def relevance_ranks(jr, rel_level: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(ranks[T, M], retrieved[T]) of one :class:`~divaeval.judged.JudgedRankings` (all qrels
     topics, e.g. judged with ``complete=True``); M = the largest number of relevant documents
     of a topic. A document is relevant iff its largest grade over subtopics is ≥ ``rel_level``
-    (lexicographic.md §2.2). Vectorised: the k-th relevant document of a topic goes to column
-    k − 1 via a running count."""
+    (pref_eval's relevance vectors). Vectorised: the k-th relevant document of a topic goes to
+    column k − 1 via a running count."""
     m = jr.material.relevant_documents(rel_level)
     width = max(int(m.max(initial=0)), 1)
     n_topics = jr.n_topics
@@ -184,7 +184,7 @@ def relevance_vectors(runs: Sequence, index, settings=None, rel_level: int = 1):
 
 def compare_vectors(x: np.ndarray, y: np.ndarray, measure: str) -> np.ndarray:
     """Preference of x over y along the last axis (relevance vectors padded with +∞, same
-    length), broadcasting over leading axes (lexicographic.md §4).
+    length), broadcasting over leading axes.
 
     lexirecall: sign at the last differing index; lexiprecision: sign at the first differing
     index; rrlexiprecision: 1/x_i − 1/y_i at the first differing index (1/∞ = 0). Identical
@@ -233,7 +233,7 @@ class Preferences:
 
     def mean(self, measure: str) -> np.ndarray:
         """``[R, R]`` summary = Σ_t (P[a, b, t] / T), added sequentially in qrels-file order
-        (pref_eval's accumulation, bit for bit; §5)."""
+        (pref_eval's accumulation, bit for bit)."""
         order = np.argsort(self.vectors.qrels_order, kind="stable")
         tensor = self.tensors[measure][:, :, order]
         return np.cumsum(tensor / tensor.shape[2], axis=2)[:, :, -1]
@@ -320,7 +320,7 @@ def preferences(
 def name_runs(runs: Sequence, how: str) -> None:
     """Rename runs by ``how`` = tag (keep divaeval's names) | file (file name without
     ``.txt``/``.gz``, as pref_eval's run ids); a name collision is an error
-    (lexicographic.md §9.4)."""
+    (as pref_eval's run ids would collide)."""
     if how == "file":
         for run in runs:
             run.name = _run_label(run.path)
@@ -339,8 +339,8 @@ def name_runs(runs: Sequence, how: str) -> None:
 
 def pair_table(prefs: Preferences, *, correction: str = "holm", alpha: float = 0.05):
     """Per measure and pair (a before b): wins (topics preferring a), ties, losses, the mean
-    preference, the two-sided sign test p-value (meta-evaluation.md §5.3; ties dropped) and
-    its adjusted value within the measure's family of pairs (§6), and ``significant``
+    preference, the two-sided sign test p-value (ties dropped, as Diaz et al. test lexirecall)
+    and its adjusted value within the measure's family of pairs, and ``significant``
     (adjusted p < α)."""
     import pandas as pd  # lazily: resampling workers import divaeval.stats, not pandas
 
@@ -381,7 +381,7 @@ def pair_table(prefs: Preferences, *, correction: str = "holm", alpha: float = 0
 
 def ranking_table(prefs: Preferences, methods: Sequence[str] = ("mc4", "borda")):
     """Runs ranked per measure and aggregation method (pref_eval's ``pref_aggregate.py``:
-    per-topic net-score rankings, then MC4 or Borda; meta-evaluation.md §13): columns measure,
+    per-topic net-score rankings, then MC4 or Borda): columns measure,
     method, rank (1 = best), run, value (MC4's final mass or Borda points)."""
     import pandas as pd  # lazily: resampling workers import divaeval.stats, not pandas
 

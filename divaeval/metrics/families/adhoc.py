@@ -2,11 +2,11 @@
 intent).
 
 Per-document relevance on diversity qrels is the **largest grade over the topic's subtopics**
-(``reference/other-metrics.md`` §1: the rule of the RBU paper's experiments and of pref_eval);
+(the rule of the RBU paper's experiments and of pref_eval);
 ad hoc qrels (``topic 0 docno grade``) arrive as one subtopic column, so the grade is the
 qrels value itself.
 
-trec_eval semantics (``reference/other-metrics.md`` §8, ``reference/trec_eval.md`` §7), exact on
+trec_eval semantics (trec_eval 10.0), exact on
 ad hoc qrels (cross-checked against pytrec-eval-terrier in ``tests/test_adhoc_trec_eval.py``):
 
 - a document is *relevant* iff it is judged and its grade is >= ``-l`` (default 1) and >= 0:

@@ -1,5 +1,5 @@
 """Golbus, Aslam & Clarke's intent-aware cascade #-measures (Information Retrieval 16(4), 2013,
-§6, Eq. 10; ``reference/other-metrics.md`` §11.1–11.3): alpha#-nDCG-IA, alpha#-ERR-IA and
+§6, Eq. 10): alpha#-nDCG-IA, alpha#-ERR-IA and
 alpha#-RBP-IA.
 
 For a topic with aspects A (subtopics with a document of grade >= ``-l``), binary relevance

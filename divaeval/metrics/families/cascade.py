@@ -1,5 +1,5 @@
 """Cascade and utility metrics of the RBU paper's analysis (Amigó et al. SIGIR 2018, §4.3):
-EU, Cube Test (CT, ACT, CT-RBU), NRBP-RBU and S-RR (``reference/other-metrics.md`` §2–5).
+EU, Cube Test (CT, ACT, CT-RBU), NRBP-RBU and S-RR.
 
 All share the cascade gain of one ranked document,
 
@@ -37,7 +37,8 @@ from divaeval.metrics.spec import (
 
 FAMILY = "cascade"
 RBU_PAPER = "Amigó et al. SIGIR 2018, §4.3"
-#: raw relevance sums are compared with H with this tolerance (other-metrics.md §14.4)
+#: raw relevance sums are compared with H with this tolerance (sums of r can differ from H in
+#: their last bits)
 SATURATION_TOLERANCE = 1e-12
 
 ALPHA = Param(

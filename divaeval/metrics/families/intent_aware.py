@@ -1,5 +1,5 @@
 """The intent-aware family M-IA = Σ_t w(t)·M_t (Agrawal, Gollapudi, Halverson, Ieong, WSDM 2009;
-Sakai; Golbus et al. 2013; ``reference/other-metrics.md`` §10).
+Sakai; Golbus et al. 2013).
 
 One wrapper (:func:`divaeval.metrics.per_aspect.intent_aware`) applied to per-aspect base
 metrics; the relevance mapping of each base is documented in :mod:`divaeval.metrics.per_aspect`.

@@ -1,6 +1,6 @@
 """The ndeval family: ERR-IA, nERR-IA, alpha-DCG, alpha-nDCG, NRBP, nNRBP, MAP-IA, P-IA, strec.
 
-Reproduces ndeval 4.5 (TREC Web Track 2009–2014), following ``reference/ndeval.md`` §6:
+Reproduces ndeval 4.5 (TREC Web Track 2009–2014):
 
 - relevance is binary: grade >= ``-l`` (default 1); S = number of subtopics with at least one
   relevant document; intents are weighted uniformly;
@@ -15,14 +15,14 @@ Reproduces ndeval 4.5 (TREC Web Track 2009–2014), following ``reference/ndeval
 - MAP-IA = (1/S)·Σ_i AP_i; P-IA@k = #(relevant (doc, subtopic) pairs in the top k)/(k·S);
   strec@k = subtopics covered in the top k / S (subtopic recall, Zhai et al. 2003).
 
-The operations are performed in ndeval's order (§6.6), so values agree bit for bit.
+The operations are performed in ndeval's order, so values agree bit for bit.
 
 The greedy ideal is an approximation (the best ranking is NP-hard to find), so a run can beat
 it: nERR-IA, alpha-nDCG and nNRBP can exceed 1, in ndeval exactly as here (e.g. 1.0435 for
 nERR-IA(alpha=0.25)@2 on tests/test_ndeval_properties.py's example).
 
 Generalised cascade gains (Clarke, Craswell, Soboroff, Ashkan WSDM 2011, as written by Golbus et
-al. 2013, Eq. 6–7; ``other-metrics.md`` §5.2 — an interpretation, the WSDM paper's own formula
+al. 2013, Eq. 6–7 — an interpretation, the WSDM paper's own formula
 is not reproduced): every novelty metric above takes ``weights=uniform|intents`` and
 ``gain=binary|graded``, g(r) = Σ_i w_i·v(d_r, i)·(1 − α)^{c_i(r)} with w_i the ``--intents``
 probability (0 outside the subtopics with a relevant document) and v = grade/G (G = the largest
@@ -171,7 +171,7 @@ def _subtopic_count(material, params=None) -> np.ndarray:
 
 
 def _ideal_ideal_factors(material, params, length: int) -> np.ndarray:
-    """f_r = S·(1−α)^{r−1} by repeated multiplication from f = S (§6.6 step 4); the
+    """f_r = S·(1−α)^{r−1} by repeated multiplication from f = S (as ndeval does); the
     ideal-ideal values are running sums of f_r·disc(r) or f_r/r."""
     factors = np.empty((len(material.topics), length))
     factors[:, :] = 1.0 - params["alpha"]

@@ -3,40 +3,39 @@ single-intent bases Q, P+, nERR and jk-nDCG (NTCIREVAL's nDCG@l), as NTCIREVAL 1
 them.
 
 Definitions follow Sakai, *Evaluation with Informational and Navigational Intents* (WWW 2012,
-"the paper") and ``reference/ntcireval.md`` ("the spec"):
+"the paper") and NTCIREVAL 190111 ("the tool"):
 
-- **Gains** (spec §4). The per-intent gain g_i(d) is the grade (NTCIREVAL's Lk = k) by default,
+- **Gains**. The per-intent gain g_i(d) is the grade (NTCIREVAL's Lk = k) by default,
   ``gain=exp`` gives 2^g − 1 and ``gains=1:1,2:3,3:7`` an explicit map (the paper's §2.1
   values). Negative grades (the Web Track's −2) and 0 give 0. A document is relevant to intent
   i iff g_i(d) > 0 (NTCIREVAL's L1+).
 - **Global gain** GG(d) = Σ_i P(i|q)·g_i(d) (paper Eq. 6) with the intent probabilities of the
   topic material (``--intents``, else uniform over the subtopics with a relevant document).
   The **ideal list** holds every document with GG > 0 sorted by GG descending; R is its length
-  (spec §4). Rank r of a system list is relevant iff its gain G(r) > 0 (spec §6.1).
-- **Cut-off first** (spec §5): every value at cutoff l uses only the top l. No cutoff means the
+  (the tool). Rank r of a system list is relevant iff its gain G(r) > 0.
+- **Cut-off first**: every value at cutoff l uses only the top l. No cutoff means the
   whole ranking (then Q is NTCIREVAL's ``Q-measure``, divided by R).
 - **D-nDCG@l** = Σ_{r≤l} GG(r)/log(r+1) ÷ Σ_{r≤l} GG*(r)/log(r+1) (NTCIREVAL's ``MSnDCG@l``
   line, paper Eq. 1 on global gains). **D-Q@l** = Σ_{relevant r≤l} BR(r) / min(l, R), with the
   blended ratio BR(r) = (β·CG(r) + count(r)) / (β·CG*(r) + r) (paper Eqs. 2–3, ``Q@l``).
 - **I-rec@l** = intents covered by the top l / intents with at least one relevant document
-  (spec §6.4). Every subtopic with a relevant document counts, also one the intent file
+  (the tool). Every subtopic with a relevant document counts, also one the intent file
   forgot (as NTCIREVAL does); I-rec equals ndeval's strec for the default gains and ``-l 1``.
 - **D#-X@l** = γ·I-rec@l + (1 − γ)·D-X@l (paper Eq. 7, γ = 0.5).
-- **DIN gains** (paper Eq. 8, spec §6.6): a navigational intent credits only the first
+- **DIN gains** (paper Eq. 8): a navigational intent credits only the first
   retrieved document relevant to it; DIN-nDCG and DIN-Q use the D ideal list (Eqs. 9–11), so
   their maximum can be below 1. DIN#-X = γ·I-rec + (1 − γ)·DIN-X.
-- **P+Q@l** = Σ_i P(i|q)·v_i over the intents with a relevant document (paper Eq. 12, spec
-  §6.7): v_i = Q@l for an informational intent and P+ for a navigational one, both on the
-  per-intent gains against the intent's own ideal list. **P+** (paper Eq. 4) = mean BR over the
-  relevant ranks ≤ rp, rp = the first rank holding the largest gain of the truncated list;
-  gains are compared with a relative tolerance of 1e-9, so 0.3·3 equals 0.9. P+Q# = γ·I-rec +
-  (1 − γ)·P+Q.
+- **P+Q@l** = Σ_i P(i|q)·v_i over the intents with a relevant document (paper Eq. 12): v_i = Q@l
+  for an informational intent and P+ for a navigational one, both on the per-intent gains
+  against the intent's own ideal list. **P+** (paper Eq. 4) = mean BR over the relevant ranks ≤
+  rp, rp = the first rank holding the largest gain of the truncated list; gains are compared
+  with a relative tolerance of 1e-9, so 0.3·3 equals 0.9. P+Q# = γ·I-rec + (1 − γ)·P+Q.
 - **Single-intent bases** on the global gains and the D ideal (the ``.Dnev`` lines of
   ``gcompute``; with one intent of probability 1 they are the ad hoc metrics): ``Q``, ``P+``,
   ``nERR`` (ERR with stop probability G(r)/(gmax + 1), normalised by the ideal list's ERR) and
   ``jk-nDCG`` (NTCIREVAL's ``nDCG@l``), the Järvelin–Kekäläinen form (no discount for r ≤ b,
   else 1/log_b r; *not* D-nDCG, nor trec_eval's nDCG).
-- **EfP@l** (paper §4.2, spec §11): share of the top l that is effectively relevant to some
+- **EfP@l** (paper §4.2): share of the top l that is effectively relevant to some
   intent (relevant to an informational intent, or the first relevant document of a
   navigational one); divided by l (by the list length without a cutoff). No reference tool
   computes it; the paper's Figure 1 example is 3/5 = 0.6 (its text says 0.8).
@@ -288,7 +287,7 @@ def pplus(jr, params, cutoffs):
 
 
 def nerr(jr, params, cutoffs):
-    """nERR@l on global gains, stop probability G(r)/(gmax + 1) (spec §6.2)."""
+    """nERR@l on global gains, stop probability G(r)/(gmax + 1) (the tool's nERR)."""
     t = tables(jr, params, cutoffs)
     return _finish(jr, n_err(t.global_gains, t.ideal_gains, cutoffs))
 
@@ -300,7 +299,7 @@ def ndcg(jr, params, cutoffs):
 
 
 def efp(jr, params, cutoffs):
-    """EfP@l: effectively relevant documents in the top l / l (paper §4.2, spec §11)."""
+    """EfP@l: effectively relevant documents in the top l / l (paper §4.2)."""
     t = tables(jr, params, cutoffs)
     counted = ~jr.material.intent_nav[:, None, :] | t.first
     effective = (t.relevant & counted).any(axis=2)

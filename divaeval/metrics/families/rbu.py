@@ -1,14 +1,14 @@
 """Rank-Biased Utility (Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018, Eq. 11).
 
 By default ``RBU`` reproduces the authors' reference implementation (jCarrilloDeAlbornoz/RBU
-v0.1; ``reference/rbu.md`` §2), which computes
+v0.1), which computes
 
   RBU = Σ_{i=1..n} (1 − p)·p^{i−1} · ( Σ_t w(t)·r(d_i, t)·Π_{j<i}(1 − r(d_j, t)) − e )
 
 over every ranked document (unjudged ones included: each pays the effort e), with
 r(d, t) = (2^g − 1)/2^{g_max(t)} (g_max(t) = the largest grade of aspect t in the topic) and the
 aspect weights w(t) of ``--intents`` (default 1/S over the subtopics with a relevant document,
-which is the weight of the TREC → RBU conversion, oracles/README.md §8). ``RBU@k`` evaluates the
+which is the weight of the authors' TREC → RBU conversion). ``RBU@k`` evaluates the
 ranking cut at k (the effort then covers min(k, n) documents). No ideal normalisation: values can
 be negative.
 

@@ -1,5 +1,5 @@
 """Recall-orientation metrics of Diaz, Ekstrand and Mitra ("Recall, Robustness, and
-Lexicographic Evaluation", TORS 2025; ``reference/other-metrics.md`` §12) that need the
+Lexicographic Evaluation", TORS 2025) that need the
 positions of *every* relevant document: total search efficiency (TSE) and metric lexirecall.
 trec_eval's R@k and R-precision are in the ad hoc family; the lexicographic preferences
 (lexirecall, lexiprecision) in :mod:`divaeval.stats.preferences`.

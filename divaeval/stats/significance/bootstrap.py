@@ -86,7 +86,7 @@ def _bootstrap_from_indices(
     the variance (Σ_t c_bt·w_t² − N·w̄*_b²)/(N − 1): two matrix products for all pairs and
     resamples. This one-pass variance has a relative error of about ε·(1 + t*²/(N − 1)), a few
     ulps wherever |t*| is near a threshold; it is clamped at 0, where |t*| is inf (0 if w̄* = 0).
-    A resample whose drawn values are all equal within the tolerance (§2: t* = 0 for the value
+    A resample whose drawn values are all equal within the tolerance (t* = 0 for the value
     0, +inf otherwise; :func:`~divaeval.scores.equal_within_tolerance` at the pair's ``scale``)
     has a computed Σ c·w² − N·w̄*² within 8·N·ε·Σ c·w² + N·(tolerance)² of 0; only those
     candidates are checked value by value. A pair whose differences are equal within the
@@ -136,7 +136,7 @@ def _bootstrap_chunk(work: _BootstrapWork, span: tuple[int, int]) -> tuple[np.nd
         abs_t_star = np.abs(resampled_mean) / np.sqrt(spread / ((n_topics - 1) * n_topics))
     abs_t_star = np.where(spread > 0, abs_t_star, np.where(resampled_mean == 0, 0.0, np.inf))
     # All drawn values equal within the tolerance: w̄* is the first, t* = 0 where they are 0,
-    # +inf otherwise (§2). (Observed degenerate rows are w = 0 throughout: already w̄* = 0 and
+    # +inf otherwise. (Observed degenerate rows are w = 0 throughout: already w̄* = 0 and
     # t* = 0 there.)
     scale = work.scale[start:stop]
     limit = n_topics * (EQUAL_TOLERANCE * scale[:, None]) ** 2
@@ -230,5 +230,5 @@ def paired_bootstrap_test(
 def exact_paired_bootstrap_test(
     x: Sequence[float], y: Sequence[float], alpha: float = 0.05
 ) -> BootstrapTestResult:
-    """Fig. 2 with the B random index vectors replaced by all Nᴺ of them (§8 oracle; N ≤ 7)."""
+    """Fig. 2 with the B random index vectors replaced by all Nᴺ of them (an oracle; N ≤ 7)."""
     return _bootstrap_pair_result(x, y, all_index_vectors, alpha, B=None, seed=None)

@@ -43,7 +43,7 @@ def t_statistics(z: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def pairwise_t_tests(scores: np.ndarray, alpha: float = 0.05) -> PairwiseTests:
-    """Paired two-sided t-test for every run pair (§5.1): p = 2·P(T_{N−1} ≥ |t|).
+    """Paired two-sided t-test for every run pair: p = 2·P(T_{N−1} ≥ |t|).
 
     Equals scipy's ``ttest_rel`` except when the differences of a pair are equal within the
     tolerance (:data:`~divaeval.scores.EQUAL_TOLERANCE`, s = 0): no variance, no evidence, so
@@ -65,7 +65,7 @@ def pairwise_t_tests(scores: np.ndarray, alpha: float = 0.05) -> PairwiseTests:
 
 
 def paired_t_test(x: Sequence[float], y: Sequence[float]) -> TTestResult:
-    """Paired two-sided t-test of x − y with N − 1 degrees of freedom (§5.1)."""
+    """Paired two-sided t-test of x − y with N − 1 degrees of freedom."""
     table = check_pair(x, y, min_topics=2)
     t, mean, degenerate = t_statistics(*pair_differences(table, run_pair_indices(2)))
     result = pairwise_t_tests(table)
@@ -79,7 +79,7 @@ def paired_t_test(x: Sequence[float], y: Sequence[float]) -> TTestResult:
 
 
 def sign_test(wins: int, losses: int, ties: int = 0) -> SignTestResult:
-    """Two-sided sign test: p = min(1, 2·Σ_{k ≤ min(W, L)} C(n', k)/2^{n'}), n' = W + L (§5.3)."""
+    """Two-sided sign test: p = min(1, 2·Σ_{k ≤ min(W, L)} C(n', k)/2^{n'}), n' = W + L ."""
     for label, value in (("wins", wins), ("losses", losses), ("ties", ties)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise UsageError(f"sign test: {label} must be a non-negative integer, got {value!r}")

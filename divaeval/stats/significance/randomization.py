@@ -35,10 +35,10 @@ from divaeval.stats.significance.tables import (
     tolerance,
 )
 
-DEFAULT_RANDOMIZATION_B = 10_000  # meta-evaluation.md §5.2
+DEFAULT_RANDOMIZATION_B = 10_000  # ranx uses 1000; Smucker et al. 2007 used 100,000
 
 
-EXACT_RANDOMIZATION_MAX_TOPICS = 20  # 2**20 sign vectors (§5.2)
+EXACT_RANDOMIZATION_MAX_TOPICS = 20  # 2**20 sign vectors
 
 
 def _subset_sums(z: np.ndarray) -> np.ndarray:
@@ -137,7 +137,7 @@ def pairwise_randomization_tests(
     *,
     workers: Workers | None = None,
 ) -> PairwiseTests:
-    """Two-sided paired sign-flip randomisation test for every run pair (§5.2).
+    """Two-sided paired sign-flip randomisation test for every run pair.
 
     ``exact=None`` enumerates all 2ᴺ sign vectors when N ≤ 20 (p = count/2ᴺ, the observed vector
     included) and otherwise samples B sign vectors (p = (1 + count)/(B + 1)); the same sign
@@ -182,7 +182,7 @@ def paired_randomization_test(
     seed: int = DEFAULT_SEED,
     exact: bool | None = None,
 ) -> RandomizationTestResult:
-    """Two-sided paired randomisation test of x vs y (§5.2); exact for N ≤ 20 by default."""
+    """Two-sided paired randomisation test of x vs y; exact for N ≤ 20 by default."""
     table = check_pair(x, y, min_topics=1)
     result = pairwise_randomization_tests(table, B=B, seed=seed, exact=exact)
     assert result.counts is not None

@@ -11,7 +11,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class TTestResult:
-    """Paired t-test of one run pair (§5.1)."""
+    """Paired t-test of one run pair."""
 
     statistic: float
     p_value: float
@@ -36,7 +36,7 @@ class BootstrapTestResult:
 
 @dataclass(frozen=True)
 class RandomizationTestResult:
-    """Two-sided paired randomisation (sign-flip) test of one run pair (§5.2)."""
+    """Two-sided paired randomisation (sign-flip) test of one run pair."""
 
     statistic: float  # Σ z_t
     p_value: float
@@ -48,7 +48,7 @@ class RandomizationTestResult:
 
 @dataclass(frozen=True)
 class SignTestResult:
-    """Two-sided sign (binomial) test of per-topic preferences (§5.3)."""
+    """Two-sided sign (binomial) test of per-topic preferences."""
 
     wins: int
     losses: int
@@ -58,7 +58,7 @@ class SignTestResult:
 
 @dataclass(frozen=True)
 class PairwiseTests:
-    """One test applied to every run pair of a score table (pairs in §1 order).
+    """One test applied to every run pair of a score table (pairs in command-line order).
 
     ``p_values`` are the raw (uncorrected) p-values / ASLs; for Tukey HSD they are already
     family-wise. ``required_delta`` is Sakai's Δ estimate (Fig. 3 for the bootstrap: max over

@@ -17,11 +17,13 @@ from divaeval.errors import DataError, UsageError
 from divaeval.scores import check_score_magnitude
 
 RELATIVE_TOLERANCE = 1e-9
-"""τ = RELATIVE_TOLERANCE · max(1, |v_obs|) (meta-evaluation.md §1)."""
+"""τ = RELATIVE_TOLERANCE · max(1, |v_obs|): sums of the same numbers in another order differ
+in their last bits, not by more."""
 
 
 def tolerance(observed: float | np.ndarray) -> float | np.ndarray:
-    """Comparison tolerance τ = 1e-9·max(1, |v_obs|) of meta-evaluation.md §1."""
+    """Comparison tolerance τ = 1e-9·max(1, |v_obs|) of a resampled statistic with the observed
+    one."""
     return RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(observed))
 
 
@@ -80,7 +82,7 @@ def check_alpha(alpha: float) -> float:
 
 
 def run_pair_indices(n_runs: int) -> np.ndarray:
-    """Unordered run pairs ``[n_pairs, 2]`` in command-line order (a before b), §1."""
+    """Unordered run pairs ``[n_pairs, 2]`` in command-line order (a before b)."""
     first, second = np.triu_indices(n_runs, k=1)
     return np.column_stack([first, second]).astype(np.intp)
 

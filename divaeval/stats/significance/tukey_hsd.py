@@ -51,7 +51,7 @@ def _check_comparison(comparison: str) -> str:
 
 
 def _hsd_counts(sorted_ranges: np.ndarray, differences: np.ndarray, comparison: str) -> np.ndarray:
-    """#{b : range_b > d} (or ≥) for every |x̄_a − x̄_b| = d, with the §1 tolerance."""
+    """#{b : range_b > d} (or ≥) for every |x̄_a − x̄_b| = d, within :func:`~.tables.tolerance`."""
     n_samples = sorted_ranges.shape[0]
     tau = tolerance(differences)
     if comparison == ">":
@@ -142,7 +142,7 @@ def randomized_tukey_hsd(
 def exact_tukey_hsd(
     scores: np.ndarray, alpha: float = 0.05, comparison: str = ">"
 ) -> TukeyHSDResult:
-    """Fig. 4 over all (R!)ᵀ row-permutation combinations, each once (§8 oracle, tiny tables)."""
+    """Fig. 4 over all (R!)ᵀ row-permutation combinations, each once (an oracle for tiny tables)."""
     table = check_score_table(scores, min_runs=2, min_topics=1)
     alpha = check_alpha(alpha)
     comparison = _check_comparison(comparison)
