@@ -93,6 +93,9 @@ LAZY_IMPORTS = [
     ("divaeval.api", "*", {"divaeval.stats", "divaeval.meta", "divaeval.collection"}),
     # completing -m in the shell loads the measure registry (numpy), not every start-up
     ("divaeval.cli.options", "complete_measure", {"divaeval.metrics"}),
+    # the analysis tables' writers (json, html: 3 ms) load when an analysis writes, not for
+    # the main job, whose score tables have their own writers
+    ("divaeval.cli.output", "write_tables", {"divaeval.report.frames"}),
     # only --mean dd pays for the collection analysis (pandas)
     ("divaeval.evaluation", "difficulty_weights", {"divaeval.collection"}),
 ]

@@ -13,7 +13,7 @@ import click
 
 from divaeval.cli.paths import INPUT, OUTPUT
 from divaeval.errors import UsageError
-from divaeval.report.frames import TABLE_FORMATS
+from divaeval.report import TABLE_FORMATS
 from divaeval.settings import JUDGING, WORKERS, Settings, default_of, option_of
 
 MAX_RESAMPLES = (

@@ -26,6 +26,11 @@ FORMATS: dict[str, str] = {
 }
 
 
+#: the formats of analysis tables (:mod:`divaeval.report.frames`), here so that naming them
+#: (the -f choices) loads none of their writers
+TABLE_FORMATS = ("trec_eval", "csv", "tsv", "jsonl", "json", "table", "latex", "markdown", "html")
+
+
 @dataclass(frozen=True)
 class ReportOptions:
     """What to print: per-topic rows, the summary, value precision, the topic mean, and the

@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any, TextIO
 
+from divaeval.report import TABLE_FORMATS
 from divaeval.report.numbers import cell, unsigned_zero
 
-TABLE_FORMATS = ("trec_eval", "csv", "tsv", "jsonl", "json", "table", "latex", "markdown", "html")
-#: formats for people: several titled tables in one output, the signature inside it
-DOCUMENT_FORMATS = ("table", "latex", "markdown", "html")
+__all__ = ["TABLE_FORMATS", "write_frame", "write_frames"]
+
 #: decimals of the formats for people (and trec_eval) when ``--precision`` is not given
 DEFAULT_DECIMALS = 4
 
