@@ -7,7 +7,8 @@ ir_measures' records); see :mod:`divaeval.api`. The settings shared by the comma
 keyword arguments, or one :class:`Settings`.
 
 - :func:`evaluate` — runs x topics x measures: ``.per_topic``, ``.means``, ``.wide``,
-  ``.to_dict()``, ``.aggregate()`` (``baseline=``: ndeval's risk values);
+  ``.to_dict()``, ``.aggregate()`` (``baseline=``: ndeval's risk values); :class:`Evaluator`
+  indexes the qrels once for many runs;
 - :func:`compare`, :func:`risk`, :func:`prefer` — significance tests, URisk/TRisk/ZRisk/GeoRisk,
   lexicographic preferences;
 - :func:`discriminative_power`, :func:`correlation`, :func:`intuitiveness`, :func:`unanimity`,
@@ -23,6 +24,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "evaluate": ("divaeval.api", "evaluate"),
+    "Evaluator": ("divaeval.api", "Evaluator"),
     "compare": ("divaeval.api", "compare"),
     "risk": ("divaeval.api", "risk"),
     "prefer": ("divaeval.api", "prefer"),

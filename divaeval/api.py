@@ -52,11 +52,16 @@ from divaeval import __version__
 from divaeval.atomic import written_whole
 from divaeval.errors import DivaevalError, UsageError, library_warnings
 from divaeval.evaluation import (
+    DEFAULT_MEASURES,
     Evaluation,
+    check_stdin,
     closing_workers,
     index_qrels,
+    open_runs,
+    risk_settings,
     run_evaluation,
     same_file,
+    score_evaluation,
 )
 from divaeval.io import Intents, Qrels, Run
 from divaeval.io import read_intents as read_intents_file
@@ -80,6 +85,7 @@ if TYPE_CHECKING:
     from divaeval.parallel import Workers
 
 __all__ = [
+    "Evaluator",
     "axioms",
     "collection_table",
     "compare",
@@ -832,6 +838,92 @@ def list_metrics(pattern: str | None = None) -> MetricsResult:
 # evaluation
 
 
+class Evaluator:
+    """Qrels indexed once, for any number of runs: ``Evaluator(qrels, measures, **options)``
+    reads and indexes the qrels (with the settings' intents and topic types), then
+    :meth:`evaluate` scores one run and :meth:`evaluate_many` several, reusing the index (as
+    pytrec_eval's ``RelevanceEvaluator`` and ir_measures' ``evaluator`` do). The options are
+    the settings of :data:`EVALUATING`; :func:`evaluate` is one evaluator used once.
+
+    >>> evaluator = divaeval.Evaluator("sample_data/qrels.txt", ["alpha-nDCG@20", "P@10"])
+    >>> evaluator.evaluate("sample_data/run.txt").aggregate()
+    {'alpha-nDCG@20': 0.2996324809063672, 'P@10': 0.22999999999999998}
+    >>> evaluator.evaluate_many(["sample_data/run2.txt", "sample_data/run3.txt"]).wide.round(4)
+             alpha-nDCG@20  P@10
+    run
+    rm-cata         0.3026  0.25
+    dssa            0.4596  0.51
+    """
+
+    def __init__(
+        self,
+        qrels: Any,
+        measures: str | Sequence[str] | None = (),
+        *,
+        settings: Settings | None = None,
+        **options: Any,
+    ) -> None:
+        chosen = _measures(measures)
+        _no_bytes(qrels, "qrels")
+        settings = _settings(settings, options, EVALUATING)
+        with _library_call() as inputs:
+            self._build(inputs, qrels, chosen, settings)
+
+    @classmethod
+    def _from(
+        cls, inputs: MemoryInputs, qrels: Any, measures: list[str], settings: Settings
+    ) -> Evaluator:
+        evaluator = cls.__new__(cls)
+        evaluator._build(inputs, qrels, measures, settings)
+        return evaluator
+
+    def _build(
+        self, inputs: MemoryInputs, qrels: Any, measures: list[str], settings: Settings
+    ) -> None:
+        self.settings = _in_memory(inputs, settings)
+        self.measures = parse_measure_texts(measures or list(DEFAULT_MEASURES))
+        source = inputs.qrels(qrels)
+        self._stdin = source == "-"
+        self.index = index_qrels(source, self.settings)
+
+    def evaluate(
+        self, run: Any, *, baseline: Any = None, risk_alpha: float | str | None = None
+    ) -> EvaluationResult:
+        """One run scored on the measures (``baseline``: its risk values, as
+        :func:`evaluate`)."""
+        if isinstance(run, (list, tuple)) and not (run and isinstance(run[0], tuple)):
+            raise UsageError("run: one run (evaluate_many takes several)")
+        return self.evaluate_many(run, baseline=baseline, risk_alpha=risk_alpha)
+
+    def evaluate_many(
+        self, runs: Any, *, baseline: Any = None, risk_alpha: float | str | None = None
+    ) -> EvaluationResult:
+        """Several runs (a list, or a dict name -> run) scored on the measures, in one
+        result."""
+        _no_bytes(runs, "runs")
+        if risk_alpha is not None:
+            _risk_alpha(risk_alpha)
+        with _library_call() as inputs:
+            given = inputs.runs(runs)
+            base = inputs.baseline(baseline)
+            check_stdin(*given, base, "-" if self._stdin else None)
+            return self._score(open_runs(given), base, risk_alpha)
+
+    def _score(self, runs: list, baseline: Any, risk_alpha: float | str | None) -> Any:
+        risk = risk_settings(baseline, risk_alpha)
+        with closing_workers(self.settings, runs) as workers:
+            result = score_evaluation(
+                runs, self.index, self.measures, self.settings, workers, baseline, risk
+            )
+        result.check_mean()
+        risk_part = f"|{result.risk.signature()}" if result.risk else ""
+        signature = (
+            f"divaeval {__version__}|{self.settings.signature()}{risk_part}|"
+            f"{self.settings.mean_signature()}|measures={measures_signature(result.measures)}"
+        )
+        return EvaluationResult(signature, result)
+
+
 def evaluate(
     runs: Any,
     qrels: Any,
@@ -878,23 +970,14 @@ def evaluate(
     _no_bytes(qrels, "qrels")
     settings = _settings(settings, options, EVALUATING)
     with _library_call() as inputs:
-        settings = _in_memory(inputs, settings)
-        result = run_evaluation(
-            inputs.runs(runs),
-            inputs.qrels(qrels),
-            chosen,
-            settings,
-            baseline=inputs.baseline(baseline),
-            risk_alpha=risk_alpha,
-        )
-        result.check_mean()
-        names = measures_signature(result.measures)
-        risk_part = f"|{result.risk.signature()}" if result.risk else ""
-        signature = (
-            f"divaeval {__version__}|{settings.signature()}{risk_part}|"
-            f"{settings.mean_signature()}|measures={names}"
-        )
-        return EvaluationResult(signature, result)
+        given = inputs.runs(runs)
+        base = inputs.baseline(baseline)
+        check_stdin(*given, inputs.qrels(qrels), settings.intents, settings.topics, base)
+        # the runs' starts are checked before the qrels are read: the qrels given first, as
+        # trec_eval takes them, are reported as no run
+        opened = open_runs(given)
+        evaluator = Evaluator._from(inputs, qrels, chosen, settings)
+        return evaluator._score(opened, base, risk_alpha)
 
 
 def risk(

@@ -180,14 +180,18 @@ def load_inputs(
     returned as :class:`~divaeval.streaming.RunFile` s, for :func:`score_runs` to read block
     by block (they are named once their tags are known)."""
     settings = settings or Settings()
-    inputs = (*runs, qrels, settings.intents, settings.topics, *other_paths)  # (paths or data)
-    if sum(1 for p in inputs if isinstance(p, str) and p == "-") > 1:
-        raise UsageError("only one input can be '-' (stdin)")
+    check_stdin(*runs, qrels, settings.intents, settings.topics, *other_paths)
     opened = open_runs(runs, read=read_runs)
     index = index_qrels(qrels, settings)
     if read_runs:
         _name_runs(opened)
     return opened, index
+
+
+def check_stdin(*inputs: object) -> None:
+    """At most one input is ``-`` (stdin can be read once)."""
+    if sum(1 for given in inputs if isinstance(given, str) and given == "-") > 1:
+        raise UsageError("only one input can be '-' (stdin)")
 
 
 def open_runs(runs: Sequence[str | Run], *, read: bool = False) -> list:

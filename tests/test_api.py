@@ -402,9 +402,8 @@ def test_import_stays_lazy():
 @pytest.mark.parametrize("name", api.__all__)
 def test_docstring_example_runs(name, monkeypatch):
     monkeypatch.chdir(ROOT)  # the examples read sample_data/
-    (example,) = doctest.DocTestFinder().find(
-        getattr(api, name), name, globs={"divaeval": divaeval}
-    )
+    found = doctest.DocTestFinder().find(getattr(api, name), name, globs={"divaeval": divaeval})
+    (example,) = [test for test in found if test.name == name]  # (a class's own docstring)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DivaevalWarning)  # examples are clean
@@ -484,3 +483,53 @@ def test_risk_leaves_the_baseline_out_whether_or_not_it_is_among_the_runs(capsys
     assert code == 0 and "dssa" not in out
     code, out, _ = run_cli(capsys, "risk", "--help")
     assert "its own row is left out" in " ".join(out.split())
+
+
+# ---------------------------------------------------------------------------------------------
+# the evaluator and the shapes of a result (issue 25)
+
+
+def test_an_evaluator_gives_evaluates_numbers_and_reads_the_qrels_once(monkeypatch, frames):
+    files = [str(f) for f in RUN_FILES]
+    expected = divaeval.evaluate(files, str(QRELS), MEASURES, complete=True)
+    evaluator = divaeval.Evaluator(frames["qrels"], MEASURES, complete=True)
+    import divaeval.evaluation as pipeline
+
+    def no_second_index(*args, **kwargs):
+        raise AssertionError("the qrels were indexed again")
+
+    monkeypatch.setattr(pipeline, "QrelsIndex", no_second_index)
+    together = evaluator.evaluate_many(files)
+    one_by_one = [evaluator.evaluate(f) for f in files]
+    pd.testing.assert_frame_equal(together.table(), expected.table(), check_exact=True)
+    assert together.signature == expected.signature
+    for run, result in zip(["ql-cata", "rm-cata", "dssa"], one_by_one, strict=True):
+        assert result.runs == [run]
+        assert result.aggregate() == expected.aggregate(run)
+        assert result.to_dict() == expected.to_dict(run)
+
+
+def test_the_shapes_of_an_evaluation(collected_warnings):
+    files = [str(f) for f in RUN_FILES[:2]]
+    result = divaeval.evaluate(files, str(QRELS), ["P@5", "alpha-nDCG@10"])
+    assert list(result.per_topic.columns) == ["run", "topic", "measure", "value"]
+    assert "all" not in set(result.per_topic["topic"])  # no mean mixed into per-topic rows
+    assert result.frame is result.per_topic
+    assert len(result.per_topic) == 2 * 10 * 2
+    means = result.means.set_index(["run", "measure"])["value"]
+    assert list(result.wide.index) == ["ql-cata", "rm-cata"]
+    assert list(result.wide.columns) == ["P@5", "alpha-nDCG@10"]
+    assert result.wide.loc["rm-cata", "P@5"] == means[("rm-cata", "P@5")]
+    # pytrec_eval's {topic: {measure: value}} and ir_measures' {measure: mean}, per run
+    per_topic = result.to_dict("ql-cata")
+    assert set(per_topic) == {str(t) for t in range(151, 161)}
+    row = result.per_topic.query("run == 'ql-cata' and topic == '151' and measure == 'P@5'")
+    assert per_topic["151"]["P@5"] == row["value"].item()
+    assert result.aggregate("ql-cata") == {
+        "P@5": means[("ql-cata", "P@5")],
+        "alpha-nDCG@10": means[("ql-cata", "alpha-nDCG@10")],
+    }
+    with pytest.raises(UsageError, match="run: name one of the 2 runs"):
+        result.to_dict()
+    with pytest.raises(UsageError, match="no run is named 'bm25'"):
+        result.aggregate("bm25")

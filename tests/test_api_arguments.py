@@ -24,6 +24,7 @@ RUNS = [str(SAMPLE_DATA / name) for name in ("run.txt", "run2.txt")]
 #: a valid call of every public function, small enough to be quick
 VALID: dict[str, dict] = {
     "evaluate": dict(runs=RUNS[0], qrels=QRELS, measures="P@5"),
+    "Evaluator": dict(qrels=QRELS, measures="P@5"),
     "compare": dict(runs=RUNS, qrels=QRELS, measures="P@5"),
     "risk": dict(runs=RUNS, qrels=QRELS, measures="P@5", baseline=RUNS[0]),
     "prefer": dict(runs=RUNS, qrels=QRELS, measures="lexirecall"),
@@ -140,3 +141,10 @@ def test_none_measures_mean_the_default_and_a_string_is_one_specification():
     assert [m.name for m in divaeval.parse_measures("P@3")] == ["P@3"]
     with pytest.raises(UsageError, match="give at least one measure"):
         divaeval.parse_measures([])
+
+
+@pytest.mark.parametrize("run", [None, 42, b"/path", [RUNS[0], RUNS[1]]])
+def test_an_evaluators_run_is_checked(run):
+    evaluator = divaeval.Evaluator(QRELS, "P@5")
+    with pytest.raises(UsageError):
+        evaluator.evaluate(run)
