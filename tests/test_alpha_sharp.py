@@ -55,6 +55,24 @@ def test_worked_values(kind):
     assert list(b.values())[0]["1"] == pytest.approx(1.0, abs=1e-12)
 
 
+def test_smr_exact_weights_worked_example():
+    """smr=exact: miss probabilities without replacement at ξ = 2 (d2 covers aspects 1 and 2,
+    d4 aspect 3), R_T = 6, R_t = 3, 2, 2: C(3,2)/C(6,2) = 3/15 and C(4,2)/C(6,2) = 6/15
+    twice, normalised 0.2, 0.4, 0.4 (Eq. 3 as printed: 0.25, 0.444, 0.444 → 0.2195, 0.3902,
+    0.3902). ERR aspects 0.892070, 0.543210, 0.148148 (test_worked_values): 0.2·0.892070 +
+    0.4·0.543210 + 0.4·0.148148 = 0.454957; 0.5·1 + 0.5·0.454957 = 0.727479."""
+    name = "alpha#-ERR-IA(avg=smr,smr=exact)@5"
+    got = values(REF / "div.qrels", REF / "runA", [name, "alpha#-ERR-IA(avg=smr)@5"])
+    assert got[name]["1"] == pytest.approx(0.727479, abs=5e-7)
+    assert got["alpha#-ERR-IA(avg=smr)@5"]["1"] == pytest.approx(0.732809, abs=5e-7)
+    # topic 2: aspects with R_t = 2 and 1 of R_T = 3, ξ = 2 (e1 and e3): eq3 (1/3)², (2/3)²
+    # -> 0.2, 0.8; exact C(1,2) = 0 and C(2,2)/C(3,2) = 1/3 -> 0, 1. Run e1 e3 e2: aspect 1
+    # (1 + 0.7/3)/(1 + 0.7/2) = 0.913580, aspect 2 (1/2)/1 = 0.5, S-recall 1:
+    # exact 0.5 + 0.5·0.5 = 0.75; eq3 0.5 + 0.5·(0.2·0.913580 + 0.8·0.5) = 0.791358
+    assert got[name]["2"] == pytest.approx(0.75, abs=5e-7)
+    assert got["alpha#-ERR-IA(avg=smr)@5"]["2"] == pytest.approx(0.791358, abs=5e-7)
+
+
 def test_lambda_one_is_s_recall():
     for run in ("runA", "runB", "runC"):
         names = [

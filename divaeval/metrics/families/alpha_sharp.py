@@ -18,7 +18,11 @@ Subtopic averages ``avg`` (§6.3):
 - ``geom``: the weighted geometric mean exp(Σ w(t)·log max(α-X_t, ε) / Σ w(t)), ε = 1e-5
   (trec_eval's gm_map floor; the paper does not say how zeros are handled);
 - ``smr``: Σ_t smr_t·α-X_t@k with the subtopic miss rates of Eq. 3–4 (exponent ξ, the exact
-  minimum cover; :mod:`divaeval.collection`);
+  minimum cover; :mod:`divaeval.collection`). Parameter ``smr``: ``eq3`` (default) is Eq. 3 as
+  printed, the miss probability of ξ documents drawn with replacement, (1 − R_t/R_T)^ξ, which
+  reproduces the paper's Table 3; ``exact`` is the probability the paper approximates, ξ
+  documents drawn without replacement, C(R_T − R_t, ξ)/C(R_T, ξ), the reading that reproduces
+  Table 10's SMR block (docs/reproducing.md);
 - ``cascade``: no per-aspect normalisation: the intent-weighted cascade gain
   Σ_t w(t)·rel(d_i, t)·(1 − α)^{c(i,t)} (Eq. 7) with discount D, divided by the same sum over a
   greedy ideal list (largest marginal gain first, ties to the largest docno). For DCG and
@@ -31,6 +35,8 @@ documents scores 0.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from divaeval.metrics.common import depth_for, rank_discount, repeated_powers, safe_divide
@@ -38,9 +44,15 @@ from divaeval.metrics.novelty import GreedyIdeal, novelty_gains, shared_ideal
 from divaeval.metrics.registry import register
 from divaeval.metrics.spec import MetricSpec, Param, in_unit_interval
 
+if TYPE_CHECKING:
+    from divaeval.collection import Sampling
+
 FAMILY = "alpha-sharp"
 SOURCE = "Golbus, Aslam & Clarke, Inf. Retr. 16(4) 2013, §6 Eq. 10"
 AVERAGES = ("micro", "geom", "smr", "cascade")
+#: the miss probability behind the smr weights: Eq. 3 as printed, or exact (``smr=``)
+SMR_RULES = ("eq3", "exact")
+_SMR_SAMPLING: dict[str, Sampling] = {"eq3": "with_replacement", "exact": "without_replacement"}
 #: floor of every geometric mean (trec_eval's MIN_GEO_MEAN, as gm_map)
 GEOMETRIC_FLOOR = 1e-5
 
@@ -114,19 +126,19 @@ def per_aspect_scores(jr, kind, alpha, beta, cutoffs) -> np.ndarray:
     return scores
 
 
-def smr_weights(material) -> np.ndarray:
-    """[T, S] subtopic miss rates smr_t = smr_t^ξ (Golbus Eq. 3–4, exact minimum cover ξ),
-    from the topic's relevant documents; computed once on the root material (they depend on
-    the qrels alone) and cached there."""
+def smr_weights(material, rule: str = "eq3") -> np.ndarray:
+    """[T, S] subtopic miss rates smr_t = smr_t^ξ (Golbus Eq. 3–4, exact minimum cover ξ;
+    ``rule`` eq3 or exact, see the module docstring), from the topic's relevant documents;
+    computed once on the root material (they depend on the qrels alone) and cached there."""
     root, rows = material.root()
-    key = ("golbus-smr", material.rel_level)
+    key = ("golbus-smr", material.rel_level, rule)
     if key not in root.cache:
-        root.cache[key] = _smr_table(root)
+        root.cache[key] = _smr_table(root, _SMR_SAMPLING[rule])
     table = root.cache[key]
     return table if rows is None else table[rows]
 
 
-def _smr_table(material) -> np.ndarray:
+def _smr_table(material, sampling: Sampling) -> np.ndarray:
     """[T, S] smr_t of every topic of ``material`` (see :func:`smr_weights`)."""
     # lazily: the collection analysis runs on pandas, which the main job never imports
     import pandas as pd
@@ -148,7 +160,7 @@ def _smr_table(material) -> np.ndarray:
     )
     out = np.zeros(material.subtopics.shape)
     if len(frame):
-        table = subtopic_table(frame, rel_level=level)
+        table = subtopic_table(frame, rel_level=level, sampling=sampling)
         lookup = pd.Series(
             table["smr"].to_numpy(),
             index=pd.MultiIndex.from_arrays([table["topic"].astype(str), table["subtopic"]]),
@@ -198,11 +210,13 @@ def cascade_average(jr, kind, alpha, beta, cutoffs) -> np.ndarray:
     return out
 
 
-def subtopic_average(jr, kind, alpha, beta, avg, cutoffs) -> tuple[np.ndarray, np.ndarray]:
+def subtopic_average(
+    jr, kind, alpha, beta, avg, cutoffs, smr: str = "eq3"
+) -> tuple[np.ndarray, np.ndarray]:
     """(S-recall@k [T, C], the subtopic average of α-X_t@k [T, C]), cached on the judged run:
     λ only mixes them, so the measures of every λ (a ``meta sensitivity --grid``) share one
     computation per α."""
-    key = ("alpha-sharp", kind, alpha, beta, avg, cutoffs)
+    key = ("alpha-sharp", kind, alpha, beta, avg, cutoffs, smr if avg == "smr" else None)
     cached = jr.cache.get(key)
     if cached is not None:
         return cached
@@ -215,7 +229,7 @@ def subtopic_average(jr, kind, alpha, beta, avg, cutoffs) -> tuple[np.ndarray, n
         if avg == "micro":
             averaged = (scores * weights[:, None, :]).sum(axis=2)
         elif avg == "smr":
-            averaged = (scores * smr_weights(jr.material)[:, None, :]).sum(axis=2)
+            averaged = (scores * smr_weights(jr.material, smr)[:, None, :]).sum(axis=2)
         else:
             logs = np.log(np.maximum(scores, GEOMETRIC_FLOOR)) * weights[:, None, :]
             total = weights.sum(axis=1)[:, None]
@@ -228,7 +242,7 @@ def alpha_sharp(jr, params, cutoffs, kind: str) -> np.ndarray:
     """α#-X-IA@k = λ·S-recall@k + (1 − λ)·avg_t α-X_t@k (Golbus Eq. 10)."""
     alpha, lam, avg = params["alpha"], params["lambda"], params["avg"]
     beta = params.get("beta", 0.8)
-    recall, averaged = subtopic_average(jr, kind, alpha, beta, avg, cutoffs)
+    recall, averaged = subtopic_average(jr, kind, alpha, beta, avg, cutoffs, params["smr"])
     return lam * recall + (1.0 - lam) * averaged
 
 
@@ -241,14 +255,23 @@ _AVG = Param(
     "subtopic average: micro (intent-weighted mean, Eq. 10), geom, smr or cascade",
     choices=AVERAGES,
 )
+_SMR = Param(
+    "smr",
+    str,
+    "eq3",
+    "smr weights (avg=smr): eq3 (Eq. 3, drawing with replacement; Table 3) or exact "
+    "(without replacement; Table 10)",
+    choices=SMR_RULES,
+)
 _BETA = Param("beta", float, 0.8, "RBP persistence β", in_unit_interval)
 
 _NOTES = (
     "Binary relevance (grade >= -l), aspects = subtopics with a relevant document, intent "
     "weights from --intents else uniform. micro/geom use the intent weights (the paper's "
     "uniform case without an intent file); geom floors each α-X_t at 1e-5; smr uses Eq. 3–4 "
-    "with the exact minimum cover ξ; cascade builds one greedy ideal list (ties to the largest "
-    "docno). Topic averages (--mean geom|dd) are applied over topics by the caller."
+    "with the exact minimum cover ξ (smr=exact: without replacement); cascade builds one "
+    "greedy ideal list (ties to the largest docno). Topic averages (--mean geom|dd) are "
+    "applied over topics by the caller."
 )
 
 
@@ -264,7 +287,7 @@ def _register(name: str, kind: str, summary: str, aliases: tuple[str, ...], extr
             summary=summary,
             reference=SOURCE,
             compute=compute,
-            params=(_ALPHA, _LAMBDA, _AVG, *extra),
+            params=(_ALPHA, _LAMBDA, _AVG, _SMR, *extra),
             aliases=aliases,
             cutoff="optional",
             default_cutoffs=(20,),
