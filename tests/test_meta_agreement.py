@@ -14,9 +14,12 @@ from hypothesis.extra.numpy import arrays
 from support import examples
 
 from divaeval.errors import DataError, UsageError
+from divaeval.io import read_qrels, read_run
+from divaeval.judged import EvalSettings, QrelsIndex
 from divaeval.meta.agreement import (
     lexirecall_agreement,
     mc4_positions,
+    runs_lexirecall_agreement,
     score_signs,
     sign_agreement,
     tie_fraction,
@@ -92,3 +95,24 @@ def test_bad_inputs():
         lexirecall_agreement({"M": SCORES[:, :1]}, LEXI, RUNS)
     with pytest.raises(DataError, match="runs × runs × topics"):
         tie_fraction(np.zeros((2, 3, 1)))
+
+
+def test_real_runs_through_the_metric_machinery():
+    # one topic, relevant d1 d2 d3; runs A (d1 d4 d2), B (d2 d5 d6), C (d3 d1 d7)
+    #   P@3: A 2/3, B 1/3, C 2/3 -> A-B +1, A-C 0, B-C -1 (ties 1/3)
+    #   lexirecall: A (1,3,inf), B (1,inf,inf), C (1,2,inf) -> +1, -1, -1 (no tie)
+    #   agreement: A-B and B-C agree -> 2/2 = 1; MC4: C, A, B -> tau-b 2/sqrt(6)
+    qrels = read_qrels("q.qrels", text="1 0 d1 1\n1 0 d2 1\n1 0 d3 1\n1 0 d4 0\n")
+    runs = []
+    for name, docs in {"A": "d1 d4 d2", "B": "d2 d5 d6", "C": "d3 d1 d7"}.items():
+        text = "".join(
+            f"1 Q0 {d} {r} {10 - r} {name}\n" for r, d in enumerate(docs.split(), start=1)
+        )
+        runs.append(read_run(f"{name}.run", text=text))
+    result = runs_lexirecall_agreement(runs, QrelsIndex(qrels), ["P@3"], EvalSettings())
+    (metric,) = result.metrics
+    assert (metric.sign_agreement, metric.ties) == (1.0, pytest.approx(1 / 3))
+    assert metric.tau == pytest.approx(2 / math.sqrt(6))
+    assert result.lexirecall_ties == 0.0 and result.runs == ["A", "B", "C"]
+    with pytest.raises(UsageError, match="two runs"):
+        runs_lexirecall_agreement(runs[:1], QrelsIndex(qrels), ["P@3"], EvalSettings())

@@ -21,6 +21,7 @@ The same sign tensors serve the label-degradation analysis (:mod:`divaeval.meta.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -28,8 +29,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from divaeval.errors import DataError, UsageError
+from divaeval.judged import EvalSettings, QrelsIndex, judge_run
 from divaeval.meta.axioms import tolerance
 from divaeval.meta.correlation import kendall_tau
+from divaeval.metrics import compute_measures, parse_measures
+from divaeval.stats.preferences import preference_tensor, relevance_vectors
 from divaeval.stats.rank_fusion import fuse_preferences
 from divaeval.stats.significance import check_score_table
 
@@ -152,3 +156,44 @@ def lexirecall_agreement(
             )
         )
     return LexirecallAgreement(names, int(reference.shape[2]), tie_fraction(reference), metrics)
+
+
+def judged_tables(
+    runs: Sequence,
+    index: QrelsIndex,
+    measures: Sequence[str],
+    settings: EvalSettings,
+    *,
+    rel_level: int = 1,
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Every measure's ``[R, T]`` score table of the (read) runs on the qrels topics with a
+    relevant document (a topic a run lacks is its empty ranking, as ``-c``), and lexirecall's
+    ``[R, R, T]`` preferences on the same topics; judged with ``settings`` (order, depth,
+    dedupe)."""
+    complete = dataclasses.replace(settings, complete=True, rel_level=rel_level)
+    keep = np.flatnonzero(index.material_all.relevant_documents(rel_level) > 0)
+    if not len(keep):
+        raise DataError("no qrels topic has a relevant document", file=index.qrels.path)
+    parsed = parse_measures(list(measures))
+    rows: dict[str, list[np.ndarray]] = {m.name: [] for m in parsed}
+    for run in runs:
+        values = compute_measures(judge_run(run, index, complete), parsed)
+        for measure in parsed:
+            rows[measure.name].append(np.asarray(values[measure], dtype=np.float64)[keep])
+    vectors = relevance_vectors(runs, index, complete, rel_level=rel_level)
+    return {name: np.stack(r) for name, r in rows.items()}, preference_tensor(vectors, LEXIRECALL)
+
+
+def runs_lexirecall_agreement(
+    runs: Sequence,
+    index: QrelsIndex,
+    measures: Sequence[str],
+    settings: EvalSettings,
+    *,
+    rel_level: int = 1,
+) -> LexirecallAgreement:
+    """:func:`lexirecall_agreement` of read runs on a qrels index (Figures 8–10)."""
+    if len(runs) < 2:
+        raise UsageError("agreement with lexirecall needs at least two runs")
+    tables, lexirecall = judged_tables(runs, index, measures, settings, rel_level=rel_level)
+    return lexirecall_agreement(tables, lexirecall, [run.name for run in runs])

@@ -28,7 +28,6 @@ depend on the other fractions asked for.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,13 +35,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from divaeval.errors import DataError, UsageError
+from divaeval.errors import UsageError
 from divaeval.io import Qrels
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run
-from divaeval.meta.agreement import LEXIRECALL, score_signs, sign_agreement, tie_fraction
+from divaeval.judged import EvalSettings, QrelsIndex
+from divaeval.meta.agreement import (
+    LEXIRECALL,
+    judged_tables,
+    score_signs,
+    sign_agreement,
+    tie_fraction,
+)
 from divaeval.meta.scenarios import regraded_qrels
-from divaeval.metrics import compute_measures, parse_measures
-from divaeval.stats.preferences import preference_tensor, relevance_vectors
 from divaeval.topics import sort_topics
 
 if TYPE_CHECKING:
@@ -281,20 +284,10 @@ def judged_signs(
     rel_level: int = 1,
 ) -> dict[str, np.ndarray]:
     """Every measure's ``[R, R, T]`` comparisons of the runs on the qrels topics with a
-    relevant document (a topic a run lacks is its empty ranking), and lexirecall's."""
-    complete = dataclasses.replace(settings, complete=True, rel_level=rel_level)
-    keep = np.flatnonzero(index.material_all.relevant_documents(rel_level) > 0)
-    if not len(keep):
-        raise DataError("no qrels topic has a relevant document", file=index.qrels.path)
-    parsed = parse_measures(list(measures))
-    tables: dict[str, list[np.ndarray]] = {m.name: [] for m in parsed}
-    for run in runs:
-        values = compute_measures(judge_run(run, index, complete), parsed)
-        for measure in parsed:
-            tables[measure.name].append(np.asarray(values[measure], dtype=np.float64)[keep])
-    out = {name: score_signs(np.stack(rows)) for name, rows in tables.items()}
-    vectors = relevance_vectors(runs, index, complete, rel_level=rel_level)
-    out[LEXIRECALL] = preference_tensor(vectors, LEXIRECALL)
+    relevant document (:func:`divaeval.meta.agreement.judged_tables`), and lexirecall's."""
+    tables, lexirecall = judged_tables(runs, index, measures, settings, rel_level=rel_level)
+    out = {name: score_signs(table) for name, table in tables.items()}
+    out[LEXIRECALL] = lexirecall
     return out
 
 
