@@ -15,7 +15,7 @@ from support import examples
 
 from divaeval.errors import DataError, UsageError
 from divaeval.io import read_qrels, read_run
-from divaeval.judged import EvalSettings, QrelsIndex
+from divaeval.judged import QrelsIndex
 from divaeval.meta.agreement import (
     lexirecall_agreement,
     mc4_positions,
@@ -24,6 +24,7 @@ from divaeval.meta.agreement import (
     sign_agreement,
     tie_fraction,
 )
+from divaeval.settings import Settings
 
 RUNS = ["A", "B", "C"]
 #: metric M, runs A, B, C on topics t1, t2
@@ -109,10 +110,10 @@ def test_real_runs_through_the_metric_machinery():
             f"1 Q0 {d} {r} {10 - r} {name}\n" for r, d in enumerate(docs.split(), start=1)
         )
         runs.append(read_run(f"{name}.run", text=text))
-    result = runs_lexirecall_agreement(runs, QrelsIndex(qrels), ["P@3"], EvalSettings())
+    result = runs_lexirecall_agreement(runs, QrelsIndex(qrels), ["P@3"], Settings())
     (metric,) = result.metrics
     assert (metric.sign_agreement, metric.ties) == (1.0, pytest.approx(1 / 3))
     assert metric.tau == pytest.approx(2 / math.sqrt(6))
     assert result.lexirecall_ties == 0.0 and result.runs == ["A", "B", "C"]
     with pytest.raises(UsageError, match="two runs"):
-        runs_lexirecall_agreement(runs[:1], QrelsIndex(qrels), ["P@3"], EvalSettings())
+        runs_lexirecall_agreement(runs[:1], QrelsIndex(qrels), ["P@3"], Settings())

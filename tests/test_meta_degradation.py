@@ -14,7 +14,7 @@ from support import examples
 
 from divaeval.errors import UsageError
 from divaeval.io import read_qrels, read_run
-from divaeval.judged import EvalSettings, QrelsIndex
+from divaeval.judged import QrelsIndex
 from divaeval.meta.agreement import sign_agreement, tie_fraction
 from divaeval.meta.degradation import (
     choose_removed,
@@ -27,6 +27,7 @@ from divaeval.meta.degradation import (
     runs_label_degradation,
     sample_removal,
 )
+from divaeval.settings import Settings
 
 # one topic, relevant d1 d2 d3 (d4 judged non-relevant), three runs of three documents
 QRELS = "1 0 d1 1\n1 0 d2 1\n1 0 d3 1\n1 0 d4 0\n"
@@ -85,12 +86,12 @@ HAND = {
 
 def test_hand_worked_comparisons_one_removal_at_a_time():
     qrels = read_qrels("q.qrels", text=QRELS)
-    complete = judged_signs(runs(), QrelsIndex(qrels), ["P@3"], EvalSettings())
+    complete = judged_signs(runs(), QrelsIndex(qrels), ["P@3"], Settings())
     assert tie_fraction(complete["P@3"]) == pytest.approx(1 / 3)
     assert complete["lexirecall"][0, 1:, 0].tolist() == [1, -1]  # A over B, C over A
     for doc, expected in HAND.items():
         index = QrelsIndex(degraded_qrels(qrels, {"1": frozenset({doc})}))
-        signs = judged_signs(runs(), index, ["P@3"], EvalSettings())
+        signs = judged_signs(runs(), index, ["P@3"], Settings())
         for measure, (ties, agreement) in expected.items():
             assert tie_fraction(signs[measure]) == pytest.approx(ties), (doc, measure)
             got = sign_agreement(signs[measure], complete[measure])
@@ -101,7 +102,7 @@ def test_hand_worked_comparisons_one_removal_at_a_time():
 def test_hand_worked_example(sampling):
     qrels = read_qrels("q.qrels", text=QRELS)
     result = runs_label_degradation(
-        runs(), qrels, ["P@3"], EvalSettings(), [1 / 3], sampling=sampling, samples=6, seed=5
+        runs(), qrels, ["P@3"], Settings(), [1 / 3], sampling=sampling, samples=6, seed=5
     )
     assert result.complete_ties == {"P@3": pytest.approx(1 / 3), "lexirecall": 0.0}
     # the documents the six samples removed, drawn again by the documented generators
@@ -177,4 +178,4 @@ def test_fraction_zero_changes_nothing_and_bad_values():
     with pytest.raises(UsageError, match="between 0 and 1"):
         label_degradation(lambda r: complete, {"1": ["a"]}, [-0.1])
     with pytest.raises(UsageError, match="two"):
-        runs_label_degradation(runs()[:1], read_qrels("q", text=QRELS), ["P@3"], EvalSettings())
+        runs_label_degradation(runs()[:1], read_qrels("q", text=QRELS), ["P@3"], Settings())

@@ -13,7 +13,7 @@ from support import examples
 
 from divaeval.errors import UsageError
 from divaeval.io import read_qrels, read_run
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run
+from divaeval.judged import QrelsIndex, judge_run
 from divaeval.meta.scenarios import (
     TABLE2_SCENARIOS,
     Scenario,
@@ -28,6 +28,7 @@ from divaeval.meta.scenarios import (
 )
 from divaeval.meta.unanimity import metric_unanimity_table
 from divaeval.metrics import compute_measures, parse_measures
+from divaeval.settings import Settings
 
 # topic 1: subtopics 1 (d1 grade 2, d2 grade 1) and 2 (d3 grade 1); topic 2: e1 (grade 3)
 QRELS = "1 1 d1 2\n1 1 d2 1\n1 2 d3 1\n1 2 d4 0\n2 1 e1 3\n2 1 e9 -2\n"
@@ -88,7 +89,7 @@ def test_truncated_rankings_score_as_shorter_runs():
     # run A cut to 2 on topic 1 (d1 d4) and 0 on topic 2: P@4 = 1/4 and 0;
     # the same as the run file holding only those documents
     index = QrelsIndex(read_qrels("q", text=QRELS))
-    settings_ = EvalSettings(complete=True)
+    settings_ = Settings(complete=True)
     jr = judge_run(runs()[0], index, settings_)
     cut = truncated(jr, np.array([2, 0]))
     measures = parse_measures(["P@4", "nDCG@4", "alpha-nDCG@4"])
@@ -103,14 +104,12 @@ def test_truncated_rankings_score_as_shorter_runs():
 def test_scenario_scores_follow_the_documented_draws():
     qrels = read_qrels("q.qrels", text=QRELS)
     measures = ["P@4", "nDCG@4", "alpha-nDCG@4"]
-    official = scenario_scores(runs(), qrels, measures, EvalSettings(), Scenario())
+    official = scenario_scores(runs(), qrels, measures, Settings(), Scenario())
     # official = a plain evaluation with every topic (-c)
     index = QrelsIndex(qrels)
     for name in measures:
         rows = [
-            compute_measures(
-                judge_run(r, index, EvalSettings(complete=True)), parse_measures([name])
-            )
+            compute_measures(judge_run(r, index, Settings(complete=True)), parse_measures([name]))
             for r in runs()
         ]
         assert official[name].tolist() == [list(next(iter(v.values()))) for v in rows]
@@ -120,13 +119,13 @@ def test_scenario_scores_follow_the_documented_draws():
     index = QrelsIndex(regraded)
     expected = []
     for run in runs():
-        jr = judge_run(run, index, EvalSettings(complete=True))
+        jr = judge_run(run, index, Settings(complete=True))
         jr = truncated(jr, random_lengths(jr.length, rng))
         expected.append(
             compute_measures(jr, parse_measures(["nDCG@4"]))[parse_measures(["nDCG@4"])[0]]
         )
     got = scenario_scores(
-        runs(), qrels, ["nDCG@4"], EvalSettings(), Scenario(grades=True, lengths="run"), seed=9
+        runs(), qrels, ["nDCG@4"], Settings(), Scenario(grades=True, lengths="run"), seed=9
     )
     np.testing.assert_allclose(got["nDCG@4"], np.stack(expected), rtol=0, atol=1e-12)
 
@@ -135,17 +134,17 @@ def test_scenario_unanimity_is_seeded_and_labelled():
     qrels = read_qrels("q.qrels", text=QRELS)
     measures = ["P@4", "nDCG@4", "alpha-nDCG@4", "ERR-IA(weights=intents)@4"]
     first = scenario_unanimity(
-        runs(), qrels, measures, EvalSettings(), TABLE2_SCENARIOS["shorter"], seed=4
+        runs(), qrels, measures, Settings(), TABLE2_SCENARIOS["shorter"], seed=4
     )
     again = scenario_unanimity(
-        runs(), qrels, measures, EvalSettings(), TABLE2_SCENARIOS["shorter"], seed=4
+        runs(), qrels, measures, Settings(), TABLE2_SCENARIOS["shorter"], seed=4
     )
     assert first.equals(again)
     assert set(first["scenario"]) == {"grades+weights+lengths=run"} and set(first["seed"]) == {4}
-    official = scenario_unanimity(runs(), qrels, measures, EvalSettings(), Scenario())
-    tables = scenario_scores(runs(), qrels, measures, EvalSettings(), Scenario())
+    official = scenario_unanimity(runs(), qrels, measures, Settings(), Scenario())
+    tables = scenario_scores(runs(), qrels, measures, Settings(), Scenario())
     # drawn intent weights move the intent-aware metric on topic 1 (two subtopics) only
-    weighted = scenario_scores(runs(), qrels, measures, EvalSettings(), Scenario(weights=True))
+    weighted = scenario_scores(runs(), qrels, measures, Settings(), Scenario(weights=True))
     assert weighted["P@4"].tolist() == tables["P@4"].tolist()
     assert (
         weighted["ERR-IA(weights=intents)@4"][:, 1].tolist()

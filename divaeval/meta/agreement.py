@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from divaeval.errors import DataError, UsageError
-from divaeval.judged import EvalSettings, QrelsIndex, judge_run
+from divaeval.judged import QrelsIndex, judge_run
 from divaeval.meta.axioms import tolerance
 from divaeval.meta.correlation import kendall_tau
 from divaeval.metrics import compute_measures, parse_measures
+from divaeval.settings import Settings
 from divaeval.stats.preferences import preference_tensor, relevance_vectors
 from divaeval.stats.rank_fusion import fuse_preferences
 from divaeval.stats.significance import check_score_table
@@ -162,7 +163,7 @@ def judged_tables(
     runs: Sequence,
     index: QrelsIndex,
     measures: Sequence[str],
-    settings: EvalSettings,
+    settings: Settings,
     *,
     rel_level: int = 1,
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -188,7 +189,7 @@ def runs_lexirecall_agreement(
     runs: Sequence,
     index: QrelsIndex,
     measures: Sequence[str],
-    settings: EvalSettings,
+    settings: Settings,
     *,
     rel_level: int = 1,
 ) -> LexirecallAgreement:

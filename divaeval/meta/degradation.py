@@ -37,7 +37,7 @@ import numpy as np
 
 from divaeval.errors import UsageError
 from divaeval.io import Qrels
-from divaeval.judged import EvalSettings, QrelsIndex
+from divaeval.judged import QrelsIndex
 from divaeval.meta.agreement import (
     LEXIRECALL,
     judged_tables,
@@ -46,6 +46,7 @@ from divaeval.meta.agreement import (
     tie_fraction,
 )
 from divaeval.meta.scenarios import regraded_qrels
+from divaeval.settings import Settings
 from divaeval.topics import sort_topics
 
 if TYPE_CHECKING:
@@ -279,7 +280,7 @@ def judged_signs(
     runs: Sequence,
     index: QrelsIndex,
     measures: Sequence[str],
-    settings: EvalSettings,
+    settings: Settings,
     *,
     rel_level: int = 1,
 ) -> dict[str, np.ndarray]:
@@ -295,7 +296,7 @@ def runs_label_degradation(
     runs: Sequence,
     qrels: Qrels,
     measures: Sequence[str],
-    settings: EvalSettings,
+    settings: Settings,
     fractions: Sequence[float] = DEFAULT_FRACTIONS,
     *,
     sampling: str = "uniform",

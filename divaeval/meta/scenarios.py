@@ -34,9 +34,10 @@ import numpy as np
 
 from divaeval.errors import UsageError
 from divaeval.io import Qrels, read_intents, read_qrels
-from divaeval.judged import EvalSettings, JudgedRankings, QrelsIndex, judge_run
+from divaeval.judged import JudgedRankings, QrelsIndex, judge_run
 from divaeval.meta.unanimity import metric_unanimity_table
 from divaeval.metrics import compute_measures, parse_measures
+from divaeval.settings import Settings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -188,7 +189,7 @@ def scenario_scores(
     runs: Sequence,
     qrels: Qrels,
     measures: Sequence[str],
-    settings: EvalSettings,
+    settings: Settings,
     scenario: Scenario,
     *,
     seed: int = DEFAULT_SEED,
@@ -227,7 +228,7 @@ def scenario_unanimity(
     runs: Sequence,
     qrels: Qrels,
     measures: Sequence[str],
-    settings: EvalSettings,
+    settings: Settings,
     scenario: Scenario,
     *,
     seed: int = DEFAULT_SEED,
