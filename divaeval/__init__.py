@@ -12,7 +12,8 @@ keyword arguments, or one :class:`Settings`.
 - :func:`compare`, :func:`risk`, :func:`prefer` — significance tests, URisk/TRisk/ZRisk/GeoRisk,
   lexicographic preferences;
 - :func:`discriminative_power`, :func:`correlation`, :func:`intuitiveness`, :func:`unanimity`,
-  :func:`sensitivity`, :func:`axioms`, :func:`ties` — the ``meta`` analyses;
+  :func:`agreement`, :func:`degradation`, :func:`sensitivity`, :func:`axioms`, :func:`ties` —
+  the ``meta`` analyses;
 - :func:`collection_table` — the collection analysis of the qrels; :func:`list_metrics` — the
   metrics (``divaeval metrics``);
 - :func:`read_run`, :func:`read_qrels`, :func:`read_intents`, :func:`read_topic_types` — the
@@ -32,6 +33,8 @@ _LAZY = {
     "correlation": ("divaeval.api", "correlation"),
     "intuitiveness": ("divaeval.api", "intuitiveness"),
     "unanimity": ("divaeval.api", "unanimity"),
+    "agreement": ("divaeval.api", "agreement"),
+    "degradation": ("divaeval.api", "degradation"),
     "sensitivity": ("divaeval.api", "sensitivity"),
     "axioms": ("divaeval.api", "axioms"),
     "ties": ("divaeval.api", "ties"),

@@ -57,6 +57,7 @@ from divaeval.evaluation import (
     check_stdin,
     closing_workers,
     index_qrels,
+    load_inputs,
     open_runs,
     risk_settings,
     run_evaluation,
@@ -77,7 +78,7 @@ from divaeval.metrics.registry import all_forms, presets
 from divaeval.metrics.spec import format_value
 from divaeval.risk_measures import RISK_MEASURES, check_risk_alpha, risk_frame
 from divaeval.scores import score_matrix as scores_score_matrix
-from divaeval.settings import AVERAGING, JUDGING, WORKERS, Settings
+from divaeval.settings import AVERAGING, COMPARING, JUDGING, WORKERS, Settings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,10 +87,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Evaluator",
+    "agreement",
     "axioms",
     "collection_table",
     "compare",
     "correlation",
+    "degradation",
     "discriminative_power",
     "evaluate",
     "intuitiveness",
@@ -349,9 +352,19 @@ class PreferenceResult(Result):
 
 @dataclass(eq=False, repr=False)
 class DiscriminativePowerResult(TableResult):
-    """:func:`discriminative_power`: :attr:`power` holds every metric's ASL curve."""
+    """:func:`discriminative_power`: :attr:`power` holds every metric's ASL curve;
+    :attr:`overlap` the run pairs each pair of metrics finds significant (Sakai 2012,
+    Table 4)."""
 
     power: Any = None
+
+    @cached_property
+    def overlap(self) -> pd.DataFrame:
+        """Per pair of metrics: the run pairs significant under the first only, under both and
+        under the second only (``cell`` as Sakai's Table 4 prints it, ``only/both/only``)."""
+        from divaeval.meta.overlap import overlap_frame, power_overlap  # pandas: see above
+
+        return overlap_frame(power_overlap(self.power))
 
 
 @dataclass(eq=False, repr=False)
@@ -628,6 +641,16 @@ def _probability(value: object, name: str) -> float:
     if not 0.0 < float(value) < 1.0:
         raise UsageError(f"{name}: expected a number strictly between 0 and 1, got {value!r}")
     return float(value)
+
+
+def _fractions(value: object, name: str = "fractions") -> list[float]:
+    """One number in [0, 1] or a list of them."""
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    for item in items:
+        number = isinstance(item, (int, float, np.floating)) and not isinstance(item, bool)
+        if not number or not 0.0 <= float(item) <= 1.0:  # type: ignore[arg-type]
+            raise UsageError(f"{name}: expected numbers between 0 and 1, got {item!r}")
+    return [float(item) for item in items]  # type: ignore[arg-type]
 
 
 def _choice(value: object, name: str, choices: Sequence[str], *, none: bool = False) -> Any:
@@ -1325,12 +1348,17 @@ def unanimity(
     measures: str | Sequence[str] | None = (),
     *,
     scores: Any = None,
+    simulate: str | None = None,
+    seed: int | None = None,
     settings: Settings | None = None,
     **options: Any,
 ) -> TableResult:
     """Metric Unanimity (``divaeval meta unanimity``; Amigó et al. 2018, §6.1): per measure,
     the PMI (base 2) between its preferences over run pairs and the unanimous preferences of
-    the other measures.
+    the other measures. ``simulate`` alters the runs and qrels at random first (§6.3, Table
+    2): ``shorter`` (grades rand(0..r), intent weights rand(0..1), rankings cut to
+    rand(0..|d|)), ``cutoff50`` (the same with rankings cut to rand(0..50)), or parts joined
+    with ``+`` (``grades``, ``weights``, ``lengths=run``, ``lengths=N``); seeded by ``seed``.
 
     >>> frame = divaeval.unanimity(
     ...     ["sample_data/run.txt", "sample_data/run2.txt", "sample_data/run3.txt"],
@@ -1345,12 +1373,151 @@ def unanimity(
 
     chosen = _measures(measures)
     settings = _settings(settings, options, JUDGING, complete=True)
+    _integer(seed, "seed", 0, none=True)
+    if simulate is not None:
+        if not isinstance(simulate, str):
+            raise UsageError(f"simulate: expected a scenario name, got {simulate!r}")
+        return _simulated_unanimity(runs, qrels, chosen, scores, simulate, seed, settings)
+    if seed is not None:
+        raise UsageError("unanimity: seed applies to a simulated scenario (simulate)")
     with _library_call() as inputs, _workers(settings, runs) as workers:
         names, tables = _analysed_tables(
             inputs, runs, qrels, chosen, scores, settings, options, workers
         )
     signature = f"divaeval {__version__}|meta unanimity|runs={len(names)}|pmi=log2"
     return TableResult(signature, metric_unanimity_table(tables, names))
+
+
+def _simulated_unanimity(
+    runs: Any,
+    qrels: Any,
+    measures: list[str],
+    scores: Any,
+    simulate: str,
+    seed: int | None,
+    settings: Settings,
+) -> TableResult:
+    """:func:`unanimity` under a simulated scenario (Amigó et al. §6.3)."""
+    from divaeval.meta.scenarios import DEFAULT_SEED, parse_scenario, scenario_unanimity
+
+    scenario = parse_scenario(simulate)
+    if scores is not None or runs is None or qrels is None:
+        raise UsageError("unanimity: a simulated scenario alters runs and qrels; give both")
+    seed = DEFAULT_SEED if seed is None else seed
+    with _library_call() as inputs:
+        settings = _in_memory(inputs, settings)
+        read, index = load_inputs(inputs.runs(runs), inputs.qrels(qrels), settings)
+        frame = scenario_unanimity(
+            read, index.qrels, measures or ["ndeval"], settings, scenario, seed=seed
+        )
+    signature = (
+        f"divaeval {__version__}|meta unanimity|runs={len(read)}|pmi=log2|"
+        f"simulate={scenario.text}|seed={seed}|rng=PCG64|{settings.signature()}"
+    )
+    return TableResult(signature, frame)
+
+
+def agreement(
+    runs: Any,
+    qrels: Any,
+    measures: str | Sequence[str] | None = (),
+    *,
+    settings: Settings | None = None,
+    **options: Any,
+) -> TableResult:
+    """Agreement of lexirecall with other measures (``divaeval meta agreement``; Diaz,
+    Ekstrand & Mitra, Figs. 8-10): per measure, the share of the ranking comparisons it
+    decides on which lexirecall prefers the same run (``sign_agreement``), Kendall's tau-b
+    between its mean ordering of the runs and lexirecall's MC4 ordering (``tau``), and its
+    share of tied comparisons (``ties``; lexirecall's own in the last row). Default measures:
+    the paper's R@1000, Rprec, AP, nDCG, RR and nDCG@10.
+
+    >>> frame = divaeval.agreement(
+    ...     ["sample_data/run.txt", "sample_data/run2.txt", "sample_data/run3.txt"],
+    ...     "sample_data/qrels.txt", ["AP", "RR"]).frame
+    >>> frame[["measure", "sign_agreement", "tau", "ties"]].round(4)
+          measure  sign_agreement     tau    ties
+    0          AP          0.6333  0.3333  0.0000
+    1          RR          0.2941 -1.0000  0.4333
+    2  lexirecall          1.0000  1.0000  0.0000
+    """
+    from divaeval.meta.agreement import DIAZ_MEASURES, runs_lexirecall_agreement  # pandas
+
+    chosen = _measures(measures) or list(DIAZ_MEASURES)
+    settings = _settings(settings, options, COMPARING, complete=True)
+    with _library_call() as inputs:
+        settings = _in_memory(inputs, settings)
+        read, index = load_inputs(inputs.runs(runs), inputs.qrels(qrels), settings)
+        result = runs_lexirecall_agreement(
+            read, index, chosen, settings, rel_level=settings.rel_level
+        )
+    signature = (
+        f"divaeval {__version__}|meta agreement|{settings.signature()}|aggregate=mc4|"
+        f"runs={len(read)}|topics={result.n_topics}"
+    )
+    return TableResult(signature, result.frame())
+
+
+def degradation(
+    runs: Any,
+    qrels: Any,
+    measures: str | Sequence[str] | None = (),
+    *,
+    fractions: float | Sequence[float] = (0.1, 0.3, 0.5, 0.7, 0.9),
+    sampling: str = "uniform",
+    samples: int | None = None,
+    seed: int | None = None,
+    settings: Settings | None = None,
+    **options: Any,
+) -> TableResult:
+    """Label degradation (``divaeval meta degradation``; Diaz, Ekstrand & Mitra §6.2.4, Figs.
+    12-13): for each fraction, ``samples`` times (default 10, seeded), remove that share of
+    every topic's relevant documents (keeping one; ``sampling`` uniform, or popular: weighted
+    by the number of runs retrieving them), and report per measure and lexirecall the share
+    of tied comparisons (``ties``) and the share of the comparisons the degraded labels decide
+    that the complete labels decide alike (``agreement``), with their standard deviations.
+    Default measures: the paper's R@1000, Rprec, AP, nDCG, RR and nDCG@10.
+
+    >>> frame = divaeval.degradation(
+    ...     ["sample_data/run.txt", "sample_data/run2.txt", "sample_data/run3.txt"],
+    ...     "sample_data/qrels.txt", ["AP"], fractions=0.5, samples=3).frame
+    >>> frame[["fraction", "measure", "ties", "agreement", "seed"]].round(4)
+       fraction     measure  ties  agreement  seed
+    0       0.0          AP   0.0     1.0000    42
+    1       0.0  lexirecall   0.0     1.0000    42
+    2       0.5          AP   0.0     0.8889    42
+    3       0.5  lexirecall   0.0     0.8444    42
+    """
+    from divaeval.meta.agreement import DIAZ_MEASURES  # pandas: the main job imports api
+    from divaeval.meta.degradation import (
+        DEFAULT_SAMPLES,
+        DEFAULT_SEED,
+        SAMPLINGS,
+        runs_label_degradation,
+    )
+
+    chosen = _measures(measures) or list(DIAZ_MEASURES)
+    shares = _fractions(fractions)
+    _choice(sampling, "sampling", SAMPLINGS)
+    _integer(samples, "samples", 1, none=True)
+    _integer(seed, "seed", 0, none=True)
+    settings = _settings(settings, options, COMPARING, complete=True)
+    with _library_call() as inputs:
+        settings = _in_memory(inputs, settings)
+        read, index = load_inputs(inputs.runs(runs), inputs.qrels(qrels), settings)
+        result = runs_label_degradation(
+            read,
+            index.qrels,
+            chosen,
+            settings,
+            shares,
+            sampling=sampling,
+            samples=DEFAULT_SAMPLES if samples is None else samples,
+            seed=DEFAULT_SEED if seed is None else seed,
+            rel_level=settings.rel_level,
+        )
+    signature = f"divaeval {__version__}|meta degradation|{settings.signature()}|{result.signature}"
+    return TableResult(signature, result.frame())
 
 
 def sensitivity(
@@ -1463,28 +1630,43 @@ def ties(
     samples: int | None = None,
     seed: int | None = None,
     worst_case: bool = False,
+    depth: int | Sequence[int] = (),
+    requests: int = 25,
 ) -> TiesResult:
     """Tie probabilities of two random complete rankings of ``n`` items with ``m`` relevant
     (``divaeval meta ties``; Diaz, Ekstrand & Mitra §5.3): exact for TSE, R@k (``cutoff``),
     R-precision and lexirecall, Monte Carlo for ``measures``; ``worst_case=True`` gives their
-    Table 2 (m drawn from U(5, 50)).
+    Table 2 (m drawn from U(5, 50)). With ``depth``, the rankings are cut at each depth and
+    the relevant items they miss imputed at the bottom (§2.2): exact for TSE, R@k, RP and
+    lexirecall, Monte Carlo (``samples`` pairs) for those and AP and nDCG; without ``m``, their
+    Figure 6: the average over ``requests`` requests with m drawn from U(5, 50).
 
     >>> divaeval.ties(100, 10, cutoff=10).frame[["n", "m", "R@10", "RP"]].round(4)
          n   m   R@10     RP
     0  100  10  0.319  0.319
+    >>> divaeval.ties(1000, 5, depth=[1000, 100]).frame[["depth", "TSE", "LR"]].round(4)
+       depth     TSE     LR
+    0   1000  0.0028  0.000
+    1    100  1.0000  0.349
     """
     # pandas: the main job imports api
     from divaeval.meta.ties import DEFAULT_SAMPLES, DEFAULT_SEED, ties_frame, worst_case_frame
 
     sizes_n = _integers(n, "n", 1)
     sizes_m = _integers(m, "m", 1)
+    depths = _integers(depth, "depth", 0)
     _integer(cutoff, "cutoff", 0)
     _integer(samples, "samples", 1, none=True)
     _integer(seed, "seed", 0, none=True)
     _flag(worst_case, "worst_case")
+    _integer(requests, "requests", 1)
     chosen = _measures(measures)
     seed = DEFAULT_SEED if seed is None else seed
     with _library_call():
+        if depths:
+            return _depth_ties(
+                sizes_n, sizes_m, depths, cutoff, chosen, samples, seed, worst_case, requests
+            )
         if worst_case:
             if sizes_m:
                 raise UsageError("ties: worst_case draws m ~ U(5, 50); do not give m")
@@ -1501,6 +1683,48 @@ def ties(
             )
             signature = f"k={cutoff}" + (f"|samples={samples}|seed={seed}" if chosen else "")
             title = "probability of a tie (exact; Monte Carlo for -m measures)"
+    return TiesResult(f"divaeval {__version__}|meta ties|{signature}", frame, title)
+
+
+def _depth_ties(
+    sizes_n: list[int],
+    sizes_m: list[int],
+    depths: list[int],
+    cutoff: int,
+    measures: list[str],
+    samples: int | None,
+    seed: int,
+    worst_case: bool,
+    requests: int,
+) -> TiesResult:
+    """:func:`ties` of rankings cut at ``depths`` (Diaz et al. §2.2 and Figure 6)."""
+    import pandas as pd  # the main job imports api
+
+    from divaeval.meta.depth_ties import DEFAULT_SAMPLES, depth_ties_frame, figure6
+
+    if worst_case:
+        raise UsageError("ties: depth and worst_case do not go together")
+    if measures:
+        raise UsageError(
+            "ties: with depth the Monte Carlo measures are TSE, R@k, RP, AP, nDCG and "
+            "lexirecall, from the imputed positions; do not give measures"
+        )
+    samples = DEFAULT_SAMPLES if samples is None else samples
+    if sizes_m:
+        frame = depth_ties_frame(sizes_n, sizes_m, depths, k=cutoff, samples=samples, seed=seed)
+        title = "probability of a tie at each depth, unretrieved items imputed at the bottom"
+        signature = f"k={cutoff}|imputation=pessimistic|samples={samples}|seed={seed}"
+    else:
+        frames = [
+            figure6(depths, n=size, requests=requests, k=cutoff, samples=samples, seed=seed).frame()
+            for size in sizes_n
+        ]
+        frame = pd.concat(frames, ignore_index=True)
+        title = "ties against depth, m ~ U(5, 50) per request (Diaz et al. Figure 6)"
+        signature = (
+            f"k={cutoff}|imputation=pessimistic|requests={requests}|m~U(5,50)|"
+            f"samples={samples}|seed={seed}"
+        )
     return TiesResult(f"divaeval {__version__}|meta ties|{signature}", frame, title)
 
 

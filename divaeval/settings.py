@@ -411,6 +411,9 @@ JUDGING: tuple[str, ...] = (
 )
 #: where the work runs
 WORKERS: tuple[str, ...] = ("jobs", "scheduler")
+#: how runs are judged by the analyses that compare them ranking by ranking, in process
+#: (``meta agreement``, ``meta degradation``)
+COMPARING: tuple[str, ...] = tuple(name for name in JUDGING if name not in (*WORKERS, "chunk_size"))
 #: how per-topic values are averaged
 AVERAGING: tuple[str, ...] = ("mean", "dd_exponent")
 

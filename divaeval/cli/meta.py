@@ -12,6 +12,7 @@ from divaeval.cli.options import (
     measure_option,
     output_options,
     resampling_options,
+    runs_and_qrels,
     scores_option,
     seed_option,
     settings_from,
@@ -20,7 +21,7 @@ from divaeval.cli.options import (
 from divaeval.cli.output import progress_bar, resolve_format, write_table, write_tables
 from divaeval.cli.paths import INPUT, OUTPUT
 from divaeval.errors import UsageError
-from divaeval.settings import JUDGING
+from divaeval.settings import COMPARING, JUDGING
 
 
 @click.group("meta")
@@ -42,6 +43,12 @@ def meta_group() -> None:
     metavar="FILE.png",
     help="draw ASL curves (needs matplotlib: pip install 'divaeval[plot]')",
 )
+@click.option(
+    "--overlap",
+    is_flag=True,
+    help="print, for every pair of metrics, the run pairs significant under the first only, "
+    "both, and the second only (Sakai 2012, Table 4)",
+)
 @settings_options(*JUDGING)
 @output_options
 def discriminative_power_command(
@@ -53,6 +60,7 @@ def discriminative_power_command(
     seed,
     significance,
     plot,
+    overlap,
     output_format,
     precision,
     output,
@@ -79,13 +87,13 @@ def discriminative_power_command(
             settings=settings,
         )
     write_table(
-        result.frame,
+        result.overlap if overlap else result.frame,
         fmt,
         output,
-        key="metric",
+        key="metric_a" if overlap else "metric",
         precision=precision,
         signature=result.signature,
-        title="discriminative power",
+        title="significant pairs shared" if overlap else "discriminative power",
         show_signature=signature,
         resampled=True,
     )
@@ -176,10 +184,27 @@ def intuitiveness_command(
 @click.argument("files", nargs=-1, metavar="[RUN... QRELS]", type=INPUT)
 @measure_option()
 @scores_option()
+@click.option(
+    "--simulate",
+    default=None,
+    metavar="SCENARIO",
+    help="alter runs and qrels at random first (Amigó et al. §6.3, Table 2): shorter, "
+    "cutoff50, or grades, weights, lengths=run, lengths=N joined with +",
+)
+@seed_option()
 @settings_options(*JUDGING)
 @output_options
 def unanimity_command(
-    files, measures, score_files, output_format, precision, output, signature, **options
+    files,
+    measures,
+    score_files,
+    simulate,
+    seed,
+    output_format,
+    precision,
+    output,
+    signature,
+    **options,
 ) -> None:
     """Metric Unanimity (Amigó et al. 2018, §6.1): PMI (base 2) between a metric's
     preferences and the unanimous preferences of the other metrics; ties count 0.5."""
@@ -188,7 +213,11 @@ def unanimity_command(
 
     settings = settings_from(options)
     result = api.unanimity(
-        **analysis_inputs(files, score_files, settings), measures=measures, settings=settings
+        **analysis_inputs(files, score_files, settings),
+        measures=measures,
+        simulate=simulate,
+        seed=seed,
+        settings=settings,
     )
     write_table(
         result.frame,
@@ -199,7 +228,122 @@ def unanimity_command(
         signature=result.signature,
         title="unanimity",
         show_signature=signature,
+        resampled=simulate is not None,
     )
+
+
+@meta_group.command("agreement")
+@click.argument("files", nargs=-1, metavar="RUN... QRELS", type=INPUT)
+@measure_option()
+@settings_options(*COMPARING)
+@output_options
+def agreement_command(files, measures, output_format, precision, output, signature, **options):
+    """Agreement of lexirecall with other metrics (Diaz, Ekstrand & Mitra, Figs. 8-10): per
+    metric, the share of its decided ranking comparisons on which lexirecall prefers the same
+    run, Kendall's tau-b between its ordering of the runs and lexirecall's MC4 ordering, and
+    its share of ties [default metrics: R@1000, Rprec, AP, nDCG, RR, nDCG@10]."""
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
+
+    settings = settings_from(options)
+    runs, qrels = runs_and_qrels(files, at_least=2)
+    result = api.agreement(runs, qrels, measures, settings=settings)
+    write_table(
+        result.frame,
+        resolve_format(output_format, output),
+        output,
+        key="measure",
+        precision=precision,
+        signature=result.signature,
+        title="agreement with lexirecall",
+        show_signature=signature,
+    )
+
+
+@meta_group.command("degradation")
+@click.argument("files", nargs=-1, metavar="RUN... QRELS", type=INPUT)
+@measure_option()
+@click.option(
+    "--fractions",
+    default="0.1,0.3,0.5,0.7,0.9",
+    show_default=True,
+    metavar="F,...",
+    help="shares of each topic's relevant documents to remove (one is always kept)",
+)
+@click.option(
+    "--sampling",
+    type=click.Choice(["uniform", "popular"]),
+    default="uniform",
+    show_default=True,
+    help="draw the removed documents uniformly, or weighted by the number of runs retrieving them",
+)
+@click.option(
+    "-B",
+    "--samples",
+    type=click.IntRange(1, MAX_RESAMPLES),
+    default=None,
+    help="samples per fraction [default: 10]",
+)
+@seed_option()
+@settings_options(*COMPARING)
+@output_options
+def degradation_command(
+    files,
+    measures,
+    fractions,
+    sampling,
+    samples,
+    seed,
+    output_format,
+    precision,
+    output,
+    signature,
+    **options,
+) -> None:
+    """Label degradation (Diaz, Ekstrand & Mitra §6.2.4, Figs. 12-13): remove a share of
+    every topic's relevant documents, and report per metric and lexirecall the share of tied
+    ranking comparisons and the agreement of the decided ones with the complete labels,
+    averaged over seeded samples [default metrics: R@1000, Rprec, AP, nDCG, RR, nDCG@10]."""
+    # divaeval's library is loaded once the command runs: --help stays free of numpy
+    from divaeval import api
+
+    settings = settings_from(options)
+    runs, qrels = runs_and_qrels(files, at_least=2)
+    result = api.degradation(
+        runs,
+        qrels,
+        measures,
+        fractions=_fractions(fractions),
+        sampling=sampling,
+        samples=samples,
+        seed=seed,
+        settings=settings,
+    )
+    write_table(
+        result.frame,
+        resolve_format(output_format, output),
+        output,
+        key="fraction",
+        precision=precision,
+        signature=result.signature,
+        title="label degradation",
+        show_signature=signature,
+        resampled=True,
+    )
+
+
+def _fractions(text: str) -> list[float]:
+    """``--fractions``: comma-separated numbers in [0, 1]."""
+    values = []
+    for piece in text.split(","):
+        try:
+            value = float(piece)
+        except ValueError:
+            value = -1.0
+        if not 0.0 <= value <= 1.0:
+            raise UsageError(f"--fractions: {piece.strip()!r} is not a number between 0 and 1")
+        values.append(value)
+    return values
 
 
 @meta_group.command("sensitivity")
@@ -459,6 +603,21 @@ def axioms_command(
 )
 @seed_option()
 @click.option(
+    "--depth",
+    "depths",
+    multiple=True,
+    type=click.IntRange(min=0),
+    help="cut the rankings at this depth and impute the missed relevant items at the bottom "
+    "(Diaz et al. §2.2); repeatable; without --m, their Figure 6 (m ~ U(5, 50) per request)",
+)
+@click.option(
+    "--requests",
+    type=click.IntRange(min=1),
+    default=25,
+    show_default=True,
+    help="requests averaged by --depth without --m (Figure 6)",
+)
+@click.option(
     "--worst-case",
     is_flag=True,
     help="Diaz et al.'s Table 2: m ~ U(5, 50) per pair; the fraction of pairs tied in the "
@@ -473,6 +632,8 @@ def ties_command(
     measures,
     samples,
     seed,
+    depths,
+    requests,
     worst_case,
     output_format,
     precision,
@@ -485,10 +646,10 @@ def ties_command(
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
-    if worst_case and sizes_m:
-        raise UsageError("meta ties: --worst-case draws m ~ U(5, 50); do not give --m")
-    if not worst_case and not sizes_m:
-        raise UsageError("meta ties: give --m M (the number of relevant items)")
+    if worst_case and (sizes_m or depths):
+        raise UsageError("meta ties: --worst-case draws m ~ U(5, 50); do not give --m or --depth")
+    if not worst_case and not sizes_m and not depths:
+        raise UsageError("meta ties: give --m M (the number of relevant items) or --depth")
     fmt = resolve_format(output_format, output)
     result = api.ties(
         list(sizes_n),
@@ -498,6 +659,8 @@ def ties_command(
         samples=samples,
         seed=seed,
         worst_case=worst_case,
+        depth=list(depths),
+        requests=requests,
     )
     frame, sig, title = result.frame, result.signature, result.title
     write_table(
@@ -509,5 +672,5 @@ def ties_command(
         signature=sig,
         title=title,
         show_signature=signature,
-        resampled=worst_case or bool(measures),
+        resampled=worst_case or bool(measures) or bool(depths),
     )

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 LEXIRECALL = "lexirecall"
+#: the measures Diaz et al. compare lexirecall with (Figs. 8-13)
+DIAZ_MEASURES = ("R@1000", "Rprec", "AP", "nDCG", "RR", "nDCG@10")
 
 
 def score_signs(scores: np.ndarray) -> np.ndarray:

@@ -28,6 +28,7 @@ depend on the other fractions asked for.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ from divaeval.meta.agreement import (
     sign_agreement,
     tie_fraction,
 )
-from divaeval.meta.scenarios import regraded_qrels
+from divaeval.meta.scenarios import index_builder, regraded_qrels
 from divaeval.settings import Settings
 from divaeval.topics import sort_topics
 
@@ -305,14 +306,15 @@ def runs_label_degradation(
     rel_level: int = 1,
 ) -> LabelDegradation:
     """:func:`label_degradation` of read runs on read qrels: ``measures`` (``-m`` strings) and
-    lexirecall, judged with ``settings`` (order, depth, dedupe) on every qrels topic."""
+    lexirecall, judged with ``settings`` (order, depth, dedupe, intents, topic types) on every
+    qrels topic."""
     if len(runs) < 2:
         raise UsageError("label degradation compares runs: give at least two")
+    build = index_builder(dataclasses.replace(settings, rel_level=rel_level))
 
     def signs_of(removal: Removal | None) -> dict[str, np.ndarray]:
         labels = qrels if removal is None else degraded_qrels(qrels, removal)
-        index = QrelsIndex(labels, rel_level=rel_level)
-        return judged_signs(runs, index, measures, settings, rel_level=rel_level)
+        return judged_signs(runs, build(labels), measures, settings, rel_level=rel_level)
 
     return label_degradation(
         signs_of,

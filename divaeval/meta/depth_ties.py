@@ -295,9 +295,41 @@ def figure6(
     return Figure6(n, requests, sizes, depths, samples, seed, k, exact, sampled)
 
 
+def depth_ties_frame(
+    ns: Sequence[int],
+    ms: Sequence[int],
+    depths: Sequence[int],
+    *,
+    k: int = 1000,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> pd.DataFrame:
+    """One row per (n, m, depth): the exact tie probabilities of TSE, R@k, RP and lexirecall
+    (as floats) and the Monte Carlo fractions of every :func:`position_measures` measure and
+    lexirecall (``<measure> (MC)``, ``samples`` pairs per (n, m), the same pairs at every
+    depth), samples and seed."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in ns:
+        for m in ms:
+            chosen = list(depths) if depths else [n]
+            sampled = sampled_depth_ties(n, m, chosen, k=k, samples=samples, rng=rng)
+            for depth in chosen:
+                row: dict = {"n": n, "m": m, "depth": depth}
+                row.update({name: float(p) for name, p in depth_ties(n, m, depth, k).items()})
+                row.update({f"{name} (MC)": value for name, value in sampled[depth].items()})
+                row["samples"] = samples
+                row["seed"] = seed
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
 __all__ = [
     "Figure6",
     "depth_ties",
+    "depth_ties_frame",
     "figure6",
     "impute_positions",
     "position_measures",

@@ -26,14 +26,14 @@ column order), then the lengths (runs in the order given, topics in evaluation o
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from divaeval.errors import UsageError
-from divaeval.io import Qrels, read_intents, read_qrels
+from divaeval.io import Qrels, read_intents, read_qrels, read_topic_types
 from divaeval.judged import JudgedRankings, QrelsIndex, judge_run
 from divaeval.meta.unanimity import metric_unanimity_table
 from divaeval.metrics import compute_measures, parse_measures
@@ -185,6 +185,29 @@ def _intent_text(index, weights: np.ndarray) -> str:
     return "".join(lines)
 
 
+def index_builder(settings: Settings) -> Callable[..., QrelsIndex]:
+    """``build(qrels, intents=None)``: the qrels index of altered qrels with the settings'
+    relevance level, intents, topic types and normalisation (files read once); ``intents``
+    replaces the settings' intents."""
+    given: Any = settings.intents  # a file, or intents already read (in-memory data)
+    types: Any = settings.topics
+    if isinstance(given, str):
+        given = read_intents(given)
+    if isinstance(types, str):
+        types = read_topic_types(types)
+
+    def build(qrels: Qrels, intents=None) -> QrelsIndex:
+        return QrelsIndex(
+            qrels,
+            rel_level=settings.rel_level,
+            intents=given if intents is None else intents,
+            topic_types=types,
+            normalize_intents=settings.normalize_intents,
+        )
+
+    return build
+
+
 def scenario_scores(
     runs: Sequence,
     qrels: Qrels,
@@ -193,23 +216,18 @@ def scenario_scores(
     scenario: Scenario,
     *,
     seed: int = DEFAULT_SEED,
-    intents=None,
-    topic_types=None,
 ) -> dict[str, np.ndarray]:
-    """Every measure's ``[R, T]`` score table of the runs under the scenario (qrels topics in
-    the evaluation's order; a topic a run lacks is its empty ranking, as ``-c``)."""
+    """Every measure's ``[R, T]`` score table of the (read) runs under the scenario, on every
+    qrels topic (a topic a run lacks is its empty ranking, as ``-c``); judged with
+    ``settings`` (order, depth, dedupe, relevance level, intents, topic types)."""
     rng = np.random.default_rng(int(seed))
+    build = index_builder(settings)
     if scenario.grades:
         qrels = regraded_qrels(qrels, random_grades(qrels.frame["grade"].to_numpy(), rng))
-    index = QrelsIndex(
-        qrels, rel_level=settings.rel_level, intents=intents, topic_types=topic_types
-    )
+    index = build(qrels)
     if scenario.weights:
         weights = random_weights(index.material_all.subtopic_valid, rng)
-        drawn = read_intents("simulated-intents", text=_intent_text(index, weights))
-        index = QrelsIndex(
-            qrels, rel_level=settings.rel_level, intents=drawn, topic_types=topic_types
-        )
+        index = build(qrels, read_intents("simulated-intents", text=_intent_text(index, weights)))
     complete = dataclasses.replace(settings, complete=True)
     parsed = parse_measures(list(measures))
     tables: dict[str, list[np.ndarray]] = {m.name: [] for m in parsed}
@@ -232,21 +250,10 @@ def scenario_unanimity(
     scenario: Scenario,
     *,
     seed: int = DEFAULT_SEED,
-    intents=None,
-    topic_types=None,
 ) -> pd.DataFrame:
     """Metric Unanimity of every measure under the scenario: the columns of
     :func:`divaeval.meta.unanimity.metric_unanimity_table`, then scenario and seed."""
-    tables = scenario_scores(
-        runs,
-        qrels,
-        measures,
-        settings,
-        scenario,
-        seed=seed,
-        intents=intents,
-        topic_types=topic_types,
-    )
+    tables = scenario_scores(runs, qrels, measures, settings, scenario, seed=seed)
     names = [run.name for run in runs]
     frame = metric_unanimity_table(tables, names)
     return frame.assign(scenario=scenario.text, seed=int(seed))
