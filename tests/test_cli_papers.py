@@ -105,6 +105,9 @@ def test_discriminative_power_overlap(capsys):
         (["meta", "ties", "--n", 100, "--m", 5, "--depth", 101], "depth"),
         (["meta", "ties", "--n", 100, "--m", 5, "--depth", 10, "-m", "AP"], "measures"),
         (["meta", "ties", "--n", 100, "--worst-case", "--depth", 10], "--worst-case"),
+        (["meta", "ties", "--n", 100, "--depth", 10, "--requests", 0], "--requests"),
+        (["meta", "ties", "--n", 100, "--depth", -1], "--depth"),
+        (["meta", "degradation", *RUNS, QRELS, "-B", 0], "--samples"),
         (["meta", "discriminative-power", *RUNS, QRELS, "-m", "AP", "--overlap"], "two metrics"),
     ],
 )
