@@ -126,3 +126,17 @@ def test_api_bad_values():
         divaeval.unanimity(runs, None, "AP", simulate="shorter")
     with pytest.raises(UsageError, match="unknown option"):
         divaeval.agreement(runs, str(QRELS), "AP", jobs=2)
+    with pytest.raises(UsageError, match="fractions"):
+        divaeval.degradation(runs, str(QRELS), "AP", fractions=["0.5"])
+    with pytest.raises(UsageError, match="fractions"):
+        divaeval.degradation(runs, str(QRELS), "AP", fractions=1.5)
+    with pytest.raises(UsageError, match="sampling"):
+        divaeval.degradation(runs, str(QRELS), "AP", sampling="random")
+    with pytest.raises(UsageError, match="seed"):
+        divaeval.degradation(runs, str(QRELS), "AP", seed=-1)
+    with pytest.raises(UsageError, match="simulate"):
+        divaeval.unanimity(runs, str(QRELS), "AP", simulate=3)
+    with pytest.raises(UsageError, match="depth"):
+        divaeval.ties(100, 5, depth="10")
+    with pytest.raises(UsageError, match="requests"):
+        divaeval.ties(100, depth=10, requests=0)
