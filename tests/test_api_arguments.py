@@ -32,6 +32,8 @@ VALID: dict[str, dict] = {
     "correlation": dict(runs=RUNS, qrels=QRELS, measures=["P@5", "P@10"]),
     "intuitiveness": dict(runs=RUNS, qrels=QRELS, measures=["P@5", "P@10"], gold="strec@5"),
     "unanimity": dict(runs=RUNS, qrels=QRELS, measures=["P@5", "P@10", "strec@5"]),
+    "agreement": dict(runs=RUNS, qrels=QRELS, measures="P@5"),
+    "degradation": dict(runs=RUNS, qrels=QRELS, measures="P@5", fractions=0.5, samples=2),
     "sensitivity": dict(qrels=QRELS, measures="P@5", samples=5),
     "axioms": dict(measures="P@3", constraint="Pri", cases=2, max_length=3),
     "ties": dict(n=20, m=2, cutoff=5),
