@@ -12,11 +12,14 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from support import ROOT, SAMPLE_DATA, TREC2012, TREC2012_RUNS, run_cli, same_bits
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import ROOT, SAMPLE_DATA, TREC2012, TREC2012_RUNS, examples, run_cli, same_bits
 
 import divaeval
 import divaeval.meta.sensitivity as sensitivity_module
 import divaeval.stats.significance.resampling as resampling
+from divaeval.errors import DataError
 from divaeval.meta.discriminative_power import discriminative_power
 from divaeval.meta.sensitivity import _grid_units, _measure_parts, sensitivity
 from divaeval.metrics import parse_measures
@@ -28,6 +31,7 @@ from divaeval.stats.significance import (
     RESAMPLE_BLOCK,
     pairwise_tests,
     randomized_tukey_hsd,
+    randomized_tukey_hsd_tables,
 )
 
 QRELS_2012 = TREC2012 / "qrels-for-ndeval.txt.gz"
@@ -241,6 +245,31 @@ def test_tukey_does_not_depend_on_its_memory_chunks(monkeypatch):
     for elements in (4_000_000, 500, 91):
         monkeypatch.setattr(resampling, "PERMUTED_ELEMENTS", elements)
         assert same_bits(_fields(whole), _fields(randomized_tukey_hsd(table, B=2500, seed=3)))
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(st.integers(2, 40), st.integers(1, 60), st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_tukey_of_several_tables_is_each_table_alone(n_runs, n_topics, n_tables, seed):
+    # one set of permutation draws for every table (positions permuted, values gathered):
+    # every table's ranges and p-values are the bits of its test alone
+    rng = np.random.default_rng(seed)
+    tables = [np.round(rng.random((n_runs, n_topics)), 2) for _ in range(n_tables)]
+    together = randomized_tukey_hsd_tables(tables, B=1100, seed=seed % 1000)
+    for table, result in zip(tables, together, strict=True):
+        alone = randomized_tukey_hsd(table, B=1100, seed=seed % 1000)
+        assert same_bits(_fields(alone), _fields(result))
+        assert same_bits(alone.ranges, result.ranges)
+
+
+def test_tukey_of_several_tables_in_processes(processes):
+    tables = [_table(8, 12, seed=k) for k in range(3)]
+    serial = randomized_tukey_hsd_tables(tables, B=2 * RESAMPLE_BLOCK + 7, seed=4)
+    spread = randomized_tukey_hsd_tables(
+        tables, B=2 * RESAMPLE_BLOCK + 7, seed=4, workers=processes
+    )
+    assert same_bits([_fields(r) for r in serial], [_fields(r) for r in spread])
+    with pytest.raises(DataError, match="one shape"):
+        randomized_tukey_hsd_tables([_table(4, 4), _table(4, 5)])
 
 
 def test_in_process_workers_are_the_serial_path():

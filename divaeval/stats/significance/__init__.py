@@ -95,6 +95,7 @@ from divaeval.stats.significance.tukey_hsd import (
     HSD_COMPARISONS,
     exact_tukey_hsd,
     randomized_tukey_hsd,
+    randomized_tukey_hsd_tables,
 )
 
 __all__ = [
@@ -131,6 +132,7 @@ __all__ = [
     "pairwise_t_tests",
     "pairwise_tests",
     "randomized_tukey_hsd",
+    "randomized_tukey_hsd_tables",
     "run_pair_indices",
     "sign_test",
     "sign_test_preferences",

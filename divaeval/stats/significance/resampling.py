@@ -126,22 +126,36 @@ def sign_vector_chunks(n_topics: int, B: int, seed: int, chunk: int) -> Iterator
 class TukeyWork:
     """What every block of Tukey HSD's resamples needs (sent once to each worker)."""
 
-    by_topic: np.ndarray  # [T, R]: each topic's values in ascending order, permuted within rows
+    by_topic: np.ndarray  # [K, T, R]: K tables, each topic's values ascending, permuted in rows
     seed: int
     chunk: int  # resamples permuted at once (bounds memory)
 
 
 def tukey_block(work: TukeyWork, block: tuple[int, int]) -> np.ndarray:
-    """range_b = max − min of the permuted run means for the ``size`` resamples of block
-    ``number``, drawn from ``PCG64(seed).jumped(number)`` (one task)."""
+    """range_b = max − min of the permuted run means ``[K, size]`` of every table for the
+    ``size`` resamples of block ``number``, drawn from ``PCG64(seed).jumped(number)`` (one
+    task). Every table takes the same permutations: one table's values are permuted in place;
+    for several, the permutations of the run positions are drawn once (the same random draws:
+    a shuffle's draws do not depend on what it moves) and every table's values gathered
+    through them, the same numbers in the same order as permuting each table."""
     number, size = block
     rng = np.random.Generator(np.random.PCG64(work.seed).jumped(number))
-    n_topics, n_runs = work.by_topic.shape
-    ranges = np.empty(size)
+    n_tables, n_topics, n_runs = work.by_topic.shape
+    ranges = np.empty((n_tables, size))
+    positions = np.arange(n_runs, dtype=np.int16 if n_runs <= 2**15 else np.int64)
+    offsets = (np.arange(n_topics) * n_runs)[None, :, None]  # topic t's values in a flat table
+    flat = work.by_topic.reshape(n_tables, -1)
     for start in range(0, size, work.chunk):
         part = min(work.chunk, size - start)
         shape = (part, n_topics, n_runs)
-        permuted = rng.permuted(np.broadcast_to(work.by_topic, shape), axis=-1)
-        run_means = permuted.mean(axis=1)  # [part, R]
-        ranges[start : start + part] = run_means.max(axis=1) - run_means.min(axis=1)
+        if n_tables == 1:
+            permuted = [rng.permuted(np.broadcast_to(work.by_topic[0], shape), axis=-1)]
+        else:
+            order = rng.permuted(np.broadcast_to(positions, shape), axis=-1)
+            # C order, so that the mean adds each run's topics one by one, as for one table
+            gather = np.ascontiguousarray(order) + offsets
+            permuted = [values[gather] for values in flat]
+        for k, values in enumerate(permuted):
+            run_means = values.mean(axis=1)  # [part, R]
+            ranges[k, start : start + part] = run_means.max(axis=1) - run_means.min(axis=1)
     return ranges

@@ -13,10 +13,11 @@ randomisation test.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import numpy as np
 
-from divaeval.errors import UsageError
+from divaeval.errors import DataError, UsageError
 from divaeval.parallel import InProcess, Workers
 from divaeval.scores import equal_within_tolerance
 from divaeval.stats.significance import resampling
@@ -123,20 +124,42 @@ def randomized_tukey_hsd(
     values is one of the values in any order), so the ranges do not depend on the order of the
     runs: swapping two runs gives every pair the same p-value.
     """
-    table = check_score_table(scores, min_runs=2, min_topics=1)
+    (result,) = randomized_tukey_hsd_tables([scores], B, seed, alpha, comparison, workers=workers)
+    return result
+
+
+def randomized_tukey_hsd_tables(
+    tables: Sequence[np.ndarray],
+    B: int = DEFAULT_TUKEY_B,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+    comparison: str = ">",
+    *,
+    workers: Workers | None = None,
+) -> list[TukeyHSDResult]:
+    """:func:`randomized_tukey_hsd` of several score tables of one shape (the measures of
+    one evaluation), each the same bits as alone: the permutations of each block are drawn
+    once and serve every table (:func:`~.resampling.tukey_block`), so ten measures cost about
+    a third of ten tests."""
+    checked = [check_score_table(scores, min_runs=2, min_topics=1) for scores in tables]
+    if len({table.shape for table in checked}) > 1:
+        raise DataError("Tukey HSD of several tables needs tables of one shape")
     B = check_B(B)
     seed = check_seed(seed)
     alpha = check_alpha(alpha)
     comparison = _check_comparison(comparison)
-    n_runs, n_topics = table.shape
+    n_runs, n_topics = checked[0].shape
     work = TukeyWork(
-        by_topic=np.ascontiguousarray(np.sort(table.T, axis=1)),
+        by_topic=np.ascontiguousarray(np.stack([np.sort(table.T, axis=1) for table in checked])),
         seed=seed,
         chunk=max(1, resampling.PERMUTED_ELEMENTS // (n_runs * n_topics)),
     )
     blocks = [(k, stop - start) for k, (start, stop) in enumerate(spans(B, RESAMPLE_BLOCK))]
-    ranges = np.concatenate(list((workers or InProcess()).map(tukey_block, blocks, work)))
-    return _hsd_result(table, ranges, alpha, comparison, B, seed)
+    ranges = np.concatenate(list((workers or InProcess()).map(tukey_block, blocks, work)), axis=1)
+    return [
+        _hsd_result(table, table_ranges, alpha, comparison, B, seed)
+        for table, table_ranges in zip(checked, ranges, strict=True)
+    ]
 
 
 def exact_tukey_hsd(
