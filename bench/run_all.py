@@ -61,8 +61,9 @@ case also says what one process (``--jobs 1``) takes.
    psutil is installed, the sampled peak of all its processes' summed PSS.
 
 Older cases kept: pyndeval on the gzipped 2012 runs, risk mode (``--baseline``, at most 1.2 ×
-the time without), the long-token inputs, start-up, and ``bench_stats.py`` and
-``bench_memory.py``. ``--quick`` keeps only the 2012 and small cases; ``--only PART,...`` runs
+the time without), the long-token inputs, start-up, and ``bench_stats.py``,
+``bench_analyses.py`` (compare and discriminative power as whole processes, with CPU time)
+and ``bench_memory.py``. ``--quick`` keeps only the 2012 and small cases; ``--only PART,...`` runs
 some parts only (``--help`` lists them), e.g. ``python bench/run_all.py --only scale``.
 
 Usage: ``NDEVAL=/tmp/ndeval-build/ndeval TREC_EVAL=/tmp/trec_eval-src/trec_eval make bench``
@@ -561,6 +562,7 @@ def main() -> None:
         "small": lambda: bench_small(report),
         "scale": lambda: bench_scale(report, args.scale_repeat),
         "stats": lambda: bench_script(report, "bench_stats.py"),
+        "analyses": lambda: bench_script(report, "bench_analyses.py", "--repeat", str(args.repeat)),
         "memory": lambda: bench_script(report, "bench_memory.py", "--repeat", str(args.repeat)),
     }
     for part in PARTS:
@@ -575,7 +577,9 @@ def bench_script(report: Report, script: str, *args: str) -> None:
     subprocess.run([sys.executable, os.path.join(HERE, script), *args], check=True)
 
 
-PARTS = ["2012", "risk", "ndeval-1m", "adhoc", "parse", "small", "scale", "stats", "memory"]
+PARTS = [
+    "2012", "risk", "ndeval-1m", "adhoc", "parse", "small", "scale", "stats", "analyses", "memory",
+]  # fmt: skip
 LARGE_PARTS = {"ndeval-1m", "adhoc", "parse", "scale", "memory"}
 
 
