@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from html import escape as html_escape
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -136,11 +137,28 @@ class Result:
     def frame(self) -> pd.DataFrame:
         raise NotImplementedError  # pragma: no cover
 
+    @property
+    def display(self) -> pd.DataFrame:
+        """The table shown in Jupyter and in a terminal (default: :attr:`frame`)."""
+        return self.frame
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__} ({self.signature})\n{self.frame!r}"
+        return f"{type(self).__name__} ({self.signature})\n{self.display!r}"
 
     def _repr_html_(self) -> str:
-        return f"<p><code>{self.signature}</code></p>{self.frame._repr_html_()}"
+        return f"<p><code>{html_escape(self.signature)}</code></p>{self.display._repr_html_()}"
+
+    def __rich__(self) -> Any:
+        """A rich table (``rich.print(result)`` in a terminal)."""
+        from rich.table import Table  # rich: only when a result is printed with it
+
+        frame = self.display.reset_index() if self.display.index.name else self.display
+        table = Table(title=type(self).__name__, caption=self.signature)
+        for column in frame.columns:
+            table.add_column(str(column))
+        for row in frame.itertuples(index=False):
+            table.add_row(*(f"{v:.4f}" if isinstance(v, float) else str(v) for v in row))
+        return table
 
     def plot(self, **options: Any) -> Any:
         """A picture of the result (not drawn yet for this analysis)."""
@@ -197,6 +215,10 @@ class EvaluationResult(Result):
     @property
     def frame(self) -> pd.DataFrame:
         return self.per_topic
+
+    @property
+    def display(self) -> pd.DataFrame:
+        return self.wide
 
     @cached_property
     def means(self) -> pd.DataFrame:
@@ -289,6 +311,19 @@ class ComparisonResult(Result):
     @property
     def frame(self) -> pd.DataFrame:
         return self.pairs
+
+    @property
+    def display(self) -> pd.DataFrame:
+        """Runs × measures: each mean, and after ▲ the runs it beats significantly."""
+        table = self.run_table
+        marked = [
+            f"{mean:.4f}" + (f" ▲ {', '.join(beats)}" if beats else "")
+            for mean, beats in zip(table["mean"], table["beats"], strict=True)
+        ]
+        wide = table.assign(mean=marked).pivot(index="run", columns="measure", values="mean")
+        wide = wide.reindex(index=self.run_names, columns=list(self.comparisons))
+        wide.columns.name = None
+        return wide
 
     def latex(self, *, runs: bool = True, pairs: bool = True, precision: int = 4) -> str:
         """LaTeX: one runs × measures table of the means with superscripts for the runs each
@@ -500,21 +535,35 @@ def _library_call() -> Iterator[MemoryInputs]:
 
 def _measures(measures: object, name: str = "measures") -> list[str]:
     """``-m`` strings: one string is one measure specification; a list of them; None or
-    empty: none given (the command's default)."""
+    empty: none given (the command's default). An ir_measures measure object
+    (``ir_measures.nDCG@10``, ``divaeval.ir_measures.measure("RBU@20")``) stands for the
+    string it prints as."""
     if measures is None:
         return []
-    if isinstance(measures, str):
-        return [measures]
+    if isinstance(measures, str) or _measure_object(measures):
+        return [_measure_text(measures, name)]
     if isinstance(measures, (list, tuple)):
-        for item in measures:
-            if not isinstance(item, str):
-                raise UsageError(
-                    f"{name}: expected measure strings, got {type(item).__name__} ({item!r})"
-                )
-        return list(measures)
+        return [_measure_text(item, name) for item in measures]
     raise UsageError(
         f"{name}: expected a measure string or a list of them, got {type(measures).__name__}"
     )
+
+
+def _measure_object(value: object) -> bool:
+    """An ir_measures measure (its class comes from ir_measures, or is divaeval's own)."""
+    return hasattr(value, "divaeval_spec") or (
+        type(value).__module__.split(".")[0] == "ir_measures" and hasattr(value, "NAME")
+    )
+
+
+def _measure_text(value: object, name: str) -> str:
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "divaeval_spec"):
+        return str(value.divaeval_spec)
+    if _measure_object(value):
+        return str(value)  # ir_measures' own spelling, which divaeval reads as ir_measures does
+    raise UsageError(f"{name}: expected measure strings, got {type(value).__name__} ({value!r})")
 
 
 def _settings(

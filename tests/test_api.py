@@ -533,3 +533,37 @@ def test_the_shapes_of_an_evaluation(collected_warnings):
         result.to_dict()
     with pytest.raises(UsageError, match="no run is named 'bm25'"):
         result.aggregate("bm25")
+
+
+def test_the_notebook_runs():
+    # docs/python-api.ipynb, executed as Jupyter would (so that it cannot rot)
+    nbclient = pytest.importorskip("nbclient")
+    nbformat = pytest.importorskip("nbformat")
+    notebook = nbformat.read(ROOT / "docs" / "python-api.ipynb", as_version=4)
+    client = nbclient.NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+    )
+    client.execute()
+    outputs = [o for cell in notebook.cells for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.output_type == "error"]
+    html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
+    assert any("alpha-nDCG@20" in page for page in html)  # the results render as HTML tables
+
+
+def test_results_show_their_means_and_significance_markers(collected_warnings):
+    files = [str(f) for f in RUN_FILES]
+    comparison = divaeval.compare(files, str(QRELS), ["alpha-nDCG@20", "P@10"])
+    shown = comparison.display
+    # dssa beats both on P@10 (paired t-test, Holm): ▲ and the runs beaten, beside its mean
+    assert shown.loc["dssa", "P@10"] == "0.5100 ▲ ql-cata, rm-cata"
+    assert shown.loc["ql-cata", "P@10"] == "0.2300"
+    html = comparison._repr_html_()
+    assert "▲ ql-cata, rm-cata" in html and "test=ttest" in html
+    evaluation = divaeval.evaluate(files, str(QRELS), ["P@10"])
+    assert "<table" in evaluation._repr_html_() and "0.23" in repr(evaluation)
+    rich = pytest.importorskip("rich.console")
+    console = rich.Console(record=True, width=120)
+    console.print(comparison)
+    assert "0.5100 ▲ ql-cata, rm-cata" in console.export_text()
+    with pytest.raises(UsageError, match="has no plot yet"):
+        evaluation.plot()

@@ -29,6 +29,7 @@ LAYERS = {
     "divaeval.stats": 6,
     "divaeval.meta": 7,
     "divaeval.api": 8,  # the public functions (divaeval.evaluate, compare, ...)
+    "divaeval.ir_measures": 8,  # divaeval as an ir_measures provider (over the API)
     "divaeval.cli": 9,
     "divaeval.__main__": 9,
 }
