@@ -30,14 +30,17 @@ GRID = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9, 1.0]
 
 
 def _noisy_copy(row: np.ndarray, how: int) -> np.ndarray:
-    """The same scores reached by another floating-point path (equal on paper)."""
+    """The same scores reached by another floating-point path (equal on paper), with rounding
+    at the scale of the scores themselves (the largest of the run), as a metric's own sums
+    and ratios round: (x + m) − m, x·3/3, (x + 0.7m) − 0.7m."""
+    scale = float(np.abs(row).max())
     if how == 0:
         return row.copy()
     if how == 1:
-        return row + 0.1 - 0.1
+        return (row + scale) - scale
     if how == 2:
         return (row * 3.0) / 3.0
-    return (row + 0.7) - 0.7
+    return (row + 0.7 * scale) - 0.7 * scale
 
 
 def _pairwise_p_values(table: np.ndarray, seed: int) -> dict[str, np.ndarray]:
@@ -71,7 +74,7 @@ def tables_with_a_copy(draw) -> tuple[np.ndarray, int]:
     return np.vstack([rows[0], _noisy_copy(rows[0], how), *rows[1:]]), how
 
 
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(tables_with_a_copy(), st.integers(0, 2**32 - 1))
 def test_identical_runs_are_never_significant(case, seed):
     table, _ = case
@@ -87,7 +90,7 @@ def test_identical_runs_are_never_significant(case, seed):
     assert statistic[0] == 0.0 and p_value[0] == 1.0
 
 
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(
     st.integers(2, 10).flatmap(
         lambda n: st.lists(
