@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.errors import DataError, check_rel_level, clip, warn
-from divaeval.io._tokens import TokenTable, byte_ranks
+from divaeval.io._words import TokenTable, byte_ranks
 from divaeval.settings import Order, Settings
 from divaeval.topics import sort_topics
 

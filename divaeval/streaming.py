@@ -1,7 +1,7 @@
 """Scoring a run block by block of whole topics, in bounded memory, on any :mod:`workers
 <divaeval.parallel>`.
 
-A run file is read in blocks of whole topics (:func:`divaeval.io.blocks.topic_blocks`); each
+A run file is read in blocks of whole topics (:func:`divaeval.io.runs.run_blocks`); each
 block is parsed, judged and scored on its own (:func:`score_block`), and only its per-topic
 values are kept. Peak memory is thus one block's worth of parsing and judging per worker (about
 ``--chunk-size`` × 10) plus the qrels index and the per-topic values, whatever the size of the
@@ -27,15 +27,17 @@ import numpy as np
 
 from divaeval.errors import DataError, activity, warn
 from divaeval.io import Run, read_run
-from divaeval.io._text import GZIP_MAGIC
-from divaeval.io.blocks import (
-    DEFAULT_BLOCK_BYTES,
-    Block,
-    FileRange,
-    file_size,
-    range_blocks,
-    topic_blocks,
+from divaeval.io._text import (
+    GZIP_MAGIC,
+    UTF8_BOM,
+    binary_file,
+    is_url,
+    normalize_line_ends,
+    open_binary,
+    read_once,
 )
+from divaeval.io.blocks import DEFAULT_BLOCK_BYTES, FileRange, file_size, open_plain, range_blocks
+from divaeval.io.runs import run_blocks, too_few_columns
 from divaeval.judged import QrelsIndex, judge_run, run_only_topics
 from divaeval.parallel import InProcess, Workers
 from divaeval.scores import RunScores
@@ -90,16 +92,12 @@ def check_run_start(path: str) -> None:
     checked as its blocks are parsed. Plain Python on one line: parsing the start as a block
     costs 1 ms of numpy calls per run. stdin, a pipe or a device is not peeked at (it
     cannot be read twice: :func:`~divaeval.io._text.read_once`)."""
-    from divaeval.io._text import UTF8_BOM, check_text, open_binary, read_once
-
     if read_once(path):
         return
-    from divaeval.io._tokens import normalize_line_ends
-    from divaeval.io.runs import too_few_columns
-
     with open_binary(path, what="run") as stream:
         start = stream.read(START_BYTES)
-    check_text(start, what="run", name=path)
+    if b"\0" in start:
+        raise binary_file("run", path)
     cut_short = len(start) == START_BYTES  # (its last line may go on)
     lines = normalize_line_ends(start.removeprefix(UTF8_BOM)).split(b"\n")
     if cut_short:
@@ -114,18 +112,13 @@ def check_run_start(path: str) -> None:
         return
 
 
-def score_block(scoring: Scoring, item: Block | FileRange | Run) -> BlockScores:
+def score_block(scoring: Scoring, item: FileRange | Run) -> BlockScores:
     """Parse, judge and score one block of whole topics (read here for a :class:`FileRange`),
-    or a run already read."""
+    or a run (or block) already read."""
     from divaeval.metrics import compute_measures
 
     try:
-        if isinstance(item, Block):
-            run = read_run(item.name, text=item.data, first_line=item.first_line)
-        elif isinstance(item, FileRange):
-            run = read_run(item.name, text=item.read())
-        else:
-            run = item
+        run = read_run(item.name, text=item.read()) if isinstance(item, FileRange) else item
         jr = judge_run(run, scoring.index, scoring.settings, warn_duplicates=False)
     except DataError as error:  # a line of a range: counted from the file's start
         if isinstance(item, FileRange) and error.file == item.name and error.line is not None:
@@ -156,16 +149,14 @@ def _first_lines(run: Run) -> list[int]:
     return [run.line_of(int(row)) for row in first_rows]
 
 
-def _blocks_of(
-    run: RunFile | Run, block_bytes: int, workers: Workers
-) -> Iterator[Block | FileRange | Run]:
+def _blocks_of(run: RunFile | Run, block_bytes: int, workers: Workers) -> Iterator[FileRange | Run]:
     """The blocks of a run, for workers that can open the file themselves (see
     :func:`_worker_location`): a file of one block's worth of text (gzip counted
     :data:`GZIP_RATIO` times its size) is one :class:`FileRange` of its bytes as they are,
     decompressed where it is scored; a larger plain file with ``\\n`` line ends is cut into
     ranges of whole topics; so this process only hands out tasks. Otherwise (a large gzip
     file, ``\\r`` line ends, stdin, or workers in this process) the blocks are read here
-    (:func:`topic_blocks`)."""
+    (:func:`~divaeval.io.runs.run_blocks`)."""
     if isinstance(run, Run):
         yield run
         return
@@ -179,7 +170,7 @@ def _blocks_of(
         if size and not gzipped and b"\r" not in start:  # (an empty file: its error below)
             yield from range_blocks(run.path, location, block_bytes=block_bytes)
             return
-    blocks = topic_blocks(run.path, block_bytes=block_bytes)
+    blocks = run_blocks(run.path, block_bytes=block_bytes)
     while True:
         with activity(f"reading the run {run.path}"):
             block = next(blocks, None)
@@ -192,8 +183,6 @@ def _worker_location(path: str, workers: Workers) -> tuple[str, bytes, int] | No
     """(where workers open the run ``path``, its first 64 KiB, its size in bytes), or None:
     they run in this process (reading blocks here is as fast) or cannot open it (stdin,
     ``memory://``, or a local file and a remote cluster)."""
-    from divaeval.io._text import is_url, read_once
-
     url = is_url(path)
     if (
         read_once(path)  # stdin, or a pipe such as <(zcat run.gz): read here, once
@@ -204,8 +193,6 @@ def _worker_location(path: str, workers: Workers) -> tuple[str, bytes, int] | No
         return None
     location = path if url else os.path.abspath(path)
     try:
-        from divaeval.io.blocks import open_plain
-
         with open_plain(location, path) as stream:
             start = stream.read(START_BYTES)
         return location, start, file_size(location)
@@ -270,7 +257,7 @@ def scoring_order(runs: Sequence[str | RunFile | Run], workers: Workers) -> list
     return sorted(range(len(runs)), key=lambda number: -sizes[number])
 
 
-def _score_run_block(scoring: Scoring, item: tuple[int, Block | FileRange | Run]):
+def _score_run_block(scoring: Scoring, item: tuple[int, FileRange | Run]):
     number, block = item
     name = block.path if isinstance(block, Run) else block.name
     with activity(f"scoring the run {name}"):
@@ -317,7 +304,7 @@ def score_runs(
         seen[number].update(result.topics)
         blocks[number].append(result)
     if ungrouped:
-        whole = [(n, Block(runs[n].path, _whole_text(runs[n].path), 1, True)) for n in ungrouped]
+        whole = [(n, read_run(runs[n].path)) for n in ungrouped]
         for number, result in workers.map(
             _score_run_block, whole, scoring, prepare=prepare_scoring
         ):
@@ -331,8 +318,6 @@ def score_runs(
 def _not_grouped(path: str, topic: str, line: int) -> None:
     """A topic came back in a later block: re-read a file whole (with a note); stdin or a
     pipe cannot be read again."""
-    from divaeval.io._text import read_once
-
     if read_once(path):
         source = "stdin" if path == "-" else "a pipe"
         raise DataError(
@@ -347,12 +332,6 @@ def _not_grouped(path: str, topic: str, line: int) -> None:
         "reading it whole, so memory follows the file (sort -s -k1,1 groups it)",
         file=path,
     )
-
-
-def _whole_text(path: str) -> bytes:
-    from divaeval.io._text import read_source
-
-    return read_source(path, what="run", comments=False).data
 
 
 def _assemble(run, blocks: list[BlockScores], index, measures, settings) -> RunScores:

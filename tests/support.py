@@ -151,8 +151,5 @@ def lines_of_topics(topic_sizes: list[int]) -> list[bytes]:
 
 
 def row_lines(fields) -> list[int]:
-    """The line of each row of a tokenizer :class:`~divaeval.io._tokens.Fields` (row i is on
-    line i + 1 where ``rows_are_lines``, with no array of them)."""
-    if fields.rows_are_lines:
-        return list(range(1, fields.n_rows + 1))
-    return fields.row_line.tolist()
+    """The line of each row of a tokenizer :class:`~divaeval.io._tokens.Fields`."""
+    return [fields.lines.line_of(row) for row in range(fields.n_rows)]

@@ -238,7 +238,7 @@ def test_out_of_memory_names_the_input(capsys, monkeypatch):
     def exhausted(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(divaeval.streaming, "read_run", exhausted)
+    monkeypatch.setattr(divaeval.streaming, "judge_run", exhausted)
     code, out, err = run_cli(capsys, RUN, QRELS)
     assert (code, out) == (1, "")
     assert err == (

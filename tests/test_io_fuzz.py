@@ -29,7 +29,7 @@ from support import examples
 from divaeval.cli import main
 from divaeval.errors import DivaevalError
 from divaeval.io import read_intents, read_qrels, read_run, read_topic_types
-from divaeval.io._tokens import LONG_TOKEN_BYTES
+from divaeval.io._words import LONG_TOKEN_BYTES
 
 
 def fuzz_settings(default: int):

@@ -21,9 +21,10 @@ from support import TREC2012, TREC2012_RUNS, examples, lines_of_topics, run_cli
 
 from divaeval.errors import DataError
 from divaeval.evaluation import run_evaluation
-from divaeval.io._text import read_source
-from divaeval.io._tokens import normalize_line_ends
-from divaeval.io.blocks import topic_blocks
+from divaeval.io import read_run
+from divaeval.io._text import normalize_line_ends
+from divaeval.io._words import decode
+from divaeval.io.runs import Run, run_blocks
 from divaeval.settings import Settings
 
 QRELS_2012 = TREC2012 / "qrels-for-ndeval.txt.gz"
@@ -184,22 +185,26 @@ def test_blocks_are_whole_topics_and_rejoin_to_the_file(
     text = (b"\xef\xbb\xbf" if bom else b"") + end.join(lines) + (end if trailing else b"")
     path = tmp_path_factory.mktemp("blocks") / "run.txt"
     path.write_bytes(text)
-    whole = read_source(str(path), what="run", comments=False).data
-    blocks = list(topic_blocks(str(path), block_bytes=block_bytes))
-    assert b"".join(b.data for b in blocks) == whole
-    assert blocks[-1].last and not any(b.last for b in blocks[:-1])
-    seen: set[bytes] = set()
-    line = 1
+    whole = read_run(str(path))
+    blocks = list(run_blocks(str(path), block_bytes=block_bytes))
+    # the blocks' rows, end to end, are the file's, on the file's lines, under its tag
+    assert [row for block in blocks for row in _rows(block)] == _rows(whole)
+    assert {block.tag for block in blocks} == {whole.tag}
+    seen: set[str] = set()
     for block in blocks:
-        assert block.first_line == line
-        line += block.data.count(b"\n")
-        topics = {
-            fields[0]
-            for fields in (raw.split(None, 1) for raw in block.data.split(b"\n"))
-            if fields and not fields[0].startswith(b"#")
-        }
+        topics = set(block.topics)
         assert not topics & seen  # a topic is never split between blocks
         seen |= topics
+
+
+def _rows(run: Run) -> list[tuple]:
+    """(line, topic, docno, rank, score) of every row of ``run``."""
+    docnos = decode(run.doc_words)[run.doc_codes]
+    ranks = decode(run.rank_words)
+    return [
+        (run.line_of(i), run.topics[run.topic_codes[i]], docnos[i], ranks[i], run.score[i])
+        for i in range(len(run))
+    ]
 
 
 def test_an_error_in_a_later_block_names_its_line_in_the_file(tmp_path, capsys):
@@ -459,7 +464,7 @@ def test_small_files_of_any_kind_are_read_whole_by_the_workers(
     # one block's worth of text (gzip counted 4x): one task, the file's bytes as they are,
     # decompressed where it is scored; larger gzip or \r files are read here, in blocks
     import divaeval.streaming as streaming
-    from divaeval.io.blocks import Block, FileRange
+    from divaeval.io.blocks import FileRange
 
     runs, qrels = _varied_collection(tmp_path, seed=6, topics=8)
     text = Path(runs[0]).read_bytes()
@@ -487,9 +492,9 @@ def test_small_files_of_any_kind_are_read_whole_by_the_workers(
     size = len(small_gz.read_bytes())
     assert seen[str(small_gz)][-1:] == [FileRange(str(small_gz), str(small_gz), 0, size)]
     # (in process: read here in blocks; with workers: that one range)
-    assert all(isinstance(item, Block) for item in seen[str(small_gz)][:-1])
+    assert all(isinstance(item, Run) for item in seen[str(small_gz)][:-1])
     for path in (str(large_gz), str(crlf)):
-        assert all(isinstance(item, Block) for item in seen[path])
+        assert all(isinstance(item, Run) for item in seen[path])
 
 
 def test_an_error_in_a_gzip_file_read_by_a_worker_names_its_line(tmp_path, capsys):

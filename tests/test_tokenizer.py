@@ -17,8 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples, row_lines
 
-from divaeval.io import _tokens
-from divaeval.io._tokens import (
+from divaeval.io import _text, _tokens, _words
+from divaeval.io._numbers import integer_tokens, parse_floats, parse_integers
+from divaeval.io._tokens import split_fields
+from divaeval.io._words import (
     LONG_TOKEN_BYTES,
     TokenTable,
     as_bytes,
@@ -26,11 +28,7 @@ from divaeval.io._tokens import (
     decode,
     factorize,
     factorize_with_keys,
-    integer_tokens,
     long_rows,
-    parse_floats,
-    parse_integers,
-    split_fields,
     token_bytes,
 )
 
@@ -56,11 +54,11 @@ class long_from:
         self.limit = limit
 
     def __enter__(self):
-        self.saved = _tokens.LONG_TOKEN_BYTES
-        _tokens.LONG_TOKEN_BYTES = self.limit
+        self.saved = _words.LONG_TOKEN_BYTES
+        _words.LONG_TOKEN_BYTES = self.limit
 
     def __exit__(self, *exc):
-        _tokens.LONG_TOKEN_BYTES = self.saved
+        _words.LONG_TOKEN_BYTES = self.saved
 
 
 _LONG_LIMITS = st.sampled_from([LONG_TOKEN_BYTES, 1, 3, 8, 9, 16])
@@ -89,15 +87,16 @@ def texts(draw) -> bytes:
 
 
 @settings(max_examples=examples(120), deadline=None)
-@given(texts(), st.integers(1, 64), _LONG_LIMITS)
-def test_split_matches_reference(data, chunk, long_limit):
-    original = _tokens.CHUNK_BYTES
-    _tokens.CHUNK_BYTES = chunk  # tiny pieces: every piece boundary case
+@given(texts(), st.integers(1, 64), st.integers(1, 64), _LONG_LIMITS)
+def test_split_matches_reference(data, chunk, piece, long_limit):
+    original = _tokens.CHUNK_BYTES, _text.PIECE_BYTES
+    _tokens.CHUNK_BYTES = chunk  # tiny parts and pieces: every boundary case
+    _text.PIECE_BYTES = piece
     try:
         with long_from(long_limit):
             fields = split_fields(data, (0, 1, 2, 6), first_row=(0, 3))
     finally:
-        _tokens.CHUNK_BYTES = original
+        _tokens.CHUNK_BYTES, _text.PIECE_BYTES = original
     assert_fields_are_the_reference(fields, data, long_limit)
 
 
@@ -177,28 +176,34 @@ def test_grids_split_as_the_tokenizer_splits(data, long_limit):
         and not data.startswith(b"\xef\xbb\xbf")  # a byte-order mark: not plain
         and len({len(line.split()) for line in lines}) == 1
         and all(line.split(b"\t" if b"\t" in lines[0] else b" ") == line.split() for line in lines)
-    ):  # a grid: split as one, its rows numbered as lines
-        assert fields.rows_are_lines and fields.row_line is None
+    ):  # a grid: split as one, its rows numbered as lines (one segment of lines)
+        assert fields.lines.starts.tolist() == [0] and fields.lines.first_lines.tolist() == [1]
 
 
-def test_a_grid_of_a_run_is_split_at_once():
+def test_a_grid_of_a_run_is_split_at_once(monkeypatch):
     data = b"".join(
         f"{t} Q0 doc-{t}-{d} {d} {-d / 7} tag\n".encode() for t in (1, 2) for d in (1, 2, 3)
     )
+    grids = []
+
+    def grid(*args):
+        grids.append(_GRID(*args))
+        return grids[-1]
+
+    monkeypatch.setattr(_tokens, "_grid_spans", grid)
     fields = split_fields(data, (0, 2, 4), first_row=(1, 5, 6))
-    assert fields.rows_are_lines and fields.row_count.tolist() == [6] * 6
+    assert grids and grids[0] is not None and fields.row_count.tolist() == [6] * 6
     assert tokens_of(fields.columns[2])[:2] == [b"doc-1-1", b"doc-1-2"]
     assert fields.first_row == {1: "Q0", 5: "tag", 6: None}
-    # the same text split in pieces (GRID_MAX_BYTES below it): the same fields
-    original = _tokens.GRID_MAX_BYTES
-    _tokens.GRID_MAX_BYTES = 0
-    try:
-        pieces = split_fields(data, (0, 2, 4), first_row=(1, 5, 6))
-    finally:
-        _tokens.GRID_MAX_BYTES = original
-    assert not pieces.rows_are_lines and pieces.row_line.tolist() == [1, 2, 3, 4, 5, 6]
+    # the same text tokenized (no grid): the same fields and lines
+    monkeypatch.setattr(_tokens, "_grid_spans", lambda *a: None)
+    tokenized = split_fields(data, (0, 2, 4), first_row=(1, 5, 6))
+    assert row_lines(tokenized) == row_lines(fields) == [1, 2, 3, 4, 5, 6]
     for j in (0, 2, 4):
-        assert np.array_equal(fields.columns[j], pieces.columns[j])
+        assert np.array_equal(fields.columns[j], tokenized.columns[j])
+
+
+_GRID = _tokens._grid_spans
 
 
 def test_split_empty_and_blank():
@@ -354,7 +359,7 @@ def check_factorize_table_and_ranks(tokens, probes):
 
 def test_hash_collisions_fall_back_to_exact(monkeypatch):
     # A constant hash: every pair of tokens collides, so only the exact paths answer.
-    monkeypatch.setattr(_tokens, "_hash", lambda words: np.zeros(len(words), dtype=np.uint64))
+    monkeypatch.setattr(_words, "_hash", lambda words: np.zeros(len(words), dtype=np.uint64))
     tokens = [b"clueweb09-en0000-00-1", b"clueweb09-en0000-00-2", b"clueweb09-en0000-00-1"]
     words = split_fields(b"\n".join(tokens), (0,)).columns[0]
     codes, uniques = factorize(words)
@@ -381,21 +386,21 @@ def test_unique_inverse_is_numpys(pool, picks, space, high):
     # sharing their high bits but not their low ones (the packed sort must fall back)
     pool = [v % space for v in pool] + [(high & ~0xFFFF) | (v & 0xFFFF) for v in pool]
     keys = np.array([pool[i % len(pool)] for i in picks] or pool, dtype=np.uint64)
-    uniques, codes, first = _tokens.unique_inverse(keys)
+    uniques, codes, first = _words.unique_inverse(keys)
     expected, index, inverse = np.unique(keys, return_index=True, return_inverse=True)
     assert uniques.tolist() == expected.tolist()
     assert codes.tolist() == inverse.reshape(-1).tolist() and codes.dtype == np.int64
     assert first.tolist() == index.tolist()
-    assert _tokens._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+    assert _words._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
 
 
 def test_sort_order_of_hashes_sharing_their_high_bits():
     # 1000 rows: 10 bits of row number; keys differing only in their 10 low bits collide
     rng = np.random.default_rng(3)
     keys = (np.uint64(0xABCDEF) << np.uint64(40)) | rng.integers(0, 1024, 1000).astype(np.uint64)
-    assert _tokens._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+    assert _words._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
     keys = rng.integers(0, 2**63, 1000).astype(np.uint64) << np.uint64(1)  # distinct high bits
-    assert _tokens._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+    assert _words._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
 
 
 def test_decode():

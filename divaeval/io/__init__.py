@@ -1,6 +1,6 @@
 """Parsing and validation of runs, qrels, intent files and topic files."""
 
-from divaeval.io.intents import Intents, read_intents, read_topic_types
+from divaeval.io.intents import Intents, parse_topic_types, read_intents, read_topic_types
 from divaeval.io.qrels import Qrels, read_qrels
 from divaeval.io.runs import Run, parse_ranks, read_run
 
@@ -9,6 +9,7 @@ __all__ = [
     "Qrels",
     "Run",
     "parse_ranks",
+    "parse_topic_types",
     "read_intents",
     "read_qrels",
     "read_run",

@@ -1,22 +1,24 @@
-"""Reading input files into whitespace-separated tables.
+"""Reading input files as text: the bytes of a path, stdin, a URL or memory, decompressed as
+they are read, in pieces of whole lines.
 
-:func:`read_source` loads the bytes of any input file (a path, ``-`` for stdin, gzip detected by
-its magic bytes), drops a leading UTF-8 byte-order mark, makes ``\\n`` of every line end (``\\r\\n``
-and a lone ``\\r`` end a line as ``\\n`` does, so line numbers count all three) and blanks out
-comment lines (first non-blank character ``#``); a ``#`` inside a field is data (MS MARCO docids
-contain it). Every file is then split by the one numpy tokenizer
-of :mod:`divaeval.io._tokens`, which also records the line number of every row; large plain runs
-and qrels go through pyarrow's CSV reader instead (:mod:`divaeval.io._arrow`, the same fields),
-and their line numbers are counted only when a message needs one.
+:func:`text_pieces` reads any input file (a path, ``-`` for stdin, a URL fsspec opens, or text
+given in memory; gzip detected by its magic bytes and decompressed as it is read) about
+:data:`PIECE_BYTES` at a time, and yields :class:`Piece` s of whole lines: a leading UTF-8
+byte-order mark dropped, ``\\n`` made of every line end (``\\r\\n`` and a lone ``\\r`` end a line
+as ``\\n`` does, so line numbers count all three), the last line ended too. Memory follows the
+piece, never the file: a gzip bomb is read a piece at a time, and a line longer than
+:data:`MAX_LINE_BYTES` is an error as soon as that many bytes of it have been read (its line
+number is given by the reader that counts lines, :func:`divaeval.io._tokens.split_pieces`). A
+NUL byte is an error: the file is binary, not one of our text formats.
 
-Row ``i`` of the table is the ``i``-th non-blank, non-comment line; :meth:`Source.line_of` maps it
-back to the physical 1-based line number for error messages. That mapping is computed lazily,
-only when a message needs it, so the fast path never pays for it.
+Blank and comment lines are left in the pieces: the tokenizer (:mod:`divaeval.io._tokens`) drops
+them as it splits, at the cost of their bytes, and keeps the line number of every row.
 """
 
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import re
 import stat
@@ -30,61 +32,111 @@ from zlib import error as zlib_error
 import numpy as np
 
 from divaeval.errors import DataError
-from divaeval.io._tokens import UTF8_BOM, Fields, normalize_line_ends
 
-_COMMENT_LINE = re.compile(rb"(?m)^[ \t\f\v]*#[^\n]*")
 GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"  # dropped at the start of a file
+
+#: text is read (and decompressed) this many bytes at a time
+PIECE_BYTES = 1 << 20
+#: the longest line any reader takes (far beyond any token of a TREC file); a longer line is an
+#: error as soon as this many of its bytes are read (a gzip bomb of one endless line included)
+MAX_LINE_BYTES = 16 << 20
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Whole lines of a text: ``\\n`` line ends, the last line ended, no NUL byte."""
+
+    data: bytes
+
+
+class LineTooLong(DataError):
+    """A line longer than :data:`MAX_LINE_BYTES`; the reader that counts lines locates it."""
+
+    def __init__(self, name: str):
+        super().__init__(
+            f"line longer than {MAX_LINE_BYTES >> 20} MiB (no TREC file has one)", file=name
+        )
 
 
 @dataclass(eq=False)
 class Source:
-    """The cleaned bytes of one input file and how to name it in messages."""
+    """How to name an input in messages: its name, and the physical line of every row."""
 
     name: str
-    data: bytes
-    #: the line number of the first line of ``data`` (> 1 for a block of a larger file)
-    first_line: int = 1
-    _line_numbers: np.ndarray | None = field(default=None, repr=False)
-    _rows_are_lines: bool = field(default=False, repr=False)
-
-    def set_row_lines(self, fields: Fields) -> None:
-        """Record the physical line number of every row of ``fields`` split from ``data``:
-        known to the tokenizer, or row i on line i + 1 (a plain text without blank lines),
-        else (after pyarrow's fast path) counted by :meth:`line_of` when asked."""
-        self._line_numbers = fields.row_line
-        self._rows_are_lines = fields.rows_are_lines
+    lines: LineMap = field(default_factory=lambda: LineMap.empty(1))
 
     def line_of(self, row: int | np.integer) -> int:
-        """Physical 1-based line number of table row ``row``."""
-        if self._rows_are_lines:
-            return int(row) + self.first_line
-        if self._line_numbers is None:
-            self._line_numbers = _content_line_numbers(self.data)
-        return int(self._line_numbers[int(row)]) + self.first_line - 1
+        """Physical 1-based line number of row ``row``."""
+        return self.lines.line_of(int(row))
 
 
-def _content_line_numbers(data: bytes) -> np.ndarray:
-    """1-based numbers of the lines that hold at least one non-whitespace byte.
+@dataclass(frozen=True)
+class LineMap:
+    """The line of every row of a text, compactly: rows ``starts[g]`` … are on consecutive
+    lines from ``first_lines[g]`` on (one segment per stretch of rows without a blank or
+    comment line between them: one for a file without any)."""
 
-    One bool per byte and one number per line (not per byte: pyarrow's fast path leaves every
-    block's line numbers to this)."""
-    arr = np.frombuffer(data, dtype=np.uint8)
-    if not len(arr):
-        return np.zeros(0, dtype=np.int64)
-    content = arr != 32  # whitespace: space and 9..13 (\t \n \v \f \r), as for the tokenizer
-    content &= (arr < 9) | (arr > 13)
-    starts = np.flatnonzero(arr == 10)
-    starts += 1  # every line starts after a newline, and the first at 0
-    starts = np.concatenate(([0], starts[starts < len(arr)]))
-    # (an empty line spans just its newline, which is not content)
-    return np.flatnonzero(np.logical_or.reduceat(content, starts)) + 1
+    starts: np.ndarray  # [G] int64: the first row of each segment, ascending, starts[0] == 0
+    first_lines: np.ndarray  # [G] int64: the line of that row
+
+    @classmethod
+    def empty(cls, first_line: int) -> LineMap:
+        return cls(np.zeros(1, dtype=np.int64), np.full(1, first_line, dtype=np.int64))
+
+    @classmethod
+    def of_rows(cls, row_lines: np.ndarray) -> LineMap:
+        """The map of rows on the (ascending) lines ``row_lines``."""
+        if not len(row_lines):
+            return cls.empty(1)
+        breaks = np.flatnonzero(np.diff(row_lines) != 1) + 1
+        starts = np.concatenate(([0], breaks))
+        return cls(starts, row_lines[starts])
+
+    def line_of(self, row: int) -> int:
+        segment = int(np.searchsorted(self.starts, row, side="right")) - 1
+        return int(self.first_lines[segment]) + row - int(self.starts[segment])
+
+    def shifted(self, lines: int) -> LineMap:
+        """The same rows, ``lines`` lines further down."""
+        return LineMap(self.starts, self.first_lines + lines)
+
+    def rows(self, begin: int, end: int) -> LineMap:
+        """The map of rows ``begin`` to ``end`` (exclusive), numbered from 0."""
+        first = int(np.searchsorted(self.starts, begin, side="right")) - 1
+        last = int(np.searchsorted(self.starts, max(end - 1, begin), side="right"))
+        starts = self.starts[first:last] - begin
+        first_lines = self.first_lines[first:last].copy()
+        first_lines[0] += -int(starts[0])
+        starts = starts.copy()
+        starts[0] = 0
+        return LineMap(starts, first_lines)
+
+    @staticmethod
+    def joined(maps: list[tuple[int, LineMap]]) -> LineMap:
+        """One map of several maps' rows end to end: (rows, map) of each."""
+        starts, first_lines = [], []
+        offset = 0
+        for n_rows, part in maps:
+            if n_rows:
+                starts.append(part.starts + offset)
+                first_lines.append(part.first_lines)
+            offset += n_rows
+        if not starts:
+            return maps[0][1] if maps else LineMap.empty(1)
+        merged = LineMap(np.concatenate(starts), np.concatenate(first_lines))
+        # segments that go on where the one before ended are one
+        row_gap = np.diff(merged.starts)
+        line_gap = np.diff(merged.first_lines)
+        keep = np.concatenate(([True], row_gap != line_gap))
+        return LineMap(merged.starts[keep], merged.first_lines[keep])
 
 
 def text_column(values):
     """A pandas column of input text, kept as Python ``str`` objects: pandas 3 would store text
     as Arrow strings where pyarrow is installed, and those refuse the surrogate escapes that
     stand for a file's non-UTF-8 bytes."""
-    import pandas as pd
+    import pandas as pd  # (pandas: only for the frames built on request)
 
     return pd.Series(values, dtype=object, copy=False)
 
@@ -110,22 +162,34 @@ def read_once(path: str) -> bool:
         return False
 
 
+def display_name(path: str) -> str:
+    return "<stdin>" if path == "-" else path
+
+
 @contextmanager
 def open_binary(
-    path: str, *, what: str, name: str | None = None, decompress: bool = True
+    path: str,
+    *,
+    what: str,
+    name: str | None = None,
+    decompress: bool = True,
+    text: bytes | None = None,
 ) -> Iterator[BinaryIO]:
-    """``path`` opened for reading bytes (``-``: stdin; a URL: through fsspec), decompressed
-    when it starts with gzip's magic bytes; a missing or unreadable file is a DataError about
+    """``path`` opened for reading bytes (``-``: stdin; a URL: through fsspec; ``text``: these
+    bytes, named ``path``), decompressed as it is read when it starts with gzip's magic bytes;
+    a missing or unreadable file, or corrupt gzip data met while reading, is a DataError about
     ``name`` (default: ``path``). ``decompress=False``: the file as it is, seekable (not
     stdin), for reading ranges of it (:mod:`divaeval.io.blocks`)."""
-    name = name or ("<stdin>" if path == "-" else path)
+    name = name or display_name(path)
     handle = None
     try:
-        if path == "-":
-            raw: BinaryIO = sys.stdin.buffer
+        if text is not None:
+            raw: BinaryIO = io.BytesIO(text)
+        elif path == "-":
+            raw = sys.stdin.buffer
         elif is_url(path):
             try:
-                import fsspec
+                import fsspec  # (an optional extra: URLs only)
             except ImportError:
                 raise DataError(
                     f"cannot open {what} file: reading URLs needs fsspec "
@@ -196,41 +260,93 @@ class _Peekable:
         return True
 
 
-def check_text(data: bytes, *, what: str, name: str) -> None:
-    """A file with a NUL byte is binary, not one of our text formats: an error."""
-    if b"\x00" in data:
-        raise DataError(f"{what} file looks binary (NUL byte), not text", file=name)
+def normalize_line_ends(data: bytes) -> bytes:
+    """``data`` with every ``\\r\\n`` and lone ``\\r`` made ``\\n`` (a copy only if needed)."""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+        if b"\r" in data:
+            data = data.replace(b"\r", b"\n")
+    return data
 
 
-def read_source(
+def binary_file(what: str, name: str) -> DataError:
+    return DataError(f"{what} file looks binary (NUL byte), not text", file=name)
+
+
+def text_pieces(
     path: str,
     *,
     what: str,
     text: str | bytes | None = None,
-    comments: bool = True,
-    first_line: int = 1,
-) -> Source:
-    """Read ``path`` (``-`` = stdin; gzip by magic bytes): without a leading byte-order mark,
-    ``\\n`` line ends, and comment lines blanked (unless ``comments`` is False: XML).
+    piece_bytes: int | None = None,
+    line_limit: bool = True,
+    raw: bool = False,
+) -> Iterator[Piece]:
+    """The pieces of the input ``path`` (``-`` = stdin; ``text``: its content in memory,
+    named ``path``), see the module docstring; ``piece_bytes``: read this many bytes at a time
+    (default :data:`PIECE_BYTES`). ``line_limit=False``: lines of any length (XML, whose lines
+    the parser reads in parts); ``raw``: the text as it is, neither decompressed nor without a
+    byte-order mark (:func:`~divaeval.io._tokens.split_fields`)."""
+    name = display_name(path)
+    piece_bytes = piece_bytes or PIECE_BYTES
+    given = None if text is None else text.encode("utf-8") if isinstance(text, str) else text
+    with open_binary(path, what=what, text=given, decompress=not raw) as stream:
+        carry = b""  # the start of a line not ended yet
+        pending_cr = False  # the last chunk ended with \r (the first half of \r\n?)
+        start = not raw
+        while True:
+            chunk = stream.read(piece_bytes)
+            if start:
+                while len(chunk) < len(UTF8_BOM) and chunk and UTF8_BOM.startswith(chunk):
+                    more = stream.read(piece_bytes)
+                    if not more:
+                        break
+                    chunk += more
+                chunk = chunk.removeprefix(UTF8_BOM)
+                start = False
+            if not chunk:
+                if carry:
+                    yield Piece(carry + b"\n")
+                return
+            if b"\0" in chunk:
+                raise binary_file(what, name)
+            if pending_cr and chunk[:1] == b"\n":
+                chunk = chunk[1:]  # the \n of a \r\n cut in two: its \r ended the line
+            pending_cr = chunk[-1:] == b"\r"
+            chunk = normalize_line_ends(chunk)
+            if line_limit and len(carry) + len(chunk) > MAX_LINE_BYTES:
+                # (every other line of the chunk is shorter than the chunk: only the one that
+                # began before it can be too long)
+                newline = chunk.find(b"\n")
+                if len(carry) + (newline if newline >= 0 else len(chunk)) > MAX_LINE_BYTES:
+                    raise LineTooLong(name)
+            end = chunk.rfind(b"\n") + 1
+            if end == 0:
+                carry += chunk
+                continue
+            if end == len(chunk):
+                piece, rest = chunk, b""
+            else:
+                piece, rest = chunk[:end], chunk[end:]
+            yield Piece(carry + piece if carry else piece)
+            carry = rest
 
-    ``text``: the file's content, given in memory instead of read (``path`` then only names it
-    in messages); it goes through the same checks. ``first_line``: the line number of its
-    first line, when ``text`` is a block of a larger file (:mod:`divaeval.io.blocks`)."""
-    name = "<stdin>" if path == "-" else path
-    if text is not None:
-        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
-        if data[:2] == GZIP_MAGIC:
-            try:
-                data = gzip.decompress(data)
-            except (OSError, EOFError, zlib_error) as exc:
-                raise DataError(f"corrupt gzip data in {what} file: {exc}", file=name) from None
-    else:
-        with open_binary(path, what=what) as stream:
-            data = stream.read()
-    if data.startswith(UTF8_BOM):
-        data = data[len(UTF8_BOM) :]
-    check_text(data, what=what, name=name)
-    data = normalize_line_ends(data)
+
+_COMMENT_LINE = re.compile(rb"(?m)^[ \t\f\v]*#[^\n]*")
+
+
+@dataclass(frozen=True)
+class WholeText:
+    """The whole text of an input file (:func:`read_source`)."""
+
+    name: str
+    data: bytes
+
+
+def read_source(path: str, *, what: str, comments: bool = True) -> WholeText:
+    """The whole text of ``path`` as :func:`text_pieces` reads it, comment lines blanked
+    (unless ``comments`` is False), for the readers that take a file at once (score tables)."""
+    data = b"".join(piece.data for piece in text_pieces(path, what=what))
     if comments and b"#" in data:
         data = _COMMENT_LINE.sub(b"", data)
-    return Source(name=name, data=data, first_line=first_line)
+    return WholeText(display_name(path), data)

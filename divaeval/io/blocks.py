@@ -1,113 +1,31 @@
-"""A run file read in blocks of whole topics, so that memory follows the block, not the file.
+"""A run file cut into byte ranges of whole topics, read where they are scored.
 
-:func:`topic_blocks` reads a run (a path, ``-`` for stdin, gzip detected by its magic bytes, or
-any URL fsspec opens) about ``block_bytes`` at a time and yields :class:`Block` s: text of whole
-lines, normalised as :func:`~divaeval.io._text.read_source` normalises a whole file (no
-byte-order mark, ``\\n`` for every line end), each with the number of its first line, so
-:func:`~divaeval.io.runs.read_run` parses it with the line numbers of the file. A block ends
-where a topic ends: the lines of the last topic read so far are held back and start the next
-block. A topic larger than ``block_bytes`` makes its block larger (a topic is never split).
+:func:`range_blocks` cuts a plain run file (a local path or a URL) into :class:`FileRange` s of
+about ``block_bytes``, each ending where a topic ends, by reading a few lines after each cut
+point (not the whole file); worker processes, or the workers of a cluster on shared or object
+storage, then read and parse their ranges themselves. (A run read in this process is cut into
+blocks of whole topics as it is parsed: :func:`divaeval.io.runs.run_blocks`.)
 
-Topics are found as the tokenizer finds them: the first whitespace-separated field of a line
-that holds a field and is not a comment (first non-blank character ``#``). Only the lines of the
-last topic of a block are looked at (from the end), so finding the cut costs nothing
-measurable. A run whose lines are not grouped by topic is detected by the caller, which sees
-the same topic in two blocks.
+Topics are found as the tokenizer finds them: the first field of a line that holds a field and
+is not a comment (first field starting with ``#``). A run whose lines are not grouped by topic
+is detected by the caller, which sees the same topic in two ranges.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from divaeval.io._text import UTF8_BOM, open_binary
-from divaeval.io._tokens import normalize_line_ends
+import numpy as np
+
+from divaeval.io._text import UTF8_BOM, is_url, open_binary
+from divaeval.io._tokens import split_piece
+from divaeval.io._words import pad_words
 
 #: the default amount of run text per block (about 200,000 lines; measured: a 1M-line run then
 #: peaks at 250 MiB instead of 410 MiB read whole, in the same time)
 DEFAULT_BLOCK_BYTES = 8 << 20
-
-
-@dataclass(frozen=True)
-class Block:
-    """Whole topics of a run file: ``data`` (normalised text) starting at line ``first_line``;
-    ``last`` is True for the file's last block."""
-
-    name: str
-    data: bytes
-    first_line: int
-    last: bool
-
-
-def topic_of_line(line: bytes) -> bytes | None:
-    """The topic of a line as the tokenizer finds it (its first whitespace-separated field),
-    or None for a blank or comment line (first field starting with ``#``)."""
-    fields = line.split(None, 1)
-    return fields[0] if fields and not fields[0].startswith(b"#") else None
-
-
-def _last_topic_start(data: bytes, end: int, known_end: int, known_topic: bytes | None):
-    """(offset of the first line of the last topic in ``data[:end]``, that topic).
-
-    ``data[:known_end]`` holds only lines of ``known_topic`` (the held-back topic), so the scan
-    stops there. The offset is 0 when every line belongs to one topic."""
-    topic = None
-    start = end
-    pos = end
-    while pos > 0:
-        if pos <= known_end and topic in (None, known_topic):
-            return 0, known_topic
-        line_start = data.rfind(b"\n", 0, pos - 1) + 1
-        line_topic = topic_of_line(data[line_start:pos])
-        if line_topic is not None:
-            if topic is None:
-                topic = line_topic
-            elif line_topic != topic:
-                return start, topic
-            start = line_start
-        pos = line_start
-    return 0, topic
-
-
-def topic_blocks(path: str, *, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterator[Block]:
-    """The blocks of whole topics of the run file ``path`` (see the module docstring)."""
-    name = "<stdin>" if path == "-" else path
-    with open_binary(path, what="run") as stream:
-        held = b""  # lines of the last topic so far (and any incomplete last line)
-        held_topic: bytes | None = None  # the topic of held's complete lines
-        held_known = 0  # held[:held_known] is complete lines of held_topic (or blank)
-        first_line = 1
-        start = True
-        pending_cr = b""
-        while True:
-            want = max(block_bytes, len(UTF8_BOM)) if start else block_bytes
-            chunk = stream.read(want)
-            at_end = len(chunk) < want  # read() returns less only at the end
-            if start:
-                if chunk.startswith(UTF8_BOM):
-                    chunk = chunk[len(UTF8_BOM) :]
-                start = False
-            chunk = pending_cr + chunk
-            pending_cr = b""
-            if not at_end and chunk.endswith(b"\r"):  # may be the first half of \r\n
-                chunk, pending_cr = chunk[:-1], b"\r"
-            data = held + normalize_line_ends(chunk)  # no copy while nothing is held
-            del chunk, held
-            if at_end:
-                yield Block(name, data, first_line, last=True)
-                return
-            end = data.rfind(b"\n") + 1  # complete lines end here
-            cut, topic = _last_topic_start(data, end, held_known, held_topic)
-            if cut == 0:  # one topic so far: read on
-                held, held_topic, held_known = data, topic, end
-                continue
-            lines = data.count(b"\n", 0, cut)
-            held, held_topic, held_known = data[cut:], topic, end - cut
-            block = data[:cut]
-            del data
-            yield Block(name, block, first_line, last=False)
-            del block
-            first_line += lines
 
 
 @dataclass(frozen=True)
@@ -155,15 +73,11 @@ def open_plain(location: str, name: str):
 
 
 def file_size(location: str) -> int:
-    from divaeval.io._text import is_url
-
     if is_url(location):
-        import fsspec
+        import fsspec  # (an optional extra: URLs only)
 
         filesystem, path = fsspec.core.url_to_fs(location)
         return int(filesystem.size(path))
-    import os
-
     return os.path.getsize(location)
 
 
@@ -177,9 +91,8 @@ def range_blocks(
     """The file cut into :class:`FileRange` s of about ``block_bytes`` ending where a topic
     ends, found by reading a few lines after each cut point (not the whole file): a range ends
     at the first line, after the first whole line past its nominal end, whose topic differs
-    from the topic of the line before it (topics found as in :func:`topic_blocks`; blank and
-    comment lines belong to the range before). A run not grouped by topic is detected by the
-    caller, as for :func:`topic_blocks`."""
+    from the topic of the line before it (blank and comment lines belong to the range before).
+    A run not grouped by topic is detected by the caller."""
     size = file_size(location)
     start = 0
     with open_plain(location, name) as stream:
@@ -191,34 +104,48 @@ def range_blocks(
 
 def _topic_end(stream, offset: int) -> int:
     """The offset of the first line, after the first line start past ``offset``, whose topic
-    differs from the previous content line's (the file's size if none)."""
+    differs from the previous content line's (the file's size if none). The lines are read
+    :data:`_SCAN_BYTES` at a time and split by the tokenizer (blank and comment lines cost
+    their bytes, not a Python step each)."""
     stream.seek(offset)
     buffer = b""
     position = offset  # file offset of buffer[0]
+    previous: np.ndarray | None = None  # the topic (words) of the last content line
     skipped_partial = False
-    previous: bytes | None = None
     while True:
         chunk = stream.read(_SCAN_BYTES)
         buffer += chunk
-        at = 0
         if not skipped_partial:
             newline = buffer.find(b"\n")
             if newline < 0:
                 if not chunk:
                     return position + len(buffer)
                 continue
-            at = newline + 1
+            buffer, position = buffer[newline + 1 :], position + newline + 1
             skipped_partial = True
-        while True:
-            newline = buffer.find(b"\n", at)
-            if newline < 0 and chunk:
-                break  # an incomplete line: read more
-            topic = topic_of_line(buffer[at : len(buffer) if newline < 0 else newline])
-            if topic is not None:
-                if previous is not None and topic != previous:
-                    return position + at
-                previous = topic
-            if newline < 0:
-                return position + len(buffer)  # the end of the file
-            at = newline + 1
-        buffer, position = buffer[at:], position + at
+        end = buffer.rfind(b"\n") + 1 if chunk else len(buffer)
+        if end == 0:
+            if not chunk:
+                return position + len(buffer)
+            continue
+        lines = buffer[:end] if buffer[:end].endswith(b"\n") else buffer[:end] + b"\n"
+        fields = split_piece(lines, (0,), (), 0, True)
+        topics = fields.columns[0]
+        if fields.n_rows:
+            if previous is not None:
+                topics = np.concatenate(_same_width(previous[None, :], topics))
+            changes = np.flatnonzero(np.any(topics[1:] != topics[:-1], axis=1))
+            if len(changes):
+                row = int(changes[0]) + (1 if previous is None else 0)
+                line = fields.lines.line_of(row)  # 0-based line within ``lines``
+                starts = np.flatnonzero(np.frombuffer(lines, dtype=np.uint8) == 10) + 1
+                return position + (int(starts[line - 1]) if line else 0)
+            previous = topics[-1]
+        if not chunk:
+            return position + len(buffer)
+        buffer, position = buffer[end:], position + end
+
+
+def _same_width(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    width = max(a.shape[1], b.shape[1])
+    return pad_words(a, width), pad_words(b, width)

@@ -6,18 +6,24 @@
   ``<subtopic number=".." type="inf|nav">`` (no ``type``: untyped). The official 2011 file has
   the typos ``inv`` and ``inav``; they are reported and read as ``inf``. A subtopic listed twice
   for one topic is an error naming both lines; so is XML that is not well-formed or declares an
-  encoding Python cannot decode.
+  encoding Python cannot decode. The XML is parsed as it is read (expat), in bounded memory.
+
+Both give :class:`Intents`: numpy arrays of (topic, subtopic, type, line), and the
+probabilities of an intent file.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import xml.parsers.expat
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from divaeval.errors import DataError, clip, shown, warn
-from divaeval.io._text import Source, read_source, text_column
-from divaeval.io._tokens import decode, parse_floats, split_fields
+from divaeval.io._numbers import parse_floats
+from divaeval.io._text import Source, display_name, text_column, text_pieces
+from divaeval.io._tokens import Fields, split_pieces
+from divaeval.io._words import decode, factorize_with_keys
 from divaeval.io.qrels import INTENT_TYPES
 
 INTENT_COLUMNS = "topic subtopic probability [inf|nav]"
@@ -25,24 +31,52 @@ INTENT_COLUMNS = "topic subtopic probability [inf|nav]"
 
 @dataclass(eq=False)
 class Intents:
-    """Parsed intent file. ``frame`` columns: topic, subtopic (str), probability (float64),
-    type (``inf``/``nav``/``""``), row."""
+    """Parsed intents, one entry per (topic, subtopic): from an intent file (with
+    ``probability``) or a topics XML file (``probability`` None). ``type`` is ``inf``,
+    ``nav`` or ``""`` (untyped); ``line_of(k)`` the line of entry ``k``."""
 
     source: Source
-    frame: object  # pandas.DataFrame
+    topic: np.ndarray  # [K] str (object)
+    subtopic: np.ndarray  # [K] str (object)
+    type: np.ndarray  # [K] str (object): "inf", "nav" or ""
+    probability: np.ndarray | None = None  # [K] float64 (an intent file)
+    lines: np.ndarray | None = None  # [K] int64: the line of each entry (a topics file)
+    _frame: object = field(default=None, repr=False)
 
     def line_of(self, row: int) -> int:
+        if self.lines is not None:
+            return int(self.lines[row])
         return self.source.line_of(row)
+
+    def __len__(self) -> int:
+        return len(self.topic)
+
+    @property
+    def frame(self):
+        """pandas DataFrame: topic, subtopic (str), probability (float64, an intent file), type
+        (``inf``/``nav``/``""``), and row (an intent file) or line (a topics file)."""
+        if self._frame is None:
+            import pandas as pd  # (pandas: only for the frames built on request)
+
+            columns = {"topic": text_column(self.topic), "subtopic": text_column(self.subtopic)}
+            if self.probability is not None:
+                columns["probability"] = self.probability
+            columns["type"] = text_column(self.type)
+            if self.lines is None:
+                columns["row"] = np.arange(len(self), dtype=np.int64)
+            else:
+                columns["line"] = self.lines
+            self._frame = pd.DataFrame(columns)
+            self._frame.attrs["source"] = self.source.name  # named in messages
+        return self._frame
 
 
 def read_intents(path: str, *, text: str | bytes | None = None) -> Intents:
     """Parse an intent-probability file (NTCIREVAL Iprob/DINprob shape; ``text``: its content in
     memory, named ``path``)."""
-    import pandas as pd
-
-    source = read_source(path, what="intent", text=text)
-    fields = split_fields(source.data, (0, 1, 2, 3))
-    source.set_row_lines(fields)
+    pieces = text_pieces(path, what="intent", text=text)
+    fields = Fields.joined(list(split_pieces(pieces, (0, 1, 2, 3))))
+    source = Source(display_name(path), fields.lines)
     if fields.n_rows == 0:
         raise DataError("intent file has no lines", file=source.name)
 
@@ -62,108 +96,124 @@ def read_intents(path: str, *, text: str | bytes | None = None) -> Intents:
     if bad_type.any():
         row = int(np.flatnonzero(bad_type)[0])
         raise fail(row, f"intent type {shown(types[row])} is not 'inf' or 'nav'")
-    frame = pd.DataFrame(
-        {
-            "topic": text_column(decode(fields.columns[0])),
-            "subtopic": text_column(decode(fields.columns[1])),
-            "probability": probability,
-            "type": text_column(types),
-            "row": np.arange(fields.n_rows, dtype=np.int64),
-        }
-    )
-    dup = frame.duplicated(["topic", "subtopic"]).to_numpy()
-    if dup.any():
-        row = int(np.flatnonzero(dup)[0])
+    repeated = _repeated_pair(fields)
+    topics, subtopics = decode(fields.columns[0]), decode(fields.columns[1])
+    if repeated is not None:
         raise fail(
-            row,
-            f"intent {clip(frame['subtopic'].iat[row])} of topic "
-            f"{clip(frame['topic'].iat[row])} is listed twice",
+            repeated,
+            f"intent {clip(subtopics[repeated])} of topic {clip(topics[repeated])} is listed twice",
         )
-    return Intents(source=source, frame=frame)
+    return Intents(source, topics, subtopics, types, probability=probability)
+
+
+def _repeated_pair(fields: Fields) -> int | None:
+    """The first row whose (topic, subtopic) an earlier row holds, or None."""
+    topic_codes, _, _ = factorize_with_keys(fields.columns[0])
+    subtopic_codes, subtopic_words, _ = factorize_with_keys(fields.columns[1])
+    pair = topic_codes * max(len(subtopic_words), 1) + subtopic_codes
+    _, first = np.unique(pair, return_index=True)
+    seen_before = np.ones(len(pair), dtype=bool)
+    seen_before[first] = False
+    return int(np.argmax(seen_before)) if seen_before.any() else None
 
 
 _TYPE_TYPOS = {"inv": "inf", "inav": "inf"}
 
 
-def read_topic_types(path: str, *, text: str | bytes | None = None):
-    """Subtopic intent types from a TREC Web Track topics XML file.
+@dataclass
+class _TopicsXml:
+    """The state of one topics XML parse (see :func:`read_topic_types`)."""
 
-    Returns a DataFrame with columns topic, subtopic, type (``inf``, ``nav``, or ``""`` when
-    the element has no ``type``) and line (of the ``<subtopic>`` element); ``attrs["source"]``
-    names the file. Unknown types are reported and read as ``inf`` (the official 2011 file's
-    ``inv`` and ``inav`` typos). A ``<subtopic>`` belongs to the innermost enclosing
-    ``<topic>``; one outside every topic is reported and ignored. ``text``: the file's content,
-    given in memory (``path`` then only names it).
-    """
-    import xml.parsers.expat
+    name: str
+    parser: xml.parsers.expat.XMLParserType
+    records: list[tuple[str, str, str, int]] = field(default_factory=list)
+    seen: dict[tuple[str, str], int] = field(default_factory=dict)  # -> index in records
+    open_topics: list[str] = field(default_factory=list)
 
-    import pandas as pd
+    def fail(self, message: str) -> DataError:
+        return DataError(message, file=self.name, line=self.parser.CurrentLineNumber)
 
-    source = read_source(path, what="topics", text=text, comments=False)
-    parser = xml.parsers.expat.ParserCreate()
-    records: list[tuple[str, str, str, int]] = []
-    seen: dict[tuple[str, str], int] = {}  # (topic, subtopic) -> index in records
-    open_topics: list[str] = []
-
-    def fail(message: str) -> DataError:
-        return DataError(message, file=source.name, line=parser.CurrentLineNumber)
-
-    def start(name: str, attributes: dict[str, str]) -> None:
+    def start(self, name: str, attributes: dict[str, str]) -> None:
         if name == "topic":
             number = (attributes.get("number") or "").strip()
             if not number:
-                raise fail("<topic> without a number attribute")
-            open_topics.append(number)
+                raise self.fail("<topic> without a number attribute")
+            self.open_topics.append(number)
         elif name == "subtopic":
-            line = parser.CurrentLineNumber
-            number = (attributes.get("number") or "").strip()
-            if not open_topics:
-                warn("<subtopic> outside a <topic> ignored", file=source.name, line=line)
-                return
-            topic = open_topics[-1]
-            if not number:
-                raise fail(f"<subtopic> of topic {clip(topic)} without a number attribute")
-            kind = (attributes.get("type") or "").strip()
-            if kind and kind not in INTENT_TYPES:
-                warn(
-                    f"topic {clip(topic)} subtopic {clip(number)}: unknown subtopic type "
-                    f"{shown(kind)}, read as 'inf'",
-                    file=source.name,
-                    line=line,
+            self.subtopic(attributes)
+
+    def subtopic(self, attributes: dict[str, str]) -> None:
+        line = self.parser.CurrentLineNumber
+        number = (attributes.get("number") or "").strip()
+        if not self.open_topics:
+            warn("<subtopic> outside a <topic> ignored", file=self.name, line=line)
+            return
+        topic = self.open_topics[-1]
+        if not number:
+            raise self.fail(f"<subtopic> of topic {clip(topic)} without a number attribute")
+        kind = (attributes.get("type") or "").strip()
+        if kind and kind not in INTENT_TYPES:
+            warn(
+                f"topic {clip(topic)} subtopic {clip(number)}: unknown subtopic type "
+                f"{shown(kind)}, read as 'inf'",
+                file=self.name,
+                line=line,
+            )
+            kind = "inf"
+        earlier = self.seen.get((topic, number))
+        if earlier is not None:
+            _, _, earlier_kind, earlier_line = self.records[earlier]
+            what = f"topic {clip(topic)} subtopic {clip(number)}"
+            if kind != earlier_kind:
+                raise self.fail(
+                    f"conflicting types for {what}: {kind or 'none'} here, "
+                    f"{earlier_kind or 'none'} at line {earlier_line}"
                 )
-                kind = "inf"
-            earlier = seen.get((topic, number))
-            if earlier is not None:
-                _, _, earlier_kind, earlier_line = records[earlier]
-                what = f"topic {clip(topic)} subtopic {clip(number)}"
-                if kind != earlier_kind:
-                    raise fail(
-                        f"conflicting types for {what}: {kind or 'none'} here, "
-                        f"{earlier_kind or 'none'} at line {earlier_line}"
-                    )
-                raise fail(f"{what} is listed twice (also at line {earlier_line})")
-            seen[(topic, number)] = len(records)
-            records.append((topic, number, kind, line))
+            raise self.fail(f"{what} is listed twice (also at line {earlier_line})")
+        self.seen[(topic, number)] = len(self.records)
+        self.records.append((topic, number, kind, line))
 
-    def end(name: str) -> None:
+    def end(self, name: str) -> None:
         if name == "topic":
-            open_topics.pop()
+            self.open_topics.pop()
 
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
+
+def read_topic_types(path: str, *, text: str | bytes | None = None):
+    """Subtopic intent types from a TREC Web Track topics XML file: a DataFrame with columns
+    topic, subtopic, type (``inf``, ``nav``, or ``""`` when the element has no ``type``) and
+    line (of the ``<subtopic>`` element); ``attrs["source"]`` names the file
+    (:func:`parse_topic_types` gives them as :class:`Intents`)."""
+    return parse_topic_types(path, text=text).frame
+
+
+def parse_topic_types(path: str, *, text: str | bytes | None = None) -> Intents:
+    """Subtopic intent types from a TREC Web Track topics XML file, as :class:`Intents` (no
+    probabilities; ``lines``: the line of each ``<subtopic>`` element).
+
+    Unknown types are reported and read as ``inf`` (the official 2011 file's ``inv`` and
+    ``inav`` typos). A ``<subtopic>`` belongs to the innermost enclosing ``<topic>``; one
+    outside every topic is reported and ignored. ``text``: the file's content, given in
+    memory (``path`` then only names it)."""
+    name = display_name(path)
+    state = _TopicsXml(name, xml.parsers.expat.ParserCreate())
+    state.parser.StartElementHandler = state.start
+    state.parser.EndElementHandler = state.end
     try:
-        parser.Parse(source.data, True)
+        for piece in text_pieces(path, what="topics", text=text, line_limit=False):
+            state.parser.Parse(piece.data, False)
+        state.parser.Parse(b"", True)
     except xml.parsers.expat.ExpatError as exc:
         message = xml.parsers.expat.ErrorString(exc.code)
         raise DataError(
-            f"not well-formed topic XML: {message}", file=source.name, line=exc.lineno
+            f"not well-formed topic XML: {message}", file=name, line=exc.lineno
         ) from None
     except (LookupError, ValueError) as exc:  # an encoding Python lacks or cannot use here
         raise DataError(
-            f"cannot decode the topic XML: {clip(str(exc), 200)}", file=source.name, line=1
+            f"cannot decode the topic XML: {clip(str(exc), 200)}", file=name, line=1
         ) from None
-    if not records:
-        raise DataError("no <topic>/<subtopic> elements found", file=source.name)
-    table = pd.DataFrame(records, columns=["topic", "subtopic", "type", "line"])
-    table.attrs["source"] = source.name  # named in messages about these types
-    return table
+    if not state.records:
+        raise DataError("no <topic>/<subtopic> elements found", file=name)
+    topic, subtopic, kind, line = (
+        np.array(column, dtype=object) for column in zip(*state.records, strict=True)
+    )
+    return Intents(Source(name), topic, subtopic, kind, lines=line.astype(np.int64))

@@ -11,9 +11,7 @@
   double-counts such lines in MAP-IA; NTCIREVAL in the global gain).
 
 A :class:`Qrels` holds numpy arrays read by the vectorised tokenizer of
-:mod:`divaeval.io._tokens` (or, for a large plain file, by pyarrow's CSV reader,
-:mod:`divaeval.io._arrow`, with identical results); :attr:`Qrels.frame` builds a pandas view on
-request.
+:mod:`divaeval.io._tokens`; :attr:`Qrels.frame` builds a pandas view on request.
 """
 
 from __future__ import annotations
@@ -23,17 +21,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.errors import DataError, clip, shown
-from divaeval.io._arrow import split_table
-from divaeval.io._text import Source, read_source, text_column
-from divaeval.io._tokens import (
-    decode,
-    integer_tokens,
-    long_rows,
-    long_token,
-    parse_floats,
-    parse_integers,
-    token_bytes,
-)
+from divaeval.io._numbers import integer_tokens, parse_floats, parse_integers
+from divaeval.io._text import Source, display_name, text_column, text_pieces
+from divaeval.io._tokens import Fields, split_pieces
+from divaeval.io._words import decode, factorize_with_keys, long_rows, long_token, token_bytes
+from divaeval.topics import sort_topics
 
 QRELS_COLUMNS = "topic subtopic docno grade [inf|nav]"
 INTENT_TYPES = ("inf", "nav")
@@ -67,8 +59,6 @@ class Qrels:
         return len(self.grade)
 
     def topics(self) -> list[str]:
-        from divaeval.topics import sort_topics
-
         return sort_topics(self.topic_names)
 
     @property
@@ -99,7 +89,7 @@ def _word(text: bytes) -> np.uint64:
     return np.frombuffer(text.ljust(8, b"\0"), dtype="<u8")[0].astype(np.uint64)
 
 
-def _intent_types(source: Source, fields) -> np.ndarray:
+def _intent_types(source: Source, fields: Fields) -> np.ndarray:
     """Type code of every row (0 where column 5 is absent); an unknown type is an error."""
     words = fields.columns[4]
     short = np.all(words[:, 1:] == 0, axis=1)
@@ -114,7 +104,7 @@ def _intent_types(source: Source, fields) -> np.ndarray:
     return code
 
 
-def _parse_grades(source: Source, fields) -> np.ndarray:
+def _parse_grades(source: Source, fields: Fields) -> np.ndarray:
     """Grades as int64: integers, NTCIR ``L<k>`` labels (all or none), or integral decimals
     (``2.0``, as the C parser took them); |grade| <= GRADE_LIMIT."""
     words = fields.columns[3]
@@ -171,9 +161,9 @@ def _parse_grades(source: Source, fields) -> np.ndarray:
 def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
     """Parse a (diversity or ad hoc) qrels file or an NTCIREVAL Dqrels file (``text``: its
     content in memory, named ``path``)."""
-    source = read_source(path, what="qrels", text=text)
-    fields = split_table(source.data, (3, 4), codes=(0, 1, 2), min_fields=4, max_fields=5)
-    source.set_row_lines(fields)
+    pieces = text_pieces(path, what="qrels", text=text)
+    fields = Fields.joined(list(split_pieces(pieces, (0, 1, 2, 3, 4))))
+    source = Source(display_name(path), fields.lines)
     if fields.n_rows == 0:
         raise DataError("qrels file has no judgments", file=source.name)
 
@@ -188,9 +178,9 @@ def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
 
     type_code = _intent_types(source, fields)
     grades = _parse_grades(source, fields)
-    topic_codes, topic_words, _ = fields.factorize(0)
-    subtopic_codes, subtopic_words, _ = fields.factorize(1)
-    doc_codes, doc_words, _ = fields.factorize(2)
+    topic_codes, topic_words, _ = factorize_with_keys(fields.columns[0])
+    subtopic_codes, subtopic_words, _ = factorize_with_keys(fields.columns[1])
+    doc_codes, doc_words, _ = factorize_with_keys(fields.columns[2])
     qrels = Qrels(
         source=source,
         topic_codes=topic_codes,

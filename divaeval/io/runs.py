@@ -9,36 +9,31 @@ The rank column is kept as text and only checked when ``--order rank`` uses it: 
 the 64-bit range (a larger one is an error, never wrapped around).
 
 A :class:`Run` holds numpy arrays (topic and docno codes, scores), read by the vectorised
-tokenizer of :mod:`divaeval.io._tokens` (or, for a large plain file, by pyarrow's CSV reader,
-:mod:`divaeval.io._arrow`, with identical results); :attr:`Run.frame` builds a pandas view on
-request.
+tokenizer of :mod:`divaeval.io._tokens`; :attr:`Run.frame` builds a pandas view on request.
+:func:`run_blocks` reads a run in blocks of whole topics, so that memory follows the block.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from divaeval.errors import DataError, shown
-from divaeval.io._arrow import split_table
-from divaeval.io._text import Source, read_source, text_column
-from divaeval.io._tokens import (
-    Fields,
-    decode,
-    integer_tokens,
-    parse_floats,
-    parse_integers,
-    split_fields,
-)
+from divaeval.io._numbers import integer_tokens, parse_floats, parse_integers
+from divaeval.io._text import Source, display_name, text_column, text_pieces
+from divaeval.io._tokens import Fields, split_pieces
+from divaeval.io._words import decode, factorize_with_keys
 
 RUN_COLUMNS = "topic Q0 docno rank score tag"
 
 
 @dataclass(eq=False)
 class Run:
-    """One parsed run file; row ``i`` of every array is the ``i``-th line of the file (blank
-    and comment lines aside), so :meth:`line_of` locates it."""
+    """One parsed run file (or a block of whole topics of one); row ``i`` of every array is
+    the ``i``-th line of the file that is not blank or a comment, so :meth:`line_of` locates
+    it."""
 
     name: str
     tag: str
@@ -46,11 +41,12 @@ class Run:
     topic_codes: np.ndarray  # [N] int64: index into ``topics``
     topics: np.ndarray  # [T] str (object): distinct topic ids
     doc_codes: np.ndarray  # [N] int64: index into ``doc_words``
-    doc_words: np.ndarray  # [U, W] uint64: distinct docnos (see divaeval.io._tokens)
+    doc_words: np.ndarray  # [U, W] uint64: distinct docnos (see divaeval.io._words)
     score: np.ndarray  # [N] float64
+    #: [N, W] uint64: the rank column's tokens (parsed only where ``--order rank`` reads them)
+    rank_words: np.ndarray = field(repr=False)
     doc_hashes: np.ndarray | None = field(default=None, repr=False)  # of doc_words, if known
     _frame: object = field(default=None, repr=False)
-    _rank_words: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
     def empty(cls, name: str, tag: str) -> Run:
@@ -58,12 +54,13 @@ class Run:
         return cls(
             name=tag,
             tag=tag,
-            source=Source(name=name, data=b""),
+            source=Source(name),
             topic_codes=np.zeros(0, dtype=np.int64),
             topics=np.zeros(0, dtype=object),
             doc_codes=np.zeros(0, dtype=np.int64),
             doc_words=np.zeros((0, 1), dtype=np.uint64),
             score=np.zeros(0, dtype=np.float64),
+            rank_words=np.zeros((0, 1), dtype=np.uint64),
         )
 
     @property
@@ -75,14 +72,6 @@ class Run:
 
     def __len__(self) -> int:
         return len(self.score)
-
-    @property
-    def rank_words(self) -> np.ndarray:
-        """[N, W] uint64: the rank column's tokens (split again on first use: only
-        ``--order rank`` and :attr:`frame` read it)."""
-        if self._rank_words is None:
-            self._rank_words = split_fields(self.source.data, (3,)).columns[3]
-        return self._rank_words
 
     def docno(self, row: int) -> str:
         """The docno of ``row`` as text."""
@@ -138,20 +127,66 @@ def _parse_scores(source: Source, fields: Fields) -> np.ndarray:
     return scores
 
 
-def read_run(path: str, *, text: str | bytes | None = None, first_line: int = 1) -> Run:
-    """Parse a TREC run file (``-`` = stdin; ``text``: its content in memory, named ``path``,
-    its first line numbered ``first_line``)."""
-    source = read_source(path, what="run", text=text, first_line=first_line)
-    fields = split_table(
-        source.data,
-        (),
-        codes=(0, 2),
-        numbers=(4,),
-        first_row=(5,),
-        min_fields=6,
-        release_memory=False,  # reused by the next read (block) of a run
-    )
-    source.set_row_lines(fields)
+#: the fields a run reader gathers: topic, docno, rank, score (and the first row's tag)
+RUN_FIELDS = (0, 2, 3, 4)
+TAG_FIELD = 5
+
+
+def read_run(path: str, *, text: str | bytes | None = None) -> Run:
+    """Parse a TREC run file (``-`` = stdin; ``text``: its content in memory, named
+    ``path``)."""
+    pieces = text_pieces(path, what="run", text=text)
+    parts = list(split_pieces(pieces, RUN_FIELDS, (TAG_FIELD,)))
+    return run_of(display_name(path), Fields.joined(parts))
+
+
+def run_blocks(path: str, *, block_bytes: int) -> Iterator[Run]:
+    """The run file ``path`` in blocks of whole topics of about ``block_bytes`` of text each
+    (a topic larger than that makes its block larger: a topic is never split), so that memory
+    follows the block, not the file. Each block is a :class:`Run` whose rows are numbered with
+    the lines of the file and whose tag is the file's (its first row's). A run whose lines are
+    not grouped by topic is detected by the caller, which sees a topic in two blocks."""
+    name = display_name(path)
+    held: list[Fields] = []  # rows read and not yet in a block: the last topic, and pieces
+    first_row = None
+    yielded = False
+    for fields in split_pieces(text_pieces(path, what="run"), RUN_FIELDS, (TAG_FIELD,)):
+        if not fields.n_rows:
+            continue
+        first_row = first_row or fields.first_row
+        held.append(fields)
+        if sum(part.n_bytes for part in held) < block_bytes:
+            continue
+        rows = Fields.joined(held)
+        cuts = _topic_cuts(rows.columns[0], block_bytes * rows.n_rows // max(rows.n_bytes, 1))
+        for begin, end in zip([0, *cuts], cuts, strict=False):
+            yield run_of(name, rows.rows(begin, end), first_row)
+            yielded = True
+        held = [rows.rows(cuts[-1], rows.n_rows) if cuts else rows]
+    if held:
+        yield run_of(name, Fields.joined(held), first_row)
+    elif not yielded:
+        raise DataError("run file has no lines", file=name)
+
+
+def _topic_cuts(topics: np.ndarray, rows_per_block: int) -> list[int]:
+    """The rows where blocks of whole topics end: each at the first topic change after at least
+    ``rows_per_block`` rows of its block (none in the last topic, which may go on)."""
+    changes = np.flatnonzero(np.any(topics[1:] != topics[:-1], axis=1)) + 1
+    cuts: list[int] = []
+    at = 0
+    while True:
+        found = int(np.searchsorted(changes, at + max(rows_per_block, 1)))
+        if found == len(changes):
+            return cuts
+        at = int(changes[found])
+        cuts.append(at)
+
+
+def run_of(name: str, fields: Fields, first_row: dict | None = None) -> Run:
+    """The :class:`Run` of the rows ``fields`` of the run file ``name`` (its tag: field 5 of
+    ``first_row``, the file's first row, default the first of ``fields``)."""
+    source = Source(name, fields.lines)
     if fields.n_rows == 0:
         raise DataError("run file has no lines", file=source.name)
 
@@ -162,13 +197,10 @@ def read_run(path: str, *, text: str | bytes | None = None, first_line: int = 1)
         fifth = fields.text(4, row) if found >= 5 else ""
         raise _fail_row(source, row, too_few_columns(found, fifth, first=row == 0))
 
-    scores = fields.numbers.get(4)  # parsed (and finite) when pyarrow read the file
-    if scores is None:
-        scores = _parse_scores(source, fields)
-
-    topic_codes, topic_words, _ = fields.factorize(0)
-    doc_codes, doc_words, doc_hashes = fields.factorize(2)
-    tag = fields.first_row[5]
+    scores = _parse_scores(source, fields)
+    topic_codes, topic_words, _ = factorize_with_keys(fields.columns[0])
+    doc_codes, doc_words, doc_hashes = factorize_with_keys(fields.columns[2])
+    tag = (first_row or fields.first_row)[TAG_FIELD]
     assert tag is not None  # every row has 6 fields (checked above)
     return Run(
         name=tag,
@@ -180,6 +212,7 @@ def read_run(path: str, *, text: str | bytes | None = None, first_line: int = 1)
         doc_words=doc_words,
         doc_hashes=doc_hashes,
         score=scores,
+        rank_words=fields.columns[3],
     )
 
 

@@ -1,0 +1,344 @@
+"""Word matrices: tokens as rows of 64-bit words, and what is done with them.
+
+A field of many rows is held as an [N, W] ``uint64`` matrix (:func:`gather_words`): the
+token's bytes, 8 per word (native little-endian, so in memory the bytes stay in text order),
+zero-padded. Input files hold no NUL byte (the readers reject them), so a token's words
+identify it exactly, and the matrix viewed as bytes is a fixed-width ``S`` array
+(:func:`as_bytes`, no copy). Numeric order of words is not byte order; the byte-swapped words
+are (:func:`byte_ranks`).
+
+A token longer than :data:`LONG_TOKEN_BYTES` is *long*: its row holds one *marker* word
+instead of its bytes, a process-wide id of the token (:func:`long_token`), whose first byte is
+NUL, so it cannot be the start of text. A matrix is thus at most ``LONG_TOKEN_BYTES / 8``
+words wide however long a token is (memory follows the input, not rows × the longest token),
+equal tokens still have equal rows in every file, and the few long tokens take a Python path
+wherever their bytes matter (order, numbers, text).
+
+:func:`factorize` turns a word matrix into integer codes: exact keys for tokens of up to 8
+bytes, otherwise a 64-bit hash that is then verified (a collision falls back to an exact
+lexicographic sort), so codes are never wrong. :class:`TokenTable` finds tokens of one file
+among the distinct tokens of another (a run's docnos among the qrels') the same way, and
+:func:`byte_ranks` orders tokens as ``strcmp`` does, where an order is needed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: _KEEP[r]: mask keeping the first r bytes (0..8) of a little-endian word
+_KEEP = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
+
+#: odd multipliers, one per word position (cycled), for :func:`_hash`
+_MULTIPLIERS = np.array(
+    [(0x9E3779B97F4A7C15 + 2 * j * 0x632BE59BD9B4E019) % 2**64 | 1 for j in range(16)],
+    dtype=np.uint64,
+)
+
+
+#: Tokens longer than this are *long* (see the module docstring). Docnos, topic ids, grades and
+#: scores are far shorter; long tokens are read one by one, in Python.
+LONG_TOKEN_BYTES = 128
+
+#: zero bytes appended to a buffer of text, so that every 8-byte word of a token that is not
+#: long can be read at its start + 8 j (word j), even past the token's end (then masked)
+_PAD = LONG_TOKEN_BYTES + 8
+#: _KEEP_WORD[j][length]: the mask of word j of a token of ``length`` bytes (not long)
+_KEEP_WORD = np.array(
+    [[_KEEP[min(max(length - 8 * j, 0), 8)] for length in range(LONG_TOKEN_BYTES + 1)]
+     for j in range(-(-LONG_TOKEN_BYTES // 8))],
+    dtype=np.uint64,
+)  # fmt: skip
+
+#: The long tokens met so far: bytes -> id (>= 1), and id - 1 -> bytes. Ids are never reused,
+#: so a marker names one token for the life of the process (in every file read).
+_LONG_IDS: dict[bytes, int] = {}
+_LONG_TOKENS: list[bytes] = []
+
+
+def long_token(raw: bytes) -> np.uint64:
+    """The marker word of the long token ``raw``: its id shifted past a NUL first byte."""
+    return np.uint64(_long_number(raw) << 8)
+
+
+def _long_number(raw: bytes) -> int:
+    """The id of the long token ``raw`` (a new one if it is new)."""
+    number = _LONG_IDS.get(raw)
+    if number is None:
+        _LONG_TOKENS.append(raw)
+        number = _LONG_IDS[raw] = len(_LONG_TOKENS)
+    return number
+
+
+def long_rows(words: np.ndarray) -> np.ndarray:
+    """[N] bool: the row holds a long token's marker (first byte NUL, word not zero)."""
+    first = words[:, 0]
+    nul_first = (first & np.uint64(0xFF)) == 0
+    if not nul_first.any():  # the common case: no long token, no missing field
+        return nul_first
+    return nul_first & (first != 0)
+
+
+def token_bytes(words: np.ndarray, row: int) -> bytes:
+    """The bytes of the token in ``row`` of a word matrix (long or not)."""
+    first = int(words[row, 0])
+    if first and not first & 0xFF:
+        return _LONG_TOKENS[(first >> 8) - 1]
+    return words[row].astype("<u8").tobytes().rstrip(b"\0")
+
+
+def gather_words(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """[N, W] uint64: the bytes ``buffer[starts[i] : starts[i] + lengths[i]]`` of each token,
+    little-endian, 8 per word, zero-padded (W = words of the longest token that is not long,
+    at least 1); a long token's row is its marker; a row of length 0 is zero.
+
+    ``buffer``: uint8, readable for at least :data:`_PAD` bytes past every token."""
+    long = lengths > LONG_TOKEN_BYTES
+    long_at = np.flatnonzero(long)
+    long_lengths = lengths[long_at]
+    if len(long_at):
+        lengths = lengths.copy()
+        lengths[long_at] = 0
+    n_words = max(1, -(-int(lengths.max(initial=0)) // 8))
+    shortest = int(lengths.min()) if len(lengths) else 0
+    # word j of every token, contiguous (filling the columns of an [N, W] matrix in place
+    # costs twice as much), transposed at the end
+    word_rows = np.empty((n_words, len(starts)), dtype=np.uint64)
+    for j in range(n_words):  # one vectorised pass per 8 bytes of the longest token
+        # 8-byte words starting at every byte offset from 8 j on (an overlapping strided view;
+        # the padding keeps the word j of every token start inside the buffer)
+        at = np.ndarray((len(buffer) - 7 - 8 * j,), "<u8", buffer, offset=8 * j, strides=(1,))
+        if shortest >= 8 * (j + 1):  # every token fills word j: no bytes of others to mask
+            word_rows[j] = at[starts]
+        else:
+            np.bitwise_and(at[starts], _KEEP_WORD[j][lengths], out=word_rows[j])
+    out = word_rows.T.copy() if n_words > 1 else word_rows.reshape(len(starts), 1)
+    if len(long_at):  # one Python step per long token (at most the text's size / 128)
+        spans = zip(starts[long_at].tolist(), long_lengths.tolist(), strict=True)
+        numbers = [_long_number(buffer[i : i + length].tobytes()) for i, length in spans]
+        out[long_at, 0] = np.array(numbers, dtype=np.uint64) << np.uint64(8)
+    return out
+
+
+def as_bytes(words: np.ndarray) -> np.ndarray:
+    """A word matrix (see :func:`split_fields`) as a fixed-width ``S`` array (one per row)."""
+    n, width = words.shape
+    return np.ascontiguousarray(words, dtype="<u8").view(f"S{8 * width}").reshape(n)
+
+
+def decode(words: np.ndarray) -> np.ndarray:
+    """A word matrix as an object array of ``str`` (UTF-8, surrogateescape).
+
+    A Python object per row: meant for unique values (topics, subtopics) and for building
+    pandas frames on request, not for the evaluation's per-line path. The rows are joined by
+    a newline, which no token holds, and decoded at once (3 times faster than one by one);
+    a long token's row is its marker, whose bytes may be anything, so it is joined empty and
+    decoded alone."""
+    out = np.empty(len(words), dtype=object)
+    if not len(words):
+        return out
+    rows = as_bytes(words).tolist()
+    long_at = np.flatnonzero(long_rows(words)).tolist()
+    for row in long_at:
+        rows[row] = b""
+    out[:] = b"\n".join(rows).decode("utf-8", "surrogateescape").split("\n")
+    for row in long_at:
+        out[row] = token_bytes(words, row).decode("utf-8", "surrogateescape")
+    return out
+
+
+def pad_words(words: np.ndarray, width: int) -> np.ndarray:
+    """``words`` with zero words appended up to ``width`` columns (same tokens)."""
+    if words.shape[1] >= width:
+        return words
+    padded = np.zeros((len(words), width), dtype=words.dtype)
+    padded[:, : words.shape[1]] = words
+    return padded
+
+
+def _hash(words: np.ndarray) -> np.ndarray:
+    """64-bit hash of each row; zero words add nothing, so padding does not change it."""
+    out = np.zeros(len(words), dtype=np.uint64)
+    z = np.empty(len(words), dtype=np.uint64)
+    shifted = np.empty(len(words), dtype=np.uint64)
+    for j in range(words.shape[1]):  # (in place: no temporary arrays per step)
+        np.multiply(words[:, j], _MULTIPLIERS[j % len(_MULTIPLIERS)], out=z)
+        z ^= np.right_shift(z, np.uint64(31), out=shifted)
+        z *= np.uint64(0xBF58476D1CE4E5B9)
+        z ^= np.right_shift(z, np.uint64(29), out=shifted)
+        out += z
+    return out
+
+
+def _exact_codes(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, first row of each code) by a lexicographic sort of the words: byte order."""
+    n = len(words)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    order = np.lexsort(words.byteswap().T[::-1])  # byte-swapped: numeric order = byte order
+    ordered = words[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=new[1:])
+    group = np.cumsum(new) - 1
+    codes = np.empty(n, dtype=np.int64)
+    codes[order] = group
+    return codes, order[new]
+
+
+def factorize(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes [N] int64, uniques [U, W]) of the rows of a word matrix: ``uniques[codes]``
+    equals ``words``. Uniques are in no particular order (see :func:`byte_ranks`)."""
+    codes, uniques, _ = factorize_with_keys(words)
+    return codes, uniques
+
+
+def factorize_with_keys(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """:func:`factorize`, plus the uniques' :class:`TokenTable` probe keys when they come for
+    free (their hashes; None otherwise)."""
+    n, width = words.shape
+    head = words[:4096]  # (rows that differ from the row above in most of these: not worth it)
+    if n > 1 and 2 * np.count_nonzero(np.any(head[1:] != head[:-1], axis=1)) < len(head):
+        # columns such as topic ids repeat in long runs: factorize one row per run (runs of
+        # two rows on average pay already: the docnos of the 2012 qrels, 3.7 lines each,
+        # 5.1 ms -> 3.2)
+        change = np.flatnonzero(np.any(words[1:] != words[:-1], axis=1)) + 1
+        if len(change) < n // 2:
+            starts = np.empty(len(change) + 1, dtype=np.int64)
+            starts[0], starts[1:] = 0, change
+            run_codes, uniques, keys = _factorize_rows(np.take(words, starts, axis=0))
+            return np.repeat(run_codes, np.diff(np.append(starts, n))), uniques, keys
+    return _factorize_rows(words)
+
+
+def _factorize_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    if words.shape[1] == 1:  # the word is the token: exact
+        uniques, codes, _ = unique_inverse(words[:, 0])
+        return codes, uniques[:, None], None
+    hashes, codes, first = unique_inverse(_hash(words))
+    if not _groups_agree(words, codes, first):  # a hash collision: sort exactly
+        codes, first = _exact_codes(words)
+        return codes, np.take(words, first, axis=0), None
+    # (np.take: several times faster than words[first] for a matrix)
+    return codes, np.take(words, first, axis=0), hashes  # hashes[c]: the hash of unique c
+
+
+def _groups_agree(words: np.ndarray, codes: np.ndarray, first: np.ndarray) -> bool:
+    """Every row equals the row ``first`` names for its code (no two tokens share a hash)."""
+    repeated = np.flatnonzero(first[codes] != np.arange(len(codes)))  # rows not their own first
+    others = np.take(words, first[codes[repeated]], axis=0)
+    return bool(np.array_equal(np.take(words, repeated, axis=0), others))
+
+
+def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(uniques, codes, first) of uint64 ``keys``: the distinct keys in increasing order,
+    ``uniques[codes] == keys`` (int64 codes), and the first row holding each unique; what
+    ``np.unique(keys, return_inverse=True, return_index=True)`` gives, faster
+    (:func:`_sort_order`)."""
+    n = len(keys)
+    order = _sort_order(keys)
+    ordered = keys[order]
+    new = np.empty(n, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    codes = np.empty(n, dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return ordered[new], codes, order[new]
+
+
+def _sort_order(keys: np.ndarray) -> np.ndarray:
+    """[N] int64: a stable argsort of uint64 ``keys``, by numpy's (vectorised) sort of the
+    keys with the row number packed into their low bits, 2-3 times faster than ``argsort``.
+
+    Keys that leave room for the row number (short tokens as words) are shifted left to make
+    it; others (hashes) give up their low bits to it, which orders them by their high bits
+    only: if that misorders two keys (different keys sharing their high bits: about 3 % of
+    hash columns of a million rows), it is ``argsort`` after all."""
+    n = len(keys)
+    bits = max(1, (n - 1).bit_length())
+    if n < 2 or bits > 32:
+        return np.argsort(keys, kind="stable")
+    row = np.arange(n, dtype=np.uint64)
+    low = np.uint64((1 << bits) - 1)
+    if int(keys.max()) >> (64 - bits) == 0:  # room: shift
+        packed = keys << np.uint64(bits)
+        packed |= row
+        packed.sort()
+        packed &= low
+        return packed.astype(np.int64)
+    packed = keys & ~low
+    packed |= row
+    packed.sort()
+    packed &= low
+    order = packed.astype(np.int64)
+    ordered = keys[order]
+    if (ordered[1:] < ordered[:-1]).any():
+        return np.argsort(keys, kind="stable")
+    return order
+
+
+def byte_ranks(words: np.ndarray) -> np.ndarray:
+    """[N] int64 dense ranks of the rows of a word matrix in byte (``strcmp``) order."""
+    rows = np.flatnonzero(long_rows(words))
+    if not len(rows):
+        return _exact_codes(words)[0]
+    # A long token is longer than a row: it sorts as its first 8·W bytes, after a token equal
+    # to them (a proper prefix sorts first), and among long tokens with that prefix by its
+    # bytes. An extra last column carries that tie-break (pre-swapped: _exact_codes sorts
+    # byte-swapped words).
+    width = words.shape[1]
+    texts = [token_bytes(words, row) for row in rows.tolist()]
+    keys = np.empty((len(words), width + 1), dtype=np.uint64)
+    keys[:, :width] = words
+    keys[:, width] = 0
+    keys[rows, :width] = np.frombuffer(
+        b"".join(text[: 8 * width].ljust(8 * width, b"\0") for text in texts), dtype="<u8"
+    ).reshape(len(rows), width)
+    position = {text: i + 1 for i, text in enumerate(sorted(set(texts)))}
+    keys[rows, width] = np.array([position[text] for text in texts], dtype=np.uint64).byteswap()
+    return _exact_codes(keys)[0]
+
+
+class TokenTable:
+    """Distinct tokens (a word matrix without repeated rows) prepared for :meth:`find`."""
+
+    def __init__(self, words: np.ndarray):
+        self.words = words
+        self._keys: dict[int, tuple] = {}  # padded width -> (sorted keys, order, padded words)
+
+    def _prepared(self, width: int) -> tuple:
+        if width not in self._keys:
+            table = pad_words(self.words, width)
+            keys = table[:, 0] if width == 1 else _hash(table)
+            order = _sort_order(keys)
+            keys = keys[order]
+            unique = not (keys[1:] == keys[:-1]).any()  # else two tokens share a hash
+            self._keys[width] = (keys, order, table, unique)
+        return self._keys[width]
+
+    def find(self, words: np.ndarray, hashes: np.ndarray | None = None) -> np.ndarray:
+        """Row of the table holding each row of ``words``, or -1 where the token is not in
+        the table. Exact. ``hashes``: the rows' hashes if known (from
+        :func:`factorize_with_keys`)."""
+        width = max(self.words.shape[1], words.shape[1])
+        keys, order, table, unique = self._prepared(width)
+        words = pad_words(words, width)
+        if not unique:  # sort table and probes together, exactly
+            codes, _ = _exact_codes(np.concatenate([table, words]))
+            row_of_code = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
+            row_of_code[codes[: len(table)]] = np.arange(len(table))
+            return row_of_code[codes[len(table) :]]
+        # (the hash ignores zero padding, so known hashes of narrower rows serve)
+        if hashes is None or width == 1:
+            hashes = words[:, 0] if width == 1 else _hash(words)
+        probes = hashes
+        if len(keys) == 0:
+            return np.full(len(words), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(keys, probes), len(keys) - 1)
+        hit = np.flatnonzero(keys[at] == probes)  # the hash found: compare the words of those
+        rows = order[at[hit]]
+        same = table[rows, 0] == words[hit, 0]
+        for column in range(1, width):
+            same &= table[rows, column] == words[hit, column]
+        found = np.full(len(words), -1, dtype=np.int64)
+        found[hit[same]] = rows[same]
+        return found
