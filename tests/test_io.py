@@ -984,11 +984,11 @@ def test_topic_types_from_text():
 def test_unique_keys_is_numpys_unique_with_inverse(case):
     # the qrels index's keys: counted where the bound is small next to their number, sorted
     # where it is not (both ways are drawn)
-    from divaeval.judged import _unique_keys
+    from divaeval.judged.pools import unique_keys
 
     bound, keys = case
     key = np.array(keys, dtype=np.int64)
-    uniques, inverse = _unique_keys(key, bound)
+    uniques, inverse = unique_keys(key, bound)
     want_uniques, want_inverse = np.unique(key, return_inverse=True)
     assert uniques.tolist() == want_uniques.tolist()
     assert inverse.tolist() == want_inverse.reshape(-1).tolist()

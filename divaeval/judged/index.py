@@ -1,0 +1,131 @@
+"""The qrels prepared for joining runs (:class:`QrelsIndex`): one row per judged (topic, docno)
+with its grade per subtopic column, found from a run's (topic, docno) codes by a direct table
+(or a search of sorted keys, for collections too large for one), and the material of every
+qrels topic (:mod:`.pools`, :mod:`.intents`), built once per qrels file."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from divaeval.errors import check_rel_level
+from divaeval.io import Intents, Qrels
+from divaeval.io._words import TokenTable
+from divaeval.judged.intents import intent_weights
+from divaeval.judged.material import TopicMaterial
+from divaeval.judged.pools import (
+    DENSE_KEYS,
+    ideal_pools,
+    judged_documents,
+    subtopic_columns,
+    topic_counts,
+)
+from divaeval.topics import sort_topics
+
+#: the most topic selections whose material :meth:`QrelsIndex.material` keeps (runs sharing
+#: their topics share one; a run streamed in blocks would otherwise keep one per block)
+MATERIALS_KEPT = 8
+
+
+class QrelsIndex:
+    """The qrels prepared for joining runs: one row per judged (topic, docno)."""
+
+    def __init__(
+        self,
+        qrels: Qrels,
+        *,
+        rel_level: int = 1,
+        intents: Intents | None = None,
+        topic_types=None,
+        normalize_intents: bool = False,
+    ):
+        check_rel_level(rel_level)
+        self.qrels = qrels
+        self.rel_level = rel_level
+        self.topics = np.array(sort_topics(qrels.topic_names), dtype=object)
+        self.topic_code_of = {topic: code for code, topic in enumerate(self.topics.tolist())}
+        code_of_name = np.array([self.topic_code_of[t] for t in qrels.topic_names], np.int64)
+        topic_code = code_of_name[qrels.topic_codes]
+        n_topics = len(self.topics)
+        self.doc_table = TokenTable(qrels.doc_words)
+        self.n_docs = max(len(qrels.doc_words), 1)
+        columns = subtopic_columns(topic_code, qrels.subtopic_codes, qrels.subtopic_names, n_topics)
+        self.width = columns.width
+        judged = judged_documents(
+            topic_code, qrels.doc_codes, qrels.grade, columns, n_topics, self.n_docs
+        )
+        self.judged_grades = judged.grades
+        self.judged_row_of_key: np.ndarray | None = None
+        self.judged_keys: np.ndarray | None = None
+        if n_topics * self.n_docs <= DENSE_KEYS:  # a direct table: key -> judged row
+            self.judged_row_of_key = np.full(n_topics * self.n_docs, len(judged.keys), np.int32)
+            self.judged_row_of_key[judged.keys] = np.arange(len(judged.keys))
+        else:
+            self.judged_keys = judged.keys
+        counts = topic_counts(judged, topic_code, qrels.grade, columns, n_topics, rel_level)
+        pools = ideal_pools(judged, qrels.doc_words, n_topics)
+        weight, nav = intent_weights(
+            self.topics,
+            columns,
+            counts.relevant_count > 0,
+            qrels,
+            topic_code,
+            intents=intents,
+            topic_types=topic_types,
+            normalize=normalize_intents,
+        )
+        self.material_all = TopicMaterial(
+            topics=self.topics.copy(),
+            subtopics=columns.subtopics,
+            subtopic_valid=columns.valid,
+            max_grade=counts.max_grade,
+            relevant_count=counts.relevant_count,
+            pool_grades=pools.grades,
+            pool_size=pools.size,
+            judged_count=counts.judged_count,
+            intent_weight=weight,
+            intent_nav=nav,
+            rel_level=rel_level,
+            qrels_max_grade=max(int(qrels.grade.max()), 0),
+            judged_nonnegative=counts.judged_nonnegative,
+            grade_levels=counts.grade_levels,
+            level_counts=counts.level_counts,
+            pool_rows=pools.rows,
+            pool_lines=pools.lines,
+        )
+        self._materials: dict[bytes, TopicMaterial] = {}
+
+    @property
+    def topic_index(self):
+        """The qrels topics, sorted, as a pandas Index (for pandas-based analyses)."""
+        import pandas as pd
+
+        return pd.Index(self.topics, dtype=object)
+
+    def judged_rows(self, topic_code: np.ndarray, doc_code: np.ndarray) -> np.ndarray:
+        """Row of ``judged_grades`` of each (qrels topic code, qrels doc code) pair; the last
+        row (all zeros, unjudged) where the pair has no judgment or ``doc_code`` is -1."""
+        unjudged = len(self.judged_grades) - 1
+        known = doc_code >= 0
+        key = topic_code * self.n_docs + np.where(known, doc_code, 0)
+        if self.judged_row_of_key is not None:
+            rows = self.judged_row_of_key[key]
+        else:
+            keys = self.judged_keys
+            assert keys is not None  # the sorted-keys index is used when the table is not
+            at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+            rows = np.where(keys[at] == key, at, unjudged)
+        return np.where(known, rows, unjudged)
+
+    def material(self, codes: np.ndarray) -> TopicMaterial:
+        """The material of the qrels topics with the given codes, in that order (all of them,
+        in order: the root material itself, no copy)."""
+        if len(codes) == len(self.topics) and np.array_equal(codes, np.arange(len(codes))):
+            return self.material_all
+        key = codes.tobytes()
+        material = self._materials.pop(key, None)
+        if material is None:
+            material = self.material_all.take(codes)
+        self._materials[key] = material  # the most recent last
+        while len(self._materials) > MATERIALS_KEPT:  # blocks of a streamed run differ
+            del self._materials[next(iter(self._materials))]
+        return material

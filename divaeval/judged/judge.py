@@ -1,0 +1,261 @@
+"""Joining a run with the qrels (:func:`judge_run`): ordering, depth truncation and duplicate
+handling of the run's rankings, then one lookup of every ranked (topic, docno) in the
+:class:`~divaeval.judged.index.QrelsIndex`; and the in-memory shortcuts of tests and analyses
+(:func:`judge_texts`, :func:`trec_run_text`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from divaeval.errors import DataError, warn
+from divaeval.io import Run, parse_ranks, read_intents, read_qrels, read_run
+from divaeval.io._words import byte_ranks
+from divaeval.judged.index import QrelsIndex
+from divaeval.judged.material import rows_view
+from divaeval.judged.pools import DENSE_KEYS
+from divaeval.judged.rankings import JudgedRankings
+from divaeval.settings import Order, Settings
+from divaeval.topics import sort_topics
+
+
+def _order_rows(run: Run, rows: np.ndarray, topic_code: np.ndarray, order: Order) -> np.ndarray:
+    """Permutation of ``rows`` (rows of ``run``; ``topic_code`` their qrels topic codes)
+    grouping topics (by code) and ranking documents within each topic."""
+    if len(rows) == 0:  # no topic in common with the qrels: nothing to order
+        return np.arange(0)
+    if order == "file":
+        return np.argsort(topic_code, kind="stable")
+    if order == "rank":
+        ranks = parse_ranks(run, rows)
+        perm = np.lexsort((ranks, topic_code))
+        same = (np.diff(topic_code[perm]) == 0) & (np.diff(ranks[perm]) == 0)
+        if same.any():
+            i = int(np.flatnonzero(same)[0])
+            first, row = int(rows[perm[i]]), int(rows[perm[i + 1]])
+            raise DataError(
+                f"duplicate rank {ranks[perm[i]]} for topic "
+                f"{run.topics[run.topic_codes[first]]} (also at line {run.line_of(first)}); "
+                "--order rank needs distinct ranks",
+                file=run.path,
+                line=run.line_of(row),
+            )
+        return perm
+    scores = run.score[rows]
+    if order == "score-file":  # a stable sort by score: ties keep their file order
+        return np.lexsort((np.arange(len(rows)), -scores, topic_code))
+    # Run files are usually grouped by topic and sorted by score: a stable sort by topic (fast
+    # on such runs) is then the whole permutation; otherwise sort by (topic, -score).
+    if (topic_code[1:] >= topic_code[:-1]).all():  # already grouped in topic code order
+        perm = np.arange(len(topic_code))
+        s_sorted, t_sorted = scores, topic_code
+    else:
+        perm = np.argsort(topic_code, kind="stable")
+        s_sorted, t_sorted = scores[perm], topic_code[perm]
+    same_topic = t_sorted[1:] == t_sorted[:-1]
+    if (same_topic & (s_sorted[1:] > s_sorted[:-1])).any():
+        perm = np.lexsort((-scores, topic_code))
+        s_sorted, t_sorted = scores[perm], topic_code[perm]
+        same_topic = t_sorted[1:] == t_sorted[:-1]
+    tie_next = same_topic & (s_sorted[1:] == s_sorted[:-1])
+    if tie_next.any():
+        # Break score ties by docno descending (byte order, as trec_eval's strcmp).
+        in_tie = np.zeros(len(perm), dtype=bool)
+        in_tie[:-1] |= tie_next
+        in_tie[1:] |= tie_next
+        group = np.cumsum(np.r_[True, ~tie_next])  # equal (topic, score) runs share a group
+        positions = np.flatnonzero(in_tie)
+        doc_rank = byte_ranks(run.doc_words[run.doc_codes[rows[perm[positions]]]])
+        if order == "score-docno-asc":
+            doc_rank = -doc_rank
+        within = np.lexsort((-doc_rank, group[positions]))
+        perm[positions] = perm[positions][within]
+    return perm
+
+
+def _has_repeats(keys: np.ndarray, bound: int) -> bool:
+    """Whether an int64 key in [0, ``bound``) occurs twice: by marking a table when the bound
+    is small (no sort), else by sorting."""
+    if bound > 4 * DENSE_KEYS:
+        ordered = np.sort(keys)
+        return bool((ordered[1:] == ordered[:-1]).any())
+    seen = np.zeros(bound, dtype=bool)
+    seen[keys] = True
+    return int(np.count_nonzero(seen)) < len(keys)
+
+
+def _positions(topics_in_order: np.ndarray) -> np.ndarray:
+    """0-based position of each element within its run of equal topics."""
+    start = np.r_[True, topics_in_order[1:] != topics_in_order[:-1]]
+    first = np.flatnonzero(start)
+    counts = np.diff(np.r_[first, len(topics_in_order)])
+    return np.arange(len(topics_in_order)) - np.repeat(first, counts)
+
+
+def _run_topic_codes(run: Run, index: QrelsIndex) -> np.ndarray:
+    """Qrels topic code of each of the run's distinct topics (-1: not in the qrels)."""
+    return np.array([index.topic_code_of.get(t, -1) for t in run.topics], dtype=np.int64)
+
+
+@dataclass(eq=False)
+class _Ranking:
+    """A run's rows in ranking order, each kept one with its 0-based rank in its topic."""
+
+    topic: np.ndarray  # [K] int64: the qrels topic code of each kept row (ascending)
+    row: np.ndarray  # [K] int64: the run's row
+    position: np.ndarray  # [K] int64: its rank within its topic
+    run_topics: np.ndarray  # the qrels topic codes of the run's topics, ascending
+    dropped: int  # repeated docnos dropped (--dedupe first)
+
+
+def judge_run(
+    run: Run,
+    index: QrelsIndex,
+    settings: Settings,
+    *,
+    topics: np.ndarray | None = None,
+    warn_duplicates: bool = True,
+) -> JudgedRankings:
+    """Order, truncate and check ``run``, and join it with the qrels (see the module doc).
+
+    ``topics``: the qrels topic codes to evaluate (ascending; default: the run's topics, or
+    every qrels topic with ``settings.complete``). ``warn_duplicates=False`` leaves the warning
+    about dropped repeated docnos to the caller (``dropped_duplicates`` counts them)."""
+    ranking = _ranking(run, index, settings, warn_duplicates)
+    if topics is not None:
+        eval_codes = np.asarray(topics, dtype=np.int64)
+    elif settings.complete:
+        eval_codes = np.arange(len(index.topics))
+    else:
+        eval_codes = ranking.run_topics
+    row_of_code = np.full(len(index.topics), -1, dtype=np.int64)
+    row_of_code[eval_codes] = np.arange(len(eval_codes))
+
+    qdoc = index.doc_table.find(run.doc_words, run.doc_hashes)[run.doc_codes[ranking.row]]
+    known = np.flatnonzero(qdoc >= 0)  # docnos the qrels know (for any topic)
+    jrow = index.judged_rows(ranking.topic[known], qdoc[known])
+    hit = jrow < len(index.judged_grades) - 1
+    known, jrow = known[hit], jrow[hit]  # the judged documents, and their qrels rows
+
+    n_topics = len(eval_codes)
+    depth = int(ranking.position.max(initial=-1)) + 1
+    trow = row_of_code[ranking.topic]
+    cell = trow * depth + ranking.position  # flat [T, D] cell of each ranked document
+    scores: np.ndarray = np.zeros(n_topics * depth, dtype=np.float64)
+    scores[cell] = run.score[ranking.row]
+    grades: np.ndarray = np.zeros((n_topics * depth, index.width), dtype=np.int16)
+    rows_view(grades)[cell[known]] = rows_view(index.judged_grades)[jrow]
+    judged: np.ndarray = np.zeros(n_topics * depth, dtype=bool)
+    judged[cell[known]] = True
+    doc_rows: np.ndarray = np.full(n_topics * depth, -1, dtype=np.int64)
+    doc_rows[cell[known]] = jrow
+    in_run = np.zeros(n_topics, dtype=bool)
+    in_run[row_of_code[ranking.run_topics]] = True
+    return JudgedRankings(
+        run_name=run.name,
+        material=index.material(eval_codes),
+        grades=grades.reshape(n_topics, depth, index.width),
+        judged=judged.reshape(n_topics, depth),
+        length=np.bincount(trow, minlength=n_topics).astype(np.int64),
+        in_run=in_run,
+        settings=settings,
+        scores=scores.reshape(n_topics, depth),
+        doc_rows=doc_rows.reshape(n_topics, depth),
+        topic_codes=eval_codes,
+        dropped_duplicates=ranking.dropped,
+    )
+
+
+def _ranking(run: Run, index: QrelsIndex, settings: Settings, warn_duplicates: bool):
+    """The :class:`_Ranking` of ``run``'s rows of qrels topics: in ranking order
+    (``settings.ranking_order``), repeated docnos dropped or refused (``settings.dedupe``), cut
+    at ``settings.depth``."""
+    topic_code = _run_topic_codes(run, index)[run.topic_codes]
+    rows = np.arange(len(topic_code))
+    run_only = topic_code < 0
+    if run_only.any():
+        rows = rows[~run_only]
+        topic_code = topic_code[rows]
+    perm = _order_rows(run, rows, topic_code, settings.ranking_order)
+    topic_sorted = topic_code[perm]
+    rows_sorted = rows[perm]
+    n_docs = max(len(run.doc_words), 1)
+    pair = topic_sorted * n_docs + run.doc_codes[rows_sorted]
+    duplicate = _repeated(pair, (int(topic_sorted.max(initial=0)) + 1) * n_docs)
+    keep = np.ones(len(perm), dtype=bool)
+    dropped = 0
+    if settings.dedupe == "first" and duplicate.any():
+        dropped = int(duplicate.sum())
+        if warn_duplicates:
+            warn(f"{dropped} repeated docnos dropped (kept the highest-ranked copy)", file=run.path)
+        keep &= ~duplicate
+    position = np.full(len(perm), -1, dtype=np.int64)
+    position[keep] = _positions(topic_sorted[keep])
+    if settings.depth is not None:
+        keep &= position < settings.depth
+    if settings.dedupe == "error" and (duplicate & keep).any():
+        i = int(np.flatnonzero(duplicate & keep)[0])
+        first = int(np.flatnonzero((pair == pair[i]) & keep)[0])
+        row_first, row = int(rows_sorted[first]), int(rows_sorted[i])
+        raise DataError(
+            f"duplicate docno {run.docno(row)} for topic {run.topics[run.topic_codes[row]]} "
+            f"(also at line {run.line_of(row_first)}); use --dedupe first to keep the "
+            "first copy",
+            file=run.path,
+            line=run.line_of(row),
+        )
+    # every order groups topics by ascending code: distinct topics without a sort
+    run_topics = topic_sorted[np.r_[True, topic_sorted[1:] != topic_sorted[:-1]][: len(perm)]]
+    if keep.all():
+        return _Ranking(topic_sorted, rows_sorted, position, run_topics, dropped)
+    return _Ranking(topic_sorted[keep], rows_sorted[keep], position[keep], run_topics, dropped)
+
+
+def _repeated(pair: np.ndarray, bound: int) -> np.ndarray:
+    """[K] bool: the int64 key in [0, ``bound``) occurred earlier (every copy after the
+    first, in order)."""
+    duplicate = np.zeros(len(pair), dtype=bool)
+    if _has_repeats(pair, bound):
+        by_pair = np.argsort(pair, kind="stable")
+        duplicate[by_pair[1:]] = pair[by_pair[1:]] == pair[by_pair[:-1]]
+    return duplicate
+
+
+def run_only_topics(run: Run, index: QrelsIndex) -> list[str]:
+    """Topics of ``run`` that the qrels do not judge, sorted."""
+    return sort_topics(run.topics[_run_topic_codes(run, index) < 0])
+
+
+def trec_run_text(pairs, tag: str = "run") -> str:
+    """TREC run lines for ``(topic, docno)`` pairs given in ranking order: ranks 1, 2, … and
+    strictly decreasing scores per topic, so that every ordering rule gives that ranking."""
+    lines = []
+    rank: dict[str, int] = {}
+    for topic, docno in pairs:
+        rank[topic] = rank.get(topic, 0) + 1
+        lines.append(f"{topic} Q0 {docno} {rank[topic]} {-rank[topic]} {tag}")
+    return "\n".join(lines) + "\n"
+
+
+def judge_texts(
+    qrels: str,
+    runs,
+    *,
+    intents: str | None = None,
+    settings: Settings | None = None,
+) -> list[JudgedRankings]:
+    """Judge runs given as text against qrels (and intents) given as text: the in-memory
+    equivalent of reading the files (same parsers, checks and join). Messages name the inputs
+    ``<qrels>``, ``<intents>`` and ``<run 1>``, ``<run 2>``, …"""
+    settings = settings or Settings()
+    index = QrelsIndex(
+        read_qrels("<qrels>", text=qrels),
+        rel_level=settings.rel_level,
+        intents=read_intents("<intents>", text=intents) if intents is not None else None,
+        normalize_intents=settings.normalize_intents,
+    )
+    return [
+        judge_run(read_run(f"<run {i}>", text=text), index, settings)
+        for i, text in enumerate(runs, start=1)
+    ]

@@ -1,0 +1,122 @@
+"""The qrels side of a set of topics (:class:`TopicMaterial`): subtopic ids, which subtopics
+have relevant documents, intent weights and types, and the topic's *ideal material*, the grades
+of every positively judged document (the pool from which ideal rankings are built), ordered by
+docno descending so that "ties go to the largest docno" (ndeval) is "first wins"."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(eq=False)
+class TopicMaterial:
+    """The qrels side of ``T`` topics (see the module docstring). Shapes: ``S`` = the largest
+    number of subtopics of a topic, ``P`` = the largest pool of positively judged documents."""
+
+    topics: np.ndarray  # [T] str
+    subtopics: np.ndarray  # [T, S] str, "" where the column is padding
+    subtopic_valid: np.ndarray  # [T, S] bool: the column is a real subtopic of the topic
+    max_grade: np.ndarray  # [T, S] int: the largest grade of the subtopic (0 if none > 0)
+    relevant_count: np.ndarray  # [T, S] int: documents with grade >= rel_level
+    pool_grades: np.ndarray  # [T, P, S] int16: positively judged docs, docno descending
+    pool_size: np.ndarray  # [T] int
+    judged_count: np.ndarray  # [T] int: distinct judged documents (any grade)
+    intent_weight: np.ndarray  # [T, S] float: intent probabilities (0 on padding)
+    intent_nav: np.ndarray  # [T, S] bool: navigational intent
+    rel_level: int
+    #: the largest grade anywhere in the qrels file (every topic, not only these): the scale
+    #: maximum G of collection-wide grade mappings such as textbook ERR's (2^g − 1)/2^G
+    qrels_max_grade: int = 0
+    #: [T] int: judged documents whose largest qrels grade is >= 0 (trec_eval's num_rel at
+    #: ``-l 0`` or below, where negative grades stay "judged but never relevant")
+    judged_nonnegative: np.ndarray | None = None
+    #: [L] int: every distinct per-document grade (a document's largest grade over its
+    #: subtopic lines) in the qrels file, ascending; ``level_counts[t, l]`` [T, L] counts the
+    #: judged documents of topic t whose grade is ``grade_levels[l]`` (gain-mapped ideals)
+    grade_levels: np.ndarray | None = None
+    level_counts: np.ndarray | None = None
+    #: [T, P] int: the qrels-index row of each pool document (-1 on padding) and the file line
+    #: (0-based) of its first qrels line; pool order as ``pool_grades``
+    pool_rows: np.ndarray | None = None
+    pool_lines: np.ndarray | None = None
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
+    #: (root material, rows of the root) when taken from another material; see :meth:`root`
+    origin: tuple | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def relevant_subtopic(self) -> np.ndarray:
+        """[T, S] bool: the subtopic has at least one document with grade >= rel_level."""
+        return self.relevant_count > 0
+
+    def relevant_documents(self, level: int) -> np.ndarray:
+        """[T] int: trec_eval's num_rel on per-document grades (max over subtopics): judged
+        documents with grade >= ``level`` (and >= 0: negative grades are never relevant)."""
+        key = ("relevant_documents", level)
+        if key not in self.cache:
+            if level >= 1 or self.judged_nonnegative is None:
+                counts = (self.pool_grades.max(axis=2) >= max(level, 1)).sum(axis=1)
+            else:
+                counts = self.judged_nonnegative
+            self.cache[key] = np.asarray(counts, dtype=np.int64)
+        return self.cache[key]
+
+    @property
+    def n_relevant_subtopics(self) -> np.ndarray:
+        """[T] int: S of ndeval, the number of subtopics with a relevant document."""
+        return self.relevant_subtopic.sum(axis=1)
+
+    def root(self) -> tuple[TopicMaterial, np.ndarray | None]:
+        """(the material this one was taken from, its rows there); (self, None) for a root.
+        Per-topic values that depend only on the qrels (ideal rankings) are computed once on
+        the root and shared by every topic subset, run and resampled copy."""
+        if self.origin is None:
+            return self, None
+        return self.origin
+
+    def take(self, rows: np.ndarray) -> TopicMaterial:
+        root, base = self.root()
+        rows = np.asarray(rows)
+        return TopicMaterial(
+            origin=(root, rows if base is None else base[rows]),
+            topics=self.topics[rows],
+            subtopics=self.subtopics[rows],
+            subtopic_valid=self.subtopic_valid[rows],
+            max_grade=self.max_grade[rows],
+            relevant_count=self.relevant_count[rows],
+            pool_grades=self.pool_grades[rows],
+            pool_size=self.pool_size[rows],
+            judged_count=self.judged_count[rows],
+            intent_weight=self.intent_weight[rows],
+            intent_nav=self.intent_nav[rows],
+            rel_level=self.rel_level,
+            qrels_max_grade=self.qrels_max_grade,
+            judged_nonnegative=_rows_of(self.judged_nonnegative, rows),
+            grade_levels=self.grade_levels,
+            level_counts=_rows_of(self.level_counts, rows),
+            pool_rows=_rows_of(self.pool_rows, rows),
+            pool_lines=_rows_of(self.pool_lines, rows),
+        )
+
+    def judged_at_least(self, level: int) -> np.ndarray:
+        """[T] int: judged documents whose (per-document) grade is >= ``level``."""
+        if self.level_counts is None or self.grade_levels is None:
+            raise AssertionError("material without grade levels")
+        return self.level_counts[:, np.asarray(self.grade_levels >= level)].sum(axis=1)
+
+    def judged_nonrelevant(self, level: int) -> np.ndarray:
+        """[T] int: judged documents with 0 <= grade < ``level`` (trec_eval's judged
+        nonrelevant documents; negative grades are "pooled but unjudged")."""
+        nonnegative = self.judged_at_least(0)
+        return nonnegative - self.relevant_documents(level) if level > 0 else 0 * nonnegative
+
+
+def _rows_of(values: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
+    return None if values is None else values[rows]
+
+
+def rows_view(matrix: np.ndarray) -> np.ndarray:
+    """The rows of a C-contiguous 2-D array as a 1-D array of records (a view): numpy gathers
+    and scatters short rows (a grade per subtopic) a few times faster this way."""
+    return matrix.view(np.dtype((np.void, matrix.shape[1] * matrix.itemsize)))[:, 0]

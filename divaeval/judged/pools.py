@@ -1,0 +1,208 @@
+"""What the qrels say about each topic, built once per qrels file for :class:`~divaeval.judged.
+index.QrelsIndex`:
+
+- :func:`subtopic_columns`: the column of each subtopic within its topic (subtopics ascending,
+  numerically when all are integers, as ndeval iterates them);
+- :func:`judged_documents`: one row per judged (topic, docno), its grade per subtopic column;
+- :func:`topic_counts`: per topic, the largest grade and the relevant documents of each
+  subtopic, the judged documents, and the documents of each grade level;
+- :func:`ideal_pools`: the *ideal material*, the grades of every positively judged document of
+  a topic (the pool from which ideal rankings are built), ordered by docno descending so that
+  "ties go to the largest docno" (ndeval) is "first wins".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from divaeval.io._words import byte_ranks
+from divaeval.judged.material import rows_view
+from divaeval.topics import sort_topics
+
+#: integer keys below this bound are deduplicated by counting (no sort), and joins use a
+#: direct (topic, docno) -> judgment table of that many cells (4 bytes each)
+DENSE_KEYS = 1 << 22
+
+
+def unique_keys(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` for int64 keys in [0, bound): by counting when
+    the bound is small, also next to the number of keys (no sort), else by sorting."""
+    if bound > min(DENSE_KEYS, 32 * len(key)):
+        uniques, inverse = np.unique(key, return_inverse=True)
+        return uniques, inverse.reshape(-1)
+    present = np.zeros(bound, dtype=bool)
+    present[key] = True
+    uniques = np.flatnonzero(present)
+    # each present key's rank, written where it is (the other cells are never read): half
+    # the time of a running count over the whole bound
+    rank = np.empty(bound, dtype=np.int64)
+    rank[uniques] = np.arange(len(uniques))
+    return uniques, rank[key]
+
+
+@dataclass(eq=False)
+class SubtopicColumns:
+    """The subtopics of every topic as columns: ``column[i]`` of qrels line i's subtopic,
+    ``subtopics[t, s]`` the id of column s of topic t (``""`` where the column is padding)."""
+
+    column: np.ndarray  # [N] int64
+    subtopics: np.ndarray  # [T, S] str (object)
+
+    @property
+    def width(self) -> int:
+        return self.subtopics.shape[1]
+
+    @property
+    def valid(self) -> np.ndarray:
+        """[T, S] bool: the column is a real subtopic of the topic."""
+        return self.subtopics != ""
+
+
+def subtopic_columns(
+    topic_code: np.ndarray, subtopic_code: np.ndarray, names: np.ndarray, n_topics: int
+) -> SubtopicColumns:
+    """The :class:`SubtopicColumns` of qrels lines of topics ``topic_code`` (sorted codes) and
+    subtopics ``names[subtopic_code]``."""
+    order = sort_topics(names)
+    position = {name: i for i, name in enumerate(order)}
+    rank_of_name = np.array([position[name] for name in names], dtype=np.int64)
+    n_ranks = max(len(order), 1)
+    key = topic_code.astype(np.int64) * n_ranks + rank_of_name[subtopic_code]
+    pair_keys, line_pair = unique_keys(key, n_ranks * (int(topic_code.max(initial=0)) + 1))
+    pair_topic = pair_keys // n_ranks
+    first = np.r_[0, np.flatnonzero(np.diff(pair_topic)) + 1]
+    counts = np.diff(np.r_[first, len(pair_keys)])
+    pair_column = np.arange(len(pair_keys)) - np.repeat(first, counts)
+    subtopics = np.full((n_topics, int(pair_column.max()) + 1), "", dtype=object)
+    subtopics[pair_topic, pair_column] = np.asarray(order, dtype=object)[pair_keys % n_ranks]
+    return SubtopicColumns(pair_column[line_pair.ravel()].astype(np.int64), subtopics)
+
+
+@dataclass(eq=False)
+class JudgedDocuments:
+    """One row per judged (topic, docno), in key order (by topic, then docno code)."""
+
+    keys: np.ndarray  # [J] int64: topic code * n_docs + docno code, ascending
+    row: np.ndarray  # [N] int64: the judged row of each qrels line
+    grades: np.ndarray  # [J + 1, S] int16: the grade per subtopic column; last row: unjudged
+    n_docs: int
+
+    @property
+    def topic(self) -> np.ndarray:
+        return (self.keys // self.n_docs).astype(np.int64)
+
+    @property
+    def doc(self) -> np.ndarray:
+        return (self.keys % self.n_docs).astype(np.int64)
+
+
+def judged_documents(
+    topic_code: np.ndarray,
+    doc_code: np.ndarray,
+    grade: np.ndarray,
+    columns: SubtopicColumns,
+    n_topics: int,
+    n_docs: int,
+) -> JudgedDocuments:
+    """The :class:`JudgedDocuments` of qrels lines (their topic and docno codes, grades)."""
+    keys, row = unique_keys(topic_code * n_docs + doc_code, n_topics * n_docs)
+    grades = np.zeros((len(keys) + 1, columns.width), dtype=np.int16)
+    grades.reshape(-1)[row * columns.width + columns.column] = grade
+    return JudgedDocuments(keys, row, grades, n_docs)
+
+
+@dataclass(eq=False)
+class TopicCounts:
+    """Per-topic counts of the qrels (see :class:`~divaeval.judged.material.TopicMaterial`)."""
+
+    max_grade: np.ndarray  # [T, S] int64 (0 if none > 0)
+    relevant_count: np.ndarray  # [T, S] int64
+    judged_count: np.ndarray  # [T]
+    judged_nonnegative: np.ndarray  # [T]
+    grade_levels: np.ndarray  # [L]
+    level_counts: np.ndarray  # [T, L]
+
+
+def topic_counts(
+    judged: JudgedDocuments,
+    topic_code: np.ndarray,
+    grade: np.ndarray,
+    columns: SubtopicColumns,
+    n_topics: int,
+    rel_level: int,
+) -> TopicCounts:
+    """The :class:`TopicCounts` of qrels lines (topic codes, grades) and their judged rows."""
+    width = columns.width
+    n_judged = len(judged.keys)
+    judged_topic = judged.topic
+    # Judged rows are sorted by topic (every topic has one): per-topic maxima by reduceat;
+    # cells without a judgment hold 0, which the clip at 0 ignores.
+    topic_start = np.searchsorted(judged_topic, np.arange(n_topics))
+    max_grade = np.maximum.reduceat(judged.grades[:n_judged], topic_start, axis=0)
+    is_rel = grade >= rel_level
+    relevant_count = np.bincount(
+        topic_code[is_rel] * width + columns.column[is_rel], minlength=n_topics * width
+    ).reshape(n_topics, width)
+    has_nonnegative = np.bincount(judged.row[grade >= 0], minlength=n_judged) > 0
+    # each judged document's own grade: the largest over its lines
+    doc_grade = np.full(n_judged, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(doc_grade, judged.row, grade)
+    lowest = int(doc_grade.min(initial=0))
+    span = int(doc_grade.max(initial=0)) - lowest + 1
+    grade_levels, level_of = unique_keys(doc_grade - lowest, span)
+    level_counts = np.bincount(
+        judged_topic * len(grade_levels) + level_of, minlength=n_topics * len(grade_levels)
+    ).reshape(n_topics, len(grade_levels))
+    return TopicCounts(
+        max_grade=np.maximum(max_grade.astype(np.int64), 0),
+        relevant_count=relevant_count,
+        judged_count=np.bincount(judged_topic, minlength=n_topics),
+        judged_nonnegative=np.bincount(judged_topic[has_nonnegative], minlength=n_topics),
+        grade_levels=grade_levels + lowest,
+        level_counts=level_counts,
+    )
+
+
+@dataclass(eq=False)
+class IdealPools:
+    """Per topic, its positively judged documents, docno descending (see the module doc)."""
+
+    grades: np.ndarray  # [T, P, S] int16
+    size: np.ndarray  # [T]
+    rows: np.ndarray  # [T, P] int64: the judged row of each document (-1 on padding)
+    lines: np.ndarray  # [T, P] int64: the 0-based qrels line of its first judgment
+
+
+def ideal_pools(judged: JudgedDocuments, doc_words: np.ndarray, n_topics: int) -> IdealPools:
+    """The :class:`IdealPools` of the judged documents (``doc_words``: the qrels' docnos)."""
+    n_judged, width = len(judged.keys), judged.grades.shape[1]
+    n_docs = judged.n_docs
+    first_line = np.full(n_judged, len(judged.row), dtype=np.int64)
+    np.minimum.at(first_line, judged.row, np.arange(len(judged.row)))
+    positive = np.zeros(n_judged, dtype=bool)
+    for s in range(width):  # faster than .max(axis=1) over a short axis
+        positive |= judged.grades[:n_judged, s] > 0
+    pool_rows = np.flatnonzero(positive)
+    pool_topic = judged.topic[pool_rows]
+    # (ranked among the pool's documents only: a third of all judged ones, in the 2012 qrels)
+    pool_docs, pool_doc = np.unique(judged.doc[pool_rows], return_inverse=True)
+    doc_rank = byte_ranks(doc_words[pool_docs])[pool_doc.reshape(-1)]
+    # by topic, then docno descending: distinct keys, so their ranks are the order
+    _, slot = unique_keys(pool_topic * n_docs + (n_docs - 1 - doc_rank), n_topics * n_docs)
+    order = np.empty_like(slot)
+    order[slot] = np.arange(len(slot))
+    pool_rows, pool_topic = pool_rows[order], pool_topic[order]
+    size = np.bincount(pool_topic, minlength=n_topics)
+    starts = np.r_[0, np.cumsum(size)[:-1]]
+    position = np.arange(len(pool_rows)) - starts[pool_topic]
+    pool_width = max(int(size.max(initial=0)), 1)
+    cell = pool_topic * pool_width + position  # flat [T, P]
+    grades = np.zeros((n_topics, pool_width, width), np.int16)
+    rows_view(grades.reshape(-1, width))[cell] = rows_view(judged.grades)[pool_rows]
+    rows = np.full((n_topics, pool_width), -1, dtype=np.int64)
+    rows.reshape(-1)[cell] = pool_rows
+    lines = np.zeros((n_topics, pool_width), dtype=np.int64)
+    lines.reshape(-1)[cell] = first_line[pool_rows]
+    return IdealPools(grades, size, rows, lines)
