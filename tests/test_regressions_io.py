@@ -2,8 +2,9 @@
 issue 9, run through the CLI in process.
 
 Each case asserts the exact exit code, the first stderr line (``divaeval: FILE:LINE: ...`` where
-a line applies) and, where the input now gives a number, the hand-worked value. Before the fix,
-each of these exited 0 with a wrong number, exited 3, or took seconds and gigabytes.
+a line applies), that the corpus files are the same after the command as before, and, where the
+input now gives a number, the hand-worked value. Before the fix, each of these exited 0 with a
+wrong number, exited 3, or took seconds and gigabytes (issues 9 and 22).
 """
 
 from __future__ import annotations
@@ -141,6 +142,37 @@ CASES = {
         "divaeval: corrupt.run.gz: corrupt gzip data in run file: Compressed file ended before "
         "the end-of-stream marker was reached",
     ),
+    # -- issue 22: bounded work on any input --------------------------------------------------
+    # A gzip bomb of one endless line (17 MiB of 'a' in 17 KB) read 1 GiB into memory: a line
+    # over 16 MiB is an error as soon as 16 MiB of it are read.
+    "endless_line": Case(
+        ["endless_line.run.gz", "three_relevant.qrels"], 1,
+        "divaeval: endless_line.run.gz:1: line longer than 16 MiB (no TREC file has one)",
+    ),
+    # 32 MiB of blank lines before the run's and the qrels' lines (32 KB gzipped) took a Python
+    # step per line: a, b, c relevant to subtopic 1, ranked 1-3 -> P-IA@3 = 3/3
+    "blank_lines": Case(["blank_lines.run.gz", "blank_lines.qrels.gz", "-m", "P-IA@3"], 0, None,
+                        {"P-IA@3": 1.0}),
+    "comment_lines": Case(["comment_lines.run.gz", "three_relevant.qrels", "-m", "P-IA@3"], 0,
+                          None, {"P-IA@3": 1.0}),
+    # 8M lines of two spaces before two intents of 0.5: a (subtopic 1), b (2) ranked 1, 2 ->
+    # P-IA@2 = .5·(1/2) + .5·(1/2)
+    "blank_intents": Case(
+        ["cr_comment.run", "two_subtopics.qrels", "--intents", "blank_lines.intents.gz", "-m",
+         "P-IA@2"], 0, None, {"P-IA@2": 0.5},
+    ),
+    # A topic and a subtopic id that are not UTF-8 (1\xff, s\xfe1) exited 3 with --intents or
+    # --topics (pandas handed them to pyarrow). a is relevant to s\xfe1 (probability .75), b to
+    # 2 (.25); the run ranks b first. D-nDCG@1 = GG(b) / GG(a) = .25 / .75; with uniform
+    # weights (the topics file types another topic): .5 / .5.
+    "non_utf8_intents": Case(
+        ["non_utf8.run", "non_utf8.qrels", "--intents", "non_utf8.intents", "-m", "D-nDCG@1"], 0,
+        None, {"D-nDCG@1": 1 / 3},
+    ),
+    "non_utf8_topics": Case(
+        ["non_utf8.run", "non_utf8.qrels", "--topics", "bom.xml", "-m", "D-nDCG@1"], 0, None,
+        {"D-nDCG@1": 1.0},
+    ),
 }  # fmt: skip
 
 _LOCATED = re.compile(r"^divaeval: (warning: )?[^:\s]+(:\d+)?: ")
@@ -151,8 +183,10 @@ def test_regression(name, capsys, monkeypatch):
     case = CASES[name]
     monkeypatch.chdir(CORPUS)
     capsys.readouterr()
+    before = _contents()
     code = main([*case.args, "-f", "tsv"])
     out, err = capsys.readouterr()
+    assert _contents() == before  # no input written, none added or removed
     assert code == case.code, err
     lines = err.splitlines()
     if case.first_line is None:
@@ -165,6 +199,10 @@ def test_regression(name, capsys, monkeypatch):
         assert out == "" and len(lines) == 1
     values = {row.split("\t")[2]: float(row.split("\t")[3]) for row in out.splitlines()[1:]}
     assert values == case.values
+
+
+def _contents() -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(CORPUS.iterdir())}
 
 
 def test_every_corpus_file_is_used():
