@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from divaeval.io._numbers import parse_floats
 from divaeval.io._text import LineMap, LineTooLong, Piece, text_pieces
 from divaeval.io._words import _PAD, decode, gather_words, pad_words
 
@@ -47,6 +48,12 @@ class Fields:
     columns: dict[int, np.ndarray]  # field j -> [R, W] uint64 words (zeros: the row lacks it)
     first_row: dict[int, str | None]  # field j of the first row as text (None: absent)
     lines: LineMap  # the line of every row
+    #: field j -> [R] float64 of the fields parsed as numbers (:func:`split_pieces`'s
+    #: ``numbers``; their words are not kept)
+    numbers: dict[int, np.ndarray] = field(default_factory=dict)
+    #: field j -> the tokens of number fields that are not finite numbers, located: the first
+    #: that is not a number and the first that is not finite of each piece split
+    bad_numbers: dict[int, list[BadNumber]] = field(default_factory=dict)
     #: the lines of the text split (blank and comment lines included)
     n_lines: int = field(default=0, repr=False)
     #: bytes of the text split (for cutting a run into blocks of about a size)
@@ -60,6 +67,16 @@ class Fields:
         """Field ``column`` of ``row`` as text."""
         return decode(self.columns[column][row : row + 1])[0]
 
+    def first_bad_number(self, column: int) -> BadNumber | None:
+        """The first token of the number field ``column`` that is not a number, else the first
+        that is not a finite number, else None."""
+        found = self.bad_numbers.get(column, [])
+        for finite in (False, True):
+            bad = [number for number in found if number.finite == finite]
+            if bad:
+                return min(bad, key=lambda number: number.row)
+        return None
+
     def rows(self, begin: int, end: int) -> Fields:
         """Rows ``begin`` to ``end`` (exclusive), numbered from 0 (views, no copies)."""
         return Fields(
@@ -67,6 +84,11 @@ class Fields:
             columns={j: words[begin:end] for j, words in self.columns.items()},
             first_row=self.first_row,
             lines=self.lines.rows(begin, end),
+            numbers={j: values[begin:end] for j, values in self.numbers.items()},
+            bad_numbers={
+                j: [bad.shifted(-begin) for bad in found if begin <= bad.row < end]
+                for j, found in self.bad_numbers.items()
+            },
             n_bytes=self.n_bytes * (end - begin) // max(self.n_rows, 1),
         )
 
@@ -83,14 +105,36 @@ class Fields:
         for j in first.columns:
             width = max(part.columns[j].shape[1] for part in parts)
             columns[j] = np.concatenate([pad_words(part.columns[j], width) for part in parts])
+        offsets = np.cumsum([0] + [part.n_rows for part in parts[:-1]]).tolist()
         return Fields(
             row_count=np.concatenate([part.row_count for part in parts]),
             columns=columns,
             first_row=first.first_row,
             lines=LineMap.joined([(part.n_rows, part.lines) for part in parts]),
+            numbers={j: np.concatenate([part.numbers[j] for part in parts]) for j in first.numbers},
+            bad_numbers={
+                j: [
+                    bad.shifted(offset)
+                    for part, offset in zip(parts, offsets, strict=True)
+                    for bad in part.bad_numbers[j]
+                ]
+                for j in first.bad_numbers
+            },
             n_lines=sum(part.n_lines for part in parts),
             n_bytes=sum(part.n_bytes for part in parts),
         )
+
+
+@dataclass(frozen=True)
+class BadNumber:
+    """A token of a number field that is not a number (or, ``finite``, not a finite one)."""
+
+    row: int
+    text: str
+    finite: bool
+
+    def shifted(self, rows: int) -> BadNumber:
+        return BadNumber(self.row + rows, self.text, self.finite)
 
 
 def split_fields(
@@ -107,12 +151,15 @@ def split_pieces(
     columns: Sequence[int],
     first_row: Sequence[int] = (),
     *,
+    numbers: Sequence[int] = (),
     comments: bool = True,
 ) -> Iterator[Fields]:
     """The :class:`Fields` of each piece: word matrices of the fields ``columns`` (0-based) of
-    every row, the fields ``first_row`` of its first row as text, lines numbered from 1 across
-    the pieces; blank lines dropped, and comment lines unless ``comments`` is False. A line too
-    long for :func:`~divaeval.io._text.text_pieces` is located here, where lines are counted."""
+    every row, the values of the fields ``numbers`` (parsed piece by piece, while their words
+    are in cache: :func:`~divaeval.io._numbers.parse_floats`), the fields ``first_row`` of its
+    first row as text, lines numbered from 1 across the pieces; blank lines dropped, and
+    comment lines unless ``comments`` is False. A line too long for
+    :func:`~divaeval.io._text.text_pieces` is located here, where lines are counted."""
     lines = 0
     iterator = iter(pieces)
     while True:
@@ -123,19 +170,24 @@ def split_pieces(
             raise
         if piece is None:
             return
-        fields = split_piece(piece.data, columns, first_row, lines + 1, comments)
+        fields = split_piece(piece.data, columns, first_row, lines + 1, comments, numbers)
         lines += fields.n_lines
         yield fields
 
 
 def split_piece(
-    data: bytes, columns: Sequence[int], first_row: Sequence[int], first_line: int, comments: bool
+    data: bytes,
+    columns: Sequence[int],
+    first_row: Sequence[int],
+    first_line: int,
+    comments: bool,
+    numbers: Sequence[int] = (),
 ) -> Fields:
     """The :class:`Fields` of one piece (whole lines, each ended by ``\\n``) whose first line is
-    ``first_line``."""
+    ``first_line`` (see :func:`split_pieces`)."""
     n = len(data)
     if data[:1] == b"\n" and data.count(b"\n") == n:  # blank lines only: nothing to split
-        return _no_rows(columns, first_row, first_line, n)
+        return _no_rows(columns, first_row, first_line, n, numbers)
     text = np.empty(n + _PAD, dtype=np.uint8)  # the text, readable past every token
     text[:n] = np.frombuffer(data, dtype=np.uint8)
     text[n:] = 0
@@ -148,11 +200,11 @@ def split_piece(
         n_lines = n_rows
         spans = {
             j: (starts[:, j].copy(), lengths[:, j].copy()) if j < n_fields else None
-            for j in {*columns, *first_row, 0}
+            for j in {*columns, *numbers, *first_row, 0}
         }
     else:
         row_count, row_line, spans, n_lines = _tokenized_spans(
-            data, text, {*columns, *first_row, 0}
+            data, text, {*columns, *numbers, *first_row, 0}
         )
     if comments and b"#" in data:
         first_field = spans[0]
@@ -175,26 +227,53 @@ def split_piece(
             head[j] = data[start : start + length].decode("utf-8", "surrogateescape")
         else:
             head[j] = None
-    words = {
-        j: np.zeros((n_rows, 1), dtype=np.uint64)
-        if spans[j] is None
-        else gather_words(text, *spans[j])  # type: ignore[misc]
-        for j in columns
-    }
+    words = {j: _words(text, spans[j], n_rows) for j in columns}
+    values, bad = {}, {}
+    for j in numbers:
+        values[j], bad[j] = _numbers(_words(text, spans[j], n_rows))
     lines = (
         LineMap.empty(first_line) if row_line is None else LineMap.of_rows(row_line + first_line)
     )
-    return Fields(row_count, words, head, lines, n_lines=n_lines, n_bytes=n)
+    return Fields(row_count, words, head, lines, values, bad, n_lines=n_lines, n_bytes=n)
+
+
+def _words(text: np.ndarray, span: tuple[np.ndarray, np.ndarray] | None, n_rows: int):
+    """The word matrix of a field's spans (zeros where no row has the field)."""
+    if span is None:
+        return np.zeros((n_rows, 1), dtype=np.uint64)
+    return gather_words(text, *span)
+
+
+def _numbers(words: np.ndarray) -> tuple[np.ndarray, list[BadNumber]]:
+    """(float64 values, the first token that is not a number and the first that is not finite)
+    of a field's words."""
+    values, not_number = parse_floats(words)
+    bad = []
+    if not_number is not None:
+        bad.append(BadNumber(not_number, decode(words[not_number : not_number + 1])[0], False))
+    not_finite = ~np.isfinite(values)
+    if not_number is not None:
+        not_finite[not_number] = False  # (reported as not a number)
+    if not_finite.any():
+        row = int(np.argmax(not_finite))
+        bad.append(BadNumber(row, decode(words[row : row + 1])[0], True))
+    return values, bad
 
 
 def _no_rows(
-    columns: Sequence[int], first_row: Sequence[int], first_line: int, n_lines: int
+    columns: Sequence[int],
+    first_row: Sequence[int],
+    first_line: int,
+    n_lines: int,
+    numbers: Sequence[int] = (),
 ) -> Fields:
     return Fields(
         row_count=np.zeros(0, dtype=np.int32),
         columns={j: np.zeros((0, 1), dtype=np.uint64) for j in columns},
         first_row=dict.fromkeys(first_row),
         lines=LineMap.empty(first_line),
+        numbers={j: np.zeros(0, dtype=np.float64) for j in numbers},
+        bad_numbers={j: [] for j in numbers},
         n_lines=n_lines,
         n_bytes=n_lines,
     )

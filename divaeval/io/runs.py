@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.errors import DataError, shown
-from divaeval.io._numbers import integer_tokens, parse_floats, parse_integers
+from divaeval.io._numbers import integer_tokens, parse_integers
 from divaeval.io._text import Source, display_name, text_column, text_pieces
 from divaeval.io._tokens import Fields, split_pieces
 from divaeval.io._words import decode, factorize_with_keys
@@ -112,31 +112,32 @@ def _fail_row(source: Source, row: int, message: str) -> DataError:
     return DataError(message, file=source.name, line=source.line_of(row))
 
 
-def _parse_scores(source: Source, fields: Fields) -> np.ndarray:
-    """The score column (words) as float64; a score that is not a finite number is an error."""
-    scores, bad = parse_floats(fields.columns[4])
+def _scores(source: Source, fields: Fields) -> np.ndarray:
+    """The score column as float64 (parsed as it was split); a score that is not a finite
+    number is an error."""
+    bad = fields.first_bad_number(SCORE_FIELD)
+    if bad is not None and not bad.finite:
+        raise _fail_row(source, bad.row, f"score {shown(bad.text)} is not a number")
     if bad is not None:
-        raise _fail_row(source, bad, f"score {shown(fields.text(4, bad))} is not a number")
-    not_finite = ~np.isfinite(scores)
-    if not_finite.any():
-        row = int(np.argmax(not_finite))
-        text = fields.text(4, row)
-        spelled = text.lstrip("+-").lower() in ("inf", "infinity", "nan")
+        spelled = bad.text.lstrip("+-").lower() in ("inf", "infinity", "nan")
         why = "" if spelled else " (beyond the range of a double)"
-        raise _fail_row(source, row, f"score {shown(text)} is not a finite number{why}")
-    return scores
+        raise _fail_row(source, bad.row, f"score {shown(bad.text)} is not a finite number{why}")
+    return fields.numbers[SCORE_FIELD]
 
 
-#: the fields a run reader gathers: topic, docno, rank, score (and the first row's tag)
-RUN_FIELDS = (0, 2, 3, 4)
+#: the fields a run reader gathers as words (topic, docno, rank), parses as a number (score),
+#: and takes from the first row (tag)
+RUN_FIELDS = (0, 2, 3)
+SCORE_FIELD = 4
 TAG_FIELD = 5
+FIRST_ROW = (SCORE_FIELD, TAG_FIELD)  # (the score: a hint when the first line is short)
 
 
 def read_run(path: str, *, text: str | bytes | None = None) -> Run:
     """Parse a TREC run file (``-`` = stdin; ``text``: its content in memory, named
     ``path``)."""
     pieces = text_pieces(path, what="run", text=text)
-    parts = list(split_pieces(pieces, RUN_FIELDS, (TAG_FIELD,)))
+    parts = list(split_pieces(pieces, RUN_FIELDS, FIRST_ROW, numbers=(SCORE_FIELD,)))
     return run_of(display_name(path), Fields.joined(parts))
 
 
@@ -150,7 +151,8 @@ def run_blocks(path: str, *, block_bytes: int) -> Iterator[Run]:
     held: list[Fields] = []  # rows read and not yet in a block: the last topic, and pieces
     first_row = None
     yielded = False
-    for fields in split_pieces(text_pieces(path, what="run"), RUN_FIELDS, (TAG_FIELD,)):
+    pieces = text_pieces(path, what="run")
+    for fields in split_pieces(pieces, RUN_FIELDS, FIRST_ROW, numbers=(SCORE_FIELD,)):
         if not fields.n_rows:
             continue
         first_row = first_row or fields.first_row
@@ -160,11 +162,11 @@ def run_blocks(path: str, *, block_bytes: int) -> Iterator[Run]:
         rows = Fields.joined(held)
         cuts = _topic_cuts(rows.columns[0], block_bytes * rows.n_rows // max(rows.n_bytes, 1))
         for begin, end in zip([0, *cuts], cuts, strict=False):
-            yield run_of(name, rows.rows(begin, end), first_row)
+            yield run_of(name, rows.rows(begin, end), first_row if yielded else None)
             yielded = True
         held = [rows.rows(cuts[-1], rows.n_rows) if cuts else rows]
     if held:
-        yield run_of(name, Fields.joined(held), first_row)
+        yield run_of(name, Fields.joined(held), first_row if yielded else None)
     elif not yielded:
         raise DataError("run file has no lines", file=name)
 
@@ -184,8 +186,9 @@ def _topic_cuts(topics: np.ndarray, rows_per_block: int) -> list[int]:
 
 
 def run_of(name: str, fields: Fields, first_row: dict | None = None) -> Run:
-    """The :class:`Run` of the rows ``fields`` of the run file ``name`` (its tag: field 5 of
-    ``first_row``, the file's first row, default the first of ``fields``)."""
+    """The :class:`Run` of the rows ``fields`` of the run file ``name``: the whole file, or
+    with ``first_row`` (the fields of the file's first row, whose tag it takes) a later block
+    of it."""
     source = Source(name, fields.lines)
     if fields.n_rows == 0:
         raise DataError("run file has no lines", file=source.name)
@@ -194,10 +197,11 @@ def run_of(name: str, fields: Fields, first_row: dict | None = None) -> Run:
     if short.any():
         row = int(np.argmax(short))
         found = int(fields.row_count[row])
-        fifth = fields.text(4, row) if found >= 5 else ""
-        raise _fail_row(source, row, too_few_columns(found, fifth, first=row == 0))
+        first = row == 0 and first_row is None  # the file's first row (not a later block's)
+        fifth = (fields.first_row[SCORE_FIELD] or "") if first and found >= 5 else ""
+        raise _fail_row(source, row, too_few_columns(found, fifth, first=first))
 
-    scores = _parse_scores(source, fields)
+    scores = _scores(source, fields)
     topic_codes, topic_words, _ = factorize_with_keys(fields.columns[0])
     doc_codes, doc_words, doc_hashes = factorize_with_keys(fields.columns[2])
     tag = (first_row or fields.first_row)[TAG_FIELD]
