@@ -30,6 +30,7 @@ from divaeval.io._words import (
     factorize_with_keys,
     long_rows,
     token_bytes,
+    words_of,
 )
 
 
@@ -502,3 +503,15 @@ def test_decode_rows_of_long_tokens_whatever_the_bytes_of_their_markers():
     assert any(b"\n" in row for row in as_bytes(words).tolist())
     assert decode(words).tolist() == tokens
     assert decode(split_fields(text, (0,)).columns[0]).tolist() == [f"q{i}" for i in range(300)]
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(st.lists(_TOKEN, min_size=1, max_size=30), _LONG_LIMITS)
+def test_words_of_tokens_are_the_tokenizers_words(tokens, long_limit):
+    # in-memory ids (the Python API's frames) become the words a file of them splits into
+    texts = [token.decode("utf-8", "surrogateescape") for token in tokens]
+    with long_from(long_limit):
+        words = words_of(texts)
+        split = split_fields(b"\n".join(tokens) + b"\n", (0,)).columns[0]
+    assert np.array_equal(words, split)
+    assert words_of([]).shape == (0, 1)

@@ -23,6 +23,8 @@ among the distinct tokens of another (a run's docnos among the qrels') the same 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 #: _KEEP[r]: mask keeping the first r bytes (0..8) of a little-endian word
@@ -342,3 +344,18 @@ class TokenTable:
         found = np.full(len(words), -1, dtype=np.int64)
         found[hit[same]] = rows[same]
         return found
+
+
+def words_of(tokens: Sequence[str]) -> np.ndarray:
+    """The word matrix of ``tokens`` (text without NUL or whitespace; bytes that are not UTF-8
+    as surrogate escapes), as :func:`gather_words` gives it for the same tokens in a file (an
+    empty token: a zero row). The tokens are joined by newlines and encoded at once."""
+    if not len(tokens):
+        return np.zeros((0, 1), dtype=np.uint64)
+    text = "\n".join(tokens).encode("utf-8", "surrogateescape") + b"\n"
+    buffer = np.frombuffer(text + bytes(_PAD), dtype=np.uint8)
+    ends = np.flatnonzero(buffer[: len(text)] == 10)
+    starts = np.empty_like(ends)
+    starts[:1] = 0
+    np.add(ends[:-1], 1, out=starts[1:])
+    return gather_words(buffer, starts, ends - starts)

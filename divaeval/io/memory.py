@@ -15,16 +15,16 @@ Accepted forms (:class:`MemoryInputs`):
   ir_measures' ``Qrel(query_id, doc_id, relevance[, iteration])`` (``iteration`` is the
   subtopic, as pyndeval reads it). Ad hoc judgments get subtopic ``0``, as in a TREC qrels file.
 
-Every form becomes lines of the file format, read by the file readers (``read_run`` and
-``read_qrels`` with ``text=``), so the checks and their messages are the files' own and the
-numbers are identical; only the location differs, ``run 'bm25': topic 3, docno d7 (row 12)``
-instead of ``FILE:LINE`` (:meth:`MemoryInputs.relocate`; ``row`` is the frame's index label or
-the item's position, dicts have none). What a file cannot hold is refused first, located the
-same way: a missing value, an id that is not a string or integer, an empty id or one with
-whitespace (a file would split it), a topic starting with ``#`` (a comment line) or with a
-byte-order mark (dropped from a file's start). Numeric
-scores are taken as the doubles they are (the line carries a placeholder): no decimal round
-trip, and no cost for it.
+Every form becomes the fields a file's lines give the readers (one word matrix per field,
+:func:`~divaeval.io._words.words_of`, without writing text to split it again), checked by the
+file readers' own checks (:func:`~divaeval.io.runs.run_of`, :func:`~divaeval.io.qrels.qrels_of`),
+so the messages are the files' own and the numbers are identical; only the location differs,
+``run 'bm25': topic 3, docno d7 (row 12)`` instead of ``FILE:LINE``
+(:meth:`MemoryInputs.relocate`; ``row`` is the frame's index label or the item's position,
+dicts have none). What a file cannot hold is refused first, located the same way: a missing
+value, an id that is not a string or integer, an empty id or one with whitespace (a file would
+split it), a topic starting with ``#`` (a comment line) or with a byte-order mark (dropped from
+a file's start). Numeric scores are taken as the doubles they are: no decimal round trip.
 """
 
 from __future__ import annotations
@@ -33,58 +33,37 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from numbers import Integral, Real
 from typing import Any, cast
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from divaeval.errors import DataError, DivaevalError, UsageError, clip, shown
+from divaeval.errors import DataError, DivaevalError, UsageError, clip, shown, warn
+from divaeval.io._forms import (
+    ADHOC_SUBTOPIC,
+    INTENT_ALIASES,
+    INTENT_POSITIONS,
+    TOPIC_TYPE_ALIASES,
+    TOPIC_TYPE_POSITIONS,
+    Columns,
+    as_array,
+    frame_columns,
+    is_frame,
+    is_missing,
+    is_single_run_dict,
+    kind_of,
+    qrels_columns,
+    run_columns,
+    tag_of,
+)
+from divaeval.io._text import LineMap
+from divaeval.io._tokens import BadNumber, Fields, number_field
+from divaeval.io._words import words_of
 from divaeval.io.intents import Intents, read_intents, read_topic_types
-from divaeval.io.qrels import QRELS_COLUMNS, Qrels, read_qrels
-from divaeval.io.runs import RUN_COLUMNS, Run, read_run
+from divaeval.io.qrels import Qrels, qrels_of
+from divaeval.io.runs import SCORE_FIELD, TAG_FIELD, Run, read_run, run_of
 
-#: Column names accepted for each field (compared case-insensitively), in order of preference.
-RUN_ALIASES = {
-    "topic": ("topic", "query_id", "q_id", "qid"),
-    "docno": ("docno", "doc_id", "docid"),
-    "rank": ("rank",),
-    "score": ("score",),
-    "tag": ("tag", "run_id", "run"),
-}
-QRELS_ALIASES = {
-    "topic": ("topic", "query_id", "q_id", "qid"),
-    "subtopic": ("subtopic", "iteration"),
-    "docno": ("docno", "doc_id", "docid"),
-    "grade": ("grade", "relevance", "rel", "label", "score"),
-    "type": ("type",),
-}
-#: Fields of a frame without column names, by position (the files' columns).
-RUN_POSITIONS = {"topic": 0, "docno": 2, "rank": 3, "score": 4, "tag": 5}
-QRELS_POSITIONS = {"topic": 0, "subtopic": 1, "docno": 2, "grade": 3, "type": 4}
-INTENT_ALIASES = {
-    "topic": ("topic", "query_id", "q_id", "qid"),
-    "subtopic": ("subtopic", "iteration", "intent"),
-    "probability": ("probability", "prob", "weight"),
-    "type": ("type",),
-}
-INTENT_POSITIONS = {"topic": 0, "subtopic": 1, "probability": 2, "type": 3}
-TOPIC_TYPE_ALIASES = {
-    "topic": ("topic", "query_id", "q_id", "qid"),
-    "subtopic": ("subtopic", "iteration", "intent"),
-    "type": ("type",),
-}
-TOPIC_TYPE_POSITIONS = {"topic": 0, "subtopic": 1, "type": 2}
-#: ir_measures' record fields (ScoredDoc, Qrel) and the plain tuples' positions.
-RUN_RECORD = {"topic": ("query_id", 0), "docno": ("doc_id", 1), "score": ("score", 2)}
-QRELS_RECORD = {
-    "topic": ("query_id", 0),
-    "docno": ("doc_id", 1),
-    "grade": ("relevance", 2),
-    "subtopic": ("iteration", 3),
-}
-ADHOC_SUBTOPIC = "0"
 _NOT_IN_A_TOKEN = re.compile(r"[ \t\n\r\v\f\x00]")
 #: texts are checked joined by _SEPARATOR: an empty text shows as separators side by side or at
 #: an end (a separator inside a text only sends the check to the exact, slower path)
@@ -115,24 +94,8 @@ class Origin:
         return DataError(message, file=f"{self.name}: {self.describe(row)}")
 
 
-@dataclass
-class _Columns:
-    """One input reduced to columns (field -> values) and row labels."""
-
-    fields: dict[str, Any]
-    labels: Any  # Sequence of row labels, or None
-
-
-def _is_frame(data: object) -> bool:
-    return type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pandas")
-
-
 def _is_path(data: object) -> bool:
     return isinstance(data, (str, os.PathLike))
-
-
-def _first(mapping: Mapping) -> Any:
-    return next(iter(mapping.values()))
 
 
 class MemoryInputs:
@@ -151,16 +114,16 @@ class MemoryInputs:
         """Several runs, or one: a path, in-memory data, a list of those, or a dict name ->
         run. Unnamed in-memory runs are named by their tag column, else ``run1``, ``run2``, …
         by position."""
-        if isinstance(runs, Mapping) and runs and not _is_single_run_dict(runs):
+        if isinstance(runs, Mapping) and runs and not is_single_run_dict(runs):
             return [self.run(data, name=_name(name)) for name, data in runs.items()]
-        if _is_path(runs) or _is_frame(runs) or isinstance(runs, Mapping):
+        if _is_path(runs) or is_frame(runs) or isinstance(runs, Mapping):
             items: list = [runs]
         elif isinstance(runs, Iterable):
             items = list(runs)
             if items and isinstance(items[0], tuple):  # one run of records
                 items = [items]
         else:
-            raise UsageError(f"runs: expected a run or a list or dict of runs, got {_kind(runs)}")
+            raise UsageError(f"runs: expected a run or a list or dict of runs, got {kind_of(runs)}")
         if not items:
             raise UsageError("runs: no run given")
         converted = [self.run(data, default=f"run{i}") for i, data in enumerate(items, start=1)]
@@ -182,8 +145,8 @@ class MemoryInputs:
         seen = self._converted.get(id(data))
         if seen is not None and seen[0] is data and (name is None or seen[1].name == name):
             return seen[1]
-        columns = _run_columns(data, name or default)
-        tag = _tag_of(columns, name or default)
+        columns = run_columns(data, name or default)
+        tag = tag_of(columns, name or default)
         name = name or tag or default
         run = self._read_run(columns, name)
         self._converted[id(data)] = (data, run)
@@ -200,8 +163,6 @@ class MemoryInputs:
         return self.run(baseline, default="baseline")
 
     def _rename_shared(self, runs: list[str | Run]) -> None:
-        from divaeval.errors import warn
-
         names = [run.name for run in runs if isinstance(run, Run)]
         shared = {n for n in names if names.count(n) > 1}
         if not shared:
@@ -212,7 +173,7 @@ class MemoryInputs:
                 self.named[run.name] = run
         warn(f"runs share the name(s) {', '.join(sorted(shared))}; named run1, run2, … instead")
 
-    def _read_run(self, columns: _Columns, name: str) -> Run:
+    def _read_run(self, columns: Columns, name: str) -> Run:
         source = f"run {name!r}"
         fields = columns.fields
         n = len(fields["topic"])
@@ -228,17 +189,25 @@ class MemoryInputs:
             rank = _token_texts(fields["rank"], "rank", origin)
         else:
             rank = _decimal(_positions_within(topic))
-        lines = map(
-            " ".join,
-            zip(topic, repeat("Q0", n), docno, rank, score_texts, repeat("run", n), strict=True),
-        )
+        if scores is not None:  # numbers, taken as they are
+            bad: list[BadNumber] = []
+            first_score = "0"
+        else:
+            scores, bad = number_field(_words(score_texts))
+            first_score = score_texts[0]
         self.origins[source] = origin
+        rows = Fields(
+            row_count=np.full(n, 6, dtype=np.int32),
+            columns={0: _words(topic), 2: _words(docno), 3: _words(rank)},
+            first_row={SCORE_FIELD: first_score, TAG_FIELD: "run"},
+            lines=LineMap.empty(1),  # row i is "line" i + 1 (relocate names the row)
+            numbers={SCORE_FIELD: scores},
+            bad_numbers={SCORE_FIELD: bad},
+        )
         try:
-            run = read_run(source, text=_encode("\n".join(lines) + "\n"))
+            run = run_of(source, rows)
         except DivaevalError as error:
             raise self.relocate(error) from None
-        if scores is not None:
-            run.score = scores
         run.name = run.tag = name
         return run
 
@@ -249,7 +218,7 @@ class MemoryInputs:
         if _is_path(qrels):
             return os.fspath(cast(str, qrels))
         source = "qrels"
-        columns = _qrels_columns(qrels, source)
+        columns = qrels_columns(qrels, source)
         fields = columns.fields
         n = len(fields["topic"])
         if n == 0:
@@ -262,23 +231,21 @@ class MemoryInputs:
         ids["docno"] = _id_texts(fields["docno"], "docno", given)
         origin = Origin(source, ids, columns.labels)
         _check_topics(ids["topic"], origin)
-        subtopic = repeat(ADHOC_SUBTOPIC, n) if adhoc else ids["subtopic"]
-        parts = [
-            ids["topic"],
-            subtopic,
-            ids["docno"],
-            _token_texts(fields["grade"], "grade", origin),
-        ]
-        if fields.get("type") is not None:
-            lines: Iterable[str] = (
-                " ".join(row) if row[4] else " ".join(row[:4])
-                for row in zip(*parts, _types(fields["type"], origin), strict=True)
-            )
-        else:
-            lines = map(" ".join, zip(*parts, strict=True))
+        subtopic = [ADHOC_SUBTOPIC] * n if adhoc else ids["subtopic"]
+        grades = _token_texts(fields["grade"], "grade", origin)
+        types = _types(fields["type"], origin) if fields.get("type") is not None else [""] * n
         self.origins[source] = origin
+        rows = Fields(
+            row_count=np.where(np.array(types, dtype=object) != "", 5, 4).astype(np.int32),
+            columns={
+                j: _words(texts)
+                for j, texts in enumerate((ids["topic"], subtopic, ids["docno"], grades, types))
+            },
+            first_row={},
+            lines=LineMap.empty(1),  # row i is "line" i + 1 (relocate names the row)
+        )
         try:
-            return read_qrels(source, text=_encode("\n".join(lines) + "\n"))
+            return qrels_of(source, rows)
         except DivaevalError as error:
             raise self.relocate(error) from None
 
@@ -291,8 +258,8 @@ class MemoryInputs:
         if _is_path(intents):
             return os.fspath(cast(str, intents))
         source = "intents"
-        if _is_frame(intents):
-            columns = _frame_columns(
+        if is_frame(intents):
+            columns = frame_columns(
                 intents, INTENT_ALIASES, INTENT_POSITIONS, ("topic", "subtopic", "probability"),
                 source,
             )  # fmt: skip
@@ -302,16 +269,16 @@ class MemoryInputs:
                 if not isinstance(weights, Mapping):
                     raise DataError(
                         "expected {topic: {subtopic: probability}}, but topic "
-                        f"{clip(str(topic))} maps to a {_kind(weights)}",
+                        f"{clip(str(topic))} maps to a {kind_of(weights)}",
                         file=source,
                     )
                 given_fields["topic"].extend([topic] * len(weights))
                 given_fields["subtopic"].extend(weights.keys())
                 given_fields["probability"].extend(weights.values())
-            columns = _Columns(dict(given_fields), None)
+            columns = Columns(dict(given_fields), None)
         else:
-            raise UsageError(f"intents: expected a path, DataFrame or dict, got {_kind(intents)}")
-        fields: dict[str, np.ndarray] = {f: _array(v) for f, v in columns.fields.items()}
+            raise UsageError(f"intents: expected a path, DataFrame or dict, got {kind_of(intents)}")
+        fields: dict[str, np.ndarray] = {f: as_array(v) for f, v in columns.fields.items()}
         if len(fields["topic"]) == 0:
             raise DataError("the intents have no rows", file=source)
         given = Origin(source, _id_fields(fields), columns.labels)
@@ -338,8 +305,8 @@ class MemoryInputs:
         if _is_path(types):
             return os.fspath(cast(str, types))
         source = "topic types"
-        if _is_frame(types):
-            columns = _frame_columns(
+        if is_frame(types):
+            columns = frame_columns(
                 types, TOPIC_TYPE_ALIASES, TOPIC_TYPE_POSITIONS, ("topic", "subtopic", "type"),
                 source,
             )  # fmt: skip
@@ -349,16 +316,16 @@ class MemoryInputs:
                 if not isinstance(kinds, Mapping):
                     raise DataError(
                         "expected {topic: {subtopic: type}}, but topic "
-                        f"{clip(str(topic))} maps to a {_kind(kinds)}",
+                        f"{clip(str(topic))} maps to a {kind_of(kinds)}",
                         file=source,
                     )
                 given_fields["topic"].extend([topic] * len(kinds))
                 given_fields["subtopic"].extend(kinds.keys())
                 given_fields["type"].extend(kinds.values())
-            columns = _Columns(dict(given_fields), None)
+            columns = Columns(dict(given_fields), None)
         else:
-            raise UsageError(f"topics: expected a path, DataFrame or dict, got {_kind(types)}")
-        fields: dict[str, np.ndarray] = {f: _array(v) for f, v in columns.fields.items()}
+            raise UsageError(f"topics: expected a path, DataFrame or dict, got {kind_of(types)}")
+        fields: dict[str, np.ndarray] = {f: as_array(v) for f, v in columns.fields.items()}
         if len(fields["topic"]) == 0:
             raise DataError("the topic types have no rows", file=source)
         given = Origin(source, _id_fields(fields), columns.labels)
@@ -417,211 +384,7 @@ def _name(name: object) -> str:
     return text
 
 
-def _kind(data: object) -> str:
-    return type(data).__name__
-
-
-def _is_single_run_dict(runs: Mapping) -> bool:
-    """``{topic: {docno: score}}`` (one run), not ``{name: run}``: the values are dicts whose
-    values are scores, not runs (dicts, frames, records or paths)."""
-    for value in runs.values():
-        if not isinstance(value, Mapping):
-            return False
-        if value:
-            inner = _first(value)
-            return not (
-                isinstance(inner, (Mapping, list, tuple, str, os.PathLike)) or _is_frame(inner)
-            )
-    return True
-
-
-# -- columns of each input form ---------------------------------------------------------------
-
-
-def _run_columns(data: object, name: str) -> _Columns:
-    where = f"run {name!r}"
-    if _is_frame(data):
-        columns = _frame_columns(
-            data, RUN_ALIASES, RUN_POSITIONS, ("topic", "docno", "score"), where
-        )
-    elif isinstance(data, Mapping):
-        topics: list = []
-        docnos: list = []
-        scores: list = []
-        for topic, documents in data.items():
-            if not isinstance(documents, Mapping):
-                raise DataError(
-                    f"expected {{topic: {{docno: score}}}}, but topic {topic} maps to a "
-                    f"{_kind(documents)}",
-                    file=where,
-                )
-            topics.extend([topic] * len(documents))
-            docnos.extend(documents.keys())
-            scores.extend(documents.values())
-        columns = _Columns({"topic": topics, "docno": docnos, "score": scores}, None)
-    elif isinstance(data, Iterable) and not isinstance(data, (str, bytes)):
-        columns = _record_columns(list(data), RUN_RECORD, (), where)
-    else:
-        raise UsageError(f"{where}: expected a DataFrame, dict or records, got {_kind(data)}")
-    columns.fields = {field: _array(values) for field, values in columns.fields.items()}
-    return columns
-
-
-def _qrels_columns(data: object, where: str) -> _Columns:
-    if _is_frame(data):
-        columns = _frame_columns(
-            data, QRELS_ALIASES, QRELS_POSITIONS, ("topic", "docno", "grade"), where
-        )
-    elif isinstance(data, Mapping):
-        fields: dict[str, list] = {"topic": [], "subtopic": [], "docno": [], "grade": []}
-        for topic, judged in data.items():
-            if not isinstance(judged, Mapping):
-                raise DataError(
-                    "expected {topic: {docno: grade}} or {topic: {subtopic: {docno: grade}}}, "
-                    f"but topic {topic} maps to a {_kind(judged)}",
-                    file=where,
-                )
-            nested = [isinstance(v, Mapping) for v in judged.values()]
-            if any(nested) and not all(nested):
-                raise DataError(
-                    f"topic {topic} mixes subtopics ({{subtopic: {{docno: grade}}}}) with "
-                    "documents ({docno: grade})",
-                    file=where,
-                )
-            groups = judged.items() if any(nested) else [(ADHOC_SUBTOPIC, judged)]
-            for subtopic, documents in groups:
-                fields["topic"].extend([topic] * len(documents))
-                fields["subtopic"].extend([subtopic] * len(documents))
-                fields["docno"].extend(documents.keys())
-                fields["grade"].extend(documents.values())
-        columns = _Columns(dict(fields), None)
-    elif isinstance(data, Iterable) and not isinstance(data, (str, bytes)):
-        columns = _record_columns(list(data), QRELS_RECORD, ("subtopic",), where)
-    else:
-        raise UsageError(f"qrels: expected a path, DataFrame, dict or records, got {_kind(data)}")
-    columns.fields = {field: _array(values) for field, values in columns.fields.items()}
-    return columns
-
-
-def _frame_columns(frame, aliases, positions, required, where: str) -> _Columns:
-    columns = list(frame.columns)
-    found: dict[str, Any] = {}
-    if columns and all(isinstance(c, Integral) and not isinstance(c, bool) for c in columns):
-        if sorted(columns) != list(range(len(columns))):
-            raise DataError(f"columns without names must be 0, 1, 2, …; got {columns}", file=where)
-        need = max(positions[f] for f in required) + 1
-        if len(columns) < need:
-            layout = (
-                RUN_COLUMNS
-                if "score" in positions
-                else QRELS_COLUMNS
-                if "grade" in positions
-                else " ".join(positions)
-            )
-            raise DataError(
-                f"a frame without column names is read as the file ({layout}): expected "
-                f"{need} columns or more, found {len(columns)}",
-                file=where,
-            )
-        for field, position in positions.items():
-            if position < len(columns):
-                found[field] = frame[position]
-    else:
-        by_name: dict[str, list] = {}
-        for column in columns:
-            by_name.setdefault(str(column).lower(), []).append(column)
-        for field, names in aliases.items():
-            hits = [c for name in names for c in by_name.get(name, [])]
-            if field == "grade" and len(hits) > 1:  # ranx's "score" only when nothing else
-                hits = [c for c in hits if str(c).lower() != "score"]
-            if len(hits) > 1:
-                raise DataError(
-                    f"columns {', '.join(map(repr, hits))} all name the {field}; keep one",
-                    file=where,
-                )
-            if hits:
-                found[field] = frame[hits[0]]
-        missing = [f for f in required if f not in found]
-        if missing:
-            wanted = "; ".join(f"{f}: {' or '.join(aliases[f])}" for f in missing)
-            raise DataError(
-                f"no column for the {', '.join(missing)} ({wanted}); the columns are "
-                f"{', '.join(map(str, columns)) or 'none'}",
-                file=where,
-            )
-    return _Columns(found, frame.index)
-
-
-def _record_columns(records: list, layout: dict, optional: tuple[str, ...], where: str):
-    """Columns of ir_measures' namedtuples (by field name) or plain tuples (by position)."""
-    needed = [attribute for field, (attribute, _) in layout.items() if field not in optional]
-    if not records:
-        return _Columns({field: [] for field in layout if field not in optional}, [])
-    first = records[0]
-    if not isinstance(first, tuple):
-        raise UsageError(f"{where}: expected records such as ir_measures', got {_kind(first)}")
-    kinds = {type(record) for record in records}
-    if len(kinds) > 1:
-        names = ", ".join(sorted(kind.__name__ for kind in kinds))
-        raise DataError(f"records of different kinds ({names}); give one kind", file=where)
-    lengths = {len(record) for record in records}
-    if len(lengths) > 1:
-        raise DataError(f"records of different lengths ({sorted(lengths)})", file=where)
-    values = list(zip(*records, strict=True))
-    named = getattr(first, "_fields", None)
-    fields: dict[str, Any] = {}
-    for field, (attribute, position) in layout.items():
-        if named is not None and attribute in named:
-            fields[field] = values[named.index(attribute)]
-        elif named is None and position < len(first):
-            fields[field] = values[position]
-        elif field not in optional:
-            what = (
-                f"{_kind(first)} records have the fields {', '.join(named)}"
-                if named
-                else (f"tuples of {len(first)} values")
-            )
-            raise DataError(f"expected ({', '.join(needed)}); {what}", file=where)
-    return _Columns(fields, range(len(records)))
-
-
-def _tag_of(columns: _Columns, where: str) -> str | None:
-    """The run's name from its tag column: its one value (several tags are several runs)."""
-    tags = columns.fields.get("tag")
-    if tags is None or len(tags) == 0:
-        return None
-    distinct = list(dict.fromkeys(tags.tolist()))
-    if len(distinct) > 1:
-        shown = ", ".join(map(str, distinct[:3])) + (", …" if len(distinct) > 3 else "")
-        raise DataError(
-            f"the tag column holds {len(distinct)} runs ({shown}); give one run per frame, "
-            "e.g. dict(list(frame.groupby('tag')))",
-            file=f"run {where!r}",
-        )
-    tag = distinct[0]
-    return str(tag) if isinstance(tag, (str, Integral)) and str(tag) else None
-
-
 # -- values -----------------------------------------------------------------------------------
-
-
-def _array(values) -> np.ndarray:
-    """The values as a numpy array: pandas columns as theirs (extension types as objects, NA
-    kept), other sequences as objects (numpy would turn ``["a", 1.5]`` into strings)."""
-    if isinstance(values, np.ndarray):
-        return values
-    to_numpy = getattr(values, "to_numpy", None)
-    if to_numpy is not None:
-        return np.asarray(to_numpy())
-    array = np.empty(len(values), dtype=object)
-    array[:] = list(values)
-    return array
-
-
-def _missing(array: np.ndarray) -> np.ndarray:
-    import pandas as pd
-
-    return np.asarray(pd.isna(array), dtype=bool)
 
 
 def _id_fields(fields: dict) -> dict[str, np.ndarray]:
@@ -641,7 +404,7 @@ def _id_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
         if types <= {str, int}:  # (None, NaN and pandas' NA are not)
             texts = array if types == {str} else np.array(list(map(str, array)), dtype=object)
         else:
-            missing = _missing(array)
+            missing = is_missing(array)
             if missing.any():
                 row = int(np.argmax(missing))
                 raise origin.fail(row, f"{field} is missing")
@@ -654,7 +417,7 @@ def _id_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
                 else:
                     raise origin.fail(row, _not_an_id(field, value))
     else:  # floats, booleans, dates: never ids (151.0 would not match the qrels' 151)
-        missing = _missing(array) if kind == "f" else np.zeros(len(array), dtype=bool)
+        missing = is_missing(array) if kind == "f" else np.zeros(len(array), dtype=bool)
         if missing.any():
             row = int(np.argmax(missing))
             raise origin.fail(row, f"{field} is missing")
@@ -664,7 +427,7 @@ def _id_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
 
 
 def _not_an_id(field: str, value: object) -> str:
-    return f"{field} {clip(repr(value))} is a {_kind(value)}: ids are strings or integers"
+    return f"{field} {clip(repr(value))} is a {kind_of(value)}: ids are strings or integers"
 
 
 def _check_tokens(texts: np.ndarray, field: str, origin: Origin) -> None:
@@ -712,7 +475,7 @@ def _token_texts(array: np.ndarray, field: str, origin: Origin) -> np.ndarray:
     if kind == "f":
         return np.array([_float_text(value) for value in array.tolist()], dtype=object)
     texts = np.empty(len(array), dtype=object)
-    missing = _missing(array) if kind == "O" else np.zeros(len(array), dtype=bool)
+    missing = is_missing(array) if kind == "O" else np.zeros(len(array), dtype=bool)
     for row, value in enumerate(array):
         if missing[row]:
             raise origin.fail(row, f"{field} is missing")
@@ -734,9 +497,9 @@ def _float_text(value: float) -> str:
     return str(int(value)) if value.is_integer() else repr(value)
 
 
-def _scores(array: np.ndarray, origin: Origin) -> tuple[np.ndarray | None, Iterable[str]]:
-    """(scores, their texts in the lines): numbers are taken as float64 as they are (the
-    lines hold ``0``); text goes to the reader."""
+def _scores(array: np.ndarray, origin: Origin) -> tuple[np.ndarray | None, np.ndarray]:
+    """(scores, None) of numbers, taken as float64 as they are; (None, their texts) of text,
+    which the reader parses as a file's."""
     if array.dtype.kind == "O":
         types = set(map(type, array))
         if types <= {float, int} or all(map(_is_number, array)):
@@ -748,13 +511,13 @@ def _scores(array: np.ndarray, origin: Origin) -> tuple[np.ndarray | None, Itera
     if not finite.all():
         row = int(np.argmax(~finite))
         raise origin.fail(row, f"score {str(scores[row])!r} is not a finite number")
-    return scores, repeat("0", len(scores))
+    return scores, np.zeros(0, dtype=object)
 
 
 def _types(array: np.ndarray, origin: Origin) -> list[str]:
     """Intent types (``inf``/``nav``, checked by the reader), ``""`` where none is given: the
     line then has 4 columns."""
-    missing = _missing(array) if array.dtype.kind in "Of" else np.zeros(len(array), dtype=bool)
+    missing = is_missing(array) if array.dtype.kind in "Of" else np.zeros(len(array), dtype=bool)
     texts = ["" if gone else str(value) for value, gone in zip(array, missing, strict=True)]
     given = np.array([text for text in texts if text], dtype=object)
     if len(given):
@@ -780,6 +543,11 @@ def _decimal(integers: np.ndarray) -> np.ndarray:
     distinct, inverse = np.unique(integers, return_inverse=True)
     texts = np.array(list(map(str, distinct.tolist())), dtype=object)
     return texts[inverse.reshape(-1)]
+
+
+def _words(texts) -> np.ndarray:
+    """The word matrix of texts (ids, ranks, grades, types: single tokens, checked)."""
+    return words_of(texts if isinstance(texts, list) else texts.tolist())
 
 
 def _encode(text: str) -> bytes:
