@@ -15,6 +15,7 @@ Two controls, both doing nothing where the C library is not glibc:
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 #: blocks up to this size come from the heap and are reused once freed (glibc's maximum)
@@ -32,8 +33,6 @@ _libc: list[Any] = []  # glibc, once looked up (None: another C library)
 def _glibc() -> Any:
     if not _libc:
         try:
-            import ctypes
-
             libc = ctypes.CDLL("libc.so.6")
             libc.malloc_trim, libc.mallopt  # noqa: B018 (both must exist: glibc)
             _libc.append(libc)

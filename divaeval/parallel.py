@@ -33,13 +33,20 @@ propagates with its file and line; the remaining tasks are cancelled.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
+import selectors
+import signal
 import struct
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, Protocol, TypeVar
 
+import numpy
+
+from divaeval import __version__
 from divaeval.errors import DivaevalError, UsageError, set_warning_sink, status, warn
 
 Item = TypeVar("Item")
@@ -224,6 +231,8 @@ class _ExecutorPool:
     """:class:`LocalProcesses` on a :class:`~concurrent.futures.ProcessPoolExecutor`."""
 
     def __init__(self, size: int, shared: Any, start_method: str | None):
+        # (not at the top: multiprocessing's import costs a third of numpy's, and the main
+        # job, forking its workers, never needs it)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -266,31 +275,21 @@ class _ForkPool:
     kernel's out-of-memory killer, a signal) is an error naming how it died, not a hang."""
 
     def __init__(self, size: int, shared: Any):
-        import gc
-        import signal
-
         self.children: list[_Child] = []
         gc.freeze()  # the objects inherited are not scanned (and so not copied) by the children
+        # Ctrl-C is this process's alone: the children ignore SIGINT (blocked across the fork,
+        # so that none runs Python's handler before it ignores it), and this process stops them
+        # when it stops (close(kill=True)). Were they to die of a Ctrl-C sent to the whole
+        # process group, this process could see a worker gone before its own KeyboardInterrupt,
+        # and report "a worker process ended unexpectedly" (exit 1) instead of "interrupted".
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            for _ in range(size):
-                task_read, task_write = os.pipe()
-                result_read, result_write = os.pipe()
-                pid = os.fork()
-                if pid == 0:  # the child: never returns
-                    try:
-                        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: just stop
-                        os.close(task_write)
-                        os.close(result_read)
-                        for sibling in self.children:
-                            os.close(sibling.task_pipe)
-                            os.close(sibling.result_pipe)
-                        _serve(task_read, result_write, shared)
-                    finally:
-                        os._exit(0)  # neither this process's atexit handlers nor its buffers
-                os.close(task_read)
-                os.close(result_write)
-                os.set_blocking(task_write, False)
-                self.children.append(_Child(pid, task_write, result_read))
+            try:
+                for _ in range(size):
+                    self.children.append(_Child.forked(shared, self.children, mask))
+            finally:
+                gc.unfreeze()
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C meanwhile: now
         except OSError as exc:  # no more processes or memory for them (ulimit -u, cgroups)
             self.close(kill=True)
             raise DivaevalError(
@@ -299,12 +298,8 @@ class _ForkPool:
         except BaseException:
             self.close(kill=True)
             raise
-        finally:
-            gc.unfreeze()
 
     def map(self, task, items, ahead: int, broken: Callable[[], None]):
-        import selectors
-
         items = iter(items)
         per_child = max(1, -(-ahead // len(self.children)))
         selector = selectors.DefaultSelector()
@@ -362,8 +357,6 @@ class _ForkPool:
                 broken()
 
     def close(self, kill: bool = False) -> None:
-        import signal
-
         for child in self.children:
             if kill:
                 with contextlib.suppress(ProcessLookupError):
@@ -386,6 +379,30 @@ class _Child:
         self.task_pipe = task_pipe
         self.result_pipe = result_pipe
         self.reset()
+
+    @classmethod
+    def forked(cls, shared: Any, siblings: list[_Child], mask: Any) -> _Child:
+        """A new child serving tasks with ``shared`` (``siblings``: the children forked before,
+        whose pipes it closes; ``mask``: the signal mask it restores once it ignores SIGINT)."""
+        task_read, task_write = os.pipe()
+        result_read, result_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                os.close(task_write)
+                os.close(result_read)
+                for sibling in siblings:
+                    os.close(sibling.task_pipe)
+                    os.close(sibling.result_pipe)
+                _serve(task_read, result_write, shared)
+            finally:
+                os._exit(0)  # neither this process's atexit handlers nor its buffers
+        os.close(task_read)
+        os.close(result_write)
+        os.set_blocking(task_write, False)
+        return cls(pid, task_write, result_read)
 
     def reset(self) -> None:
         self.numbers: deque[int] = deque()
@@ -432,8 +449,6 @@ class _Child:
         return messages
 
     def _how_it_ended(self) -> str:
-        import signal
-
         try:
             _, status = os.waitpid(self.pid, 0)
         except ChildProcessError:
@@ -494,7 +509,7 @@ class Cluster:
 
     def __init__(self, address: str):
         try:
-            from dask.distributed import Client, LocalCluster
+            from dask.distributed import Client, LocalCluster  # (the optional Dask extra)
         except ImportError:
             raise UsageError("--scheduler needs Dask: pip install 'divaeval[dask]'") from None
         self.address = address
@@ -618,10 +633,6 @@ class Cluster:
 
 def _versions() -> tuple[str, str]:
     """(divaeval, numpy) versions of the process this runs in."""
-    import numpy
-
-    from divaeval import __version__
-
     return __version__, numpy.__version__
 
 
@@ -634,11 +645,10 @@ def _identify_scheduler(address: str) -> None:
     """Ask the scheduler at ``address`` who it is, within :data:`CONNECT_TIMEOUT` seconds (in
     a thread of its own, so that this works inside a running event loop too); a usage error if
     nothing answers as a Dask scheduler."""
-    import asyncio
-    import threading
+    import asyncio  # (Dask only: asyncio costs half of numpy's import time)
 
     async def identify() -> dict:
-        from distributed.core import rpc
+        from distributed.core import rpc  # (the optional Dask extra)
 
         async with rpc(address, timeout=CONNECT_TIMEOUT) as scheduler:
             return await scheduler.identity()

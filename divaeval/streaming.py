@@ -39,6 +39,7 @@ from divaeval.io._text import (
 from divaeval.io.blocks import DEFAULT_BLOCK_BYTES, FileRange, file_size, open_plain, range_blocks
 from divaeval.io.runs import run_blocks, too_few_columns
 from divaeval.judged import QrelsIndex, judge_run, run_only_topics
+from divaeval.metrics import compute_measures
 from divaeval.parallel import InProcess, Workers
 from divaeval.scores import RunScores
 from divaeval.settings import Settings
@@ -115,8 +116,6 @@ def check_run_start(path: str) -> None:
 def score_block(scoring: Scoring, item: FileRange | Run) -> BlockScores:
     """Parse, judge and score one block of whole topics (read here for a :class:`FileRange`),
     or a run (or block) already read."""
-    from divaeval.metrics import compute_measures
-
     try:
         run = read_run(item.name, text=item.read()) if isinstance(item, FileRange) else item
         jr = judge_run(run, scoring.index, scoring.settings, warn_duplicates=False)
@@ -206,8 +205,6 @@ def prepare_scoring(scoring: Scoring) -> None:
     (the greedy ideal rankings of alpha-nDCG and the intent-aware metrics, relevant counts),
     which a block's material takes its rows from. Called before the workers start (forked
     workers inherit the caches; in process, the first block builds them)."""
-    from divaeval.metrics import compute_measures
-
     index = scoring.index
     settings = dataclasses.replace(scoring.settings, complete=True)
     every = np.arange(len(index.topics), dtype=np.int64)
@@ -352,8 +349,6 @@ def _assemble(run, blocks: list[BlockScores], index, measures, settings) -> RunS
     lacking = np.flatnonzero(~has_scores)  # (not np.setdiff1d: its np.unique imports numpy.ma)
     missing = [str(t) for t in index.topics[lacking]]
     if settings.complete and len(lacking):  # -c: the topics the run lacks, as empty rankings
-        from divaeval.metrics import compute_measures
-
         empty = judge_run(Run.empty(run.path, tag), index, settings, topics=lacking)
         scored = compute_measures(empty, measures)
         codes = np.concatenate([codes, lacking])

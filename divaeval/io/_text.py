@@ -136,7 +136,7 @@ def text_column(values):
     """A pandas column of input text, kept as Python ``str`` objects: pandas 3 would store text
     as Arrow strings where pyarrow is installed, and those refuse the surrogate escapes that
     stand for a file's non-UTF-8 bytes."""
-    import pandas as pd  # (pandas: only for the frames built on request)
+    import pandas as pd  # (not at the top: only frames built on request need pandas)
 
     return pd.Series(values, dtype=object, copy=False)
 
@@ -189,7 +189,7 @@ def open_binary(
             raw = sys.stdin.buffer
         elif is_url(path):
             try:
-                import fsspec  # (an optional extra: URLs only)
+                import fsspec  # (not at the top: an optional extra, for URLs only)
             except ImportError:
                 raise DataError(
                     f"cannot open {what} file: reading URLs needs fsspec "

@@ -230,7 +230,7 @@ def split_piece(
     words = {j: _words(text, spans[j], n_rows) for j in columns}
     values, bad = {}, {}
     for j in numbers:
-        values[j], bad[j] = _numbers(_words(text, spans[j], n_rows))
+        values[j], bad[j] = number_field(_words(text, spans[j], n_rows))
     lines = (
         LineMap.empty(first_line) if row_line is None else LineMap.of_rows(row_line + first_line)
     )
@@ -244,7 +244,7 @@ def _words(text: np.ndarray, span: tuple[np.ndarray, np.ndarray] | None, n_rows:
     return gather_words(text, *span)
 
 
-def _numbers(words: np.ndarray) -> tuple[np.ndarray, list[BadNumber]]:
+def number_field(words: np.ndarray) -> tuple[np.ndarray, list[BadNumber]]:
     """(float64 values, the first token that is not a number and the first that is not finite)
     of a field's words."""
     values, not_number = parse_floats(words)

@@ -74,7 +74,7 @@ def open_plain(location: str, name: str):
 
 def file_size(location: str) -> int:
     if is_url(location):
-        import fsspec  # (an optional extra: URLs only)
+        import fsspec  # (not at the top: an optional extra, for URLs only)
 
         filesystem, path = fsspec.core.url_to_fs(location)
         return int(filesystem.size(path))

@@ -56,7 +56,7 @@ class Intents:
         """pandas DataFrame: topic, subtopic (str), probability (float64, an intent file), type
         (``inf``/``nav``/``""``), and row (an intent file) or line (a topics file)."""
         if self._frame is None:
-            import pandas as pd  # (pandas: only for the frames built on request)
+            import pandas as pd  # (not at the top: only frames built on request need pandas)
 
             columns = {"topic": text_column(self.topic), "subtopic": text_column(self.subtopic)}
             if self.probability is not None:

@@ -28,6 +28,7 @@ from divaeval.io._words import decode, factorize_with_keys, long_rows, long_toke
 from divaeval.topics import sort_topics
 
 QRELS_COLUMNS = "topic subtopic docno grade [inf|nav]"
+QRELS_FIELDS = (0, 1, 2, 3, 4)
 INTENT_TYPES = ("inf", "nav")
 GRADE_LIMIT = 32767  # grades are stored as int16 in judged rankings
 TYPE_NAMES = np.array(["", "inf", "nav"], dtype=object)  # by type code
@@ -66,7 +67,7 @@ class Qrels:
         """pandas DataFrame with columns topic, subtopic, docno (str), grade (int64), type
         (``inf``/``nav``/``""``) and row, in file order (built on first use)."""
         if self._frame is None:
-            import pandas as pd
+            import pandas as pd  # (not at the top: only frames built on request need pandas)
 
             self._frame = pd.DataFrame(
                 {
@@ -162,8 +163,13 @@ def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
     """Parse a (diversity or ad hoc) qrels file or an NTCIREVAL Dqrels file (``text``: its
     content in memory, named ``path``)."""
     pieces = text_pieces(path, what="qrels", text=text)
-    fields = Fields.joined(list(split_pieces(pieces, (0, 1, 2, 3, 4))))
-    source = Source(display_name(path), fields.lines)
+    return qrels_of(display_name(path), Fields.joined(list(split_pieces(pieces, QRELS_FIELDS))))
+
+
+def qrels_of(name: str, fields: Fields) -> Qrels:
+    """The :class:`Qrels` of the rows ``fields`` (:data:`QRELS_FIELDS`) of the qrels ``name``,
+    checked."""
+    source = Source(name, fields.lines)
     if fields.n_rows == 0:
         raise DataError("qrels file has no judgments", file=source.name)
 

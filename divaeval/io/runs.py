@@ -82,7 +82,7 @@ class Run:
         """pandas DataFrame with columns ``topic``, ``docno``, ``rank`` (str), ``score``
         (float64) and ``row``, in file order (built on first use)."""
         if self._frame is None:
-            import pandas as pd
+            import pandas as pd  # (not at the top: only frames built on request need pandas)
 
             self._frame = pd.DataFrame(
                 {

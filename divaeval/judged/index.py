@@ -97,7 +97,7 @@ class QrelsIndex:
     @property
     def topic_index(self):
         """The qrels topics, sorted, as a pandas Index (for pandas-based analyses)."""
-        import pandas as pd
+        import pandas as pd  # (not at the top: only pandas-based analyses ask for it)
 
         return pd.Index(self.topics, dtype=object)
 
