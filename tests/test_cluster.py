@@ -228,7 +228,7 @@ def test_fsspec_urls_are_read_by_the_workers_or_the_client(address, tmp_path, co
 
 
 def test_an_unreachable_scheduler_is_one_line_exit_2(capsys, monkeypatch):
-    monkeypatch.setattr(parallel, "CONNECT_TIMEOUT", 0.5)
+    monkeypatch.setattr(parallel.cluster, "CONNECT_TIMEOUT", 0.5)
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -244,7 +244,7 @@ def test_an_unreachable_scheduler_is_one_line_exit_2(capsys, monkeypatch):
 
 
 def test_a_server_that_is_not_a_scheduler_is_one_line_exit_2(capsys, monkeypatch):
-    monkeypatch.setattr(parallel, "CONNECT_TIMEOUT", 0.5)
+    monkeypatch.setattr(parallel.cluster, "CONNECT_TIMEOUT", 0.5)
     with socket.socket() as silent:  # accepts connections, never answers
         silent.bind(("127.0.0.1", 0))
         silent.listen()
