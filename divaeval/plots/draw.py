@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from divaeval.atomic import replacing
 from divaeval.errors import DataError, UsageError
 from divaeval.plots import colours
 from divaeval.plots.figure import Bars, Figure, Grid, Lines, Points
@@ -170,24 +170,16 @@ _DRAW: dict[type, Callable[[Any, Any], None]] = {
 
 
 def save(figure: Figure, path: str | os.PathLike) -> None:
-    """Draw ``figure`` to ``path`` (its suffix chooses PNG, SVG or PDF), atomically: into a
-    temporary file beside it, renamed over ``path`` once complete."""
+    """Draw ``figure`` to ``path`` (its suffix chooses PNG, SVG or PDF), atomically
+    (:func:`divaeval.atomic.replacing`: the old file stays whole if drawing fails); an
+    unwritable file is a one-line data error naming it."""
     target = check_plot_file(path)
     suffix = os.path.splitext(target)[1].lower()
     drawn = draw(figure)
-    directory = os.path.dirname(os.path.abspath(target))
     try:
-        handle, temporary = tempfile.mkstemp(prefix=".divaeval-", suffix=suffix, dir=directory)
-    except OSError as exc:
-        pyplot().close(drawn)
-        raise DataError(f"cannot write the plot: {exc.strerror or exc}", file=target) from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            drawn.savefig(stream, format=suffix[1:])
-        os.replace(temporary, target)
+        with replacing(target) as temporary:
+            drawn.savefig(temporary, format=suffix[1:])
     except OSError as exc:
         raise DataError(f"cannot write the plot: {exc.strerror or exc}", file=target) from None
     finally:
         pyplot().close(drawn)
-        if os.path.exists(temporary):
-            os.unlink(temporary)
