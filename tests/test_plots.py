@@ -212,7 +212,8 @@ def test_meta_and_collection_figures_draw_the_printed_tables():
 
     table = divaeval.evaluate(RUNS, QRELS, ["alpha-nDCG@20", "P-IA@20"], complete=True).table()
     printed = divaeval.correlation(RUNS, QRELS, ["alpha-nDCG@20", "P-IA@20"]).frame
-    (points,) = correlation.tau_scatter(table, printed).panels
+    scored = divaeval.compare(RUNS, QRELS, ["alpha-nDCG@20", "P-IA@20"])
+    (points,) = correlation.tau_scatter(scored.run_names, scored.tables, printed).panels
     assert points.title == f"alpha-nDCG@20 vs P-IA@20: τ_b = {printed['tau_b'][0]:.3f}"
     means = table[(table["topic"] == "all") & (table["measure"] == "alpha-nDCG@20")]
     np.testing.assert_allclose(points.x, means["value"].astype(float))
@@ -270,9 +271,7 @@ def test_every_panel_kind_draws_with_matplotlib():
         differences.against_baseline(table, "ql-cata", risk_alpha=1.0),
         heatmap.topic_heatmap(table),
         cutoffs.cutoff_curves(table),
-        correlation.tau_scatter(
-            table, divaeval.correlation(RUNS, QRELS, ["alpha-nDCG@10", "P-IA@10"]).frame
-        ),
+        divaeval.correlation(RUNS, QRELS, ["alpha-nDCG@10", "P-IA@10"]).figure(),
     ]
     plt = draw.pyplot()
     for figure in figures:

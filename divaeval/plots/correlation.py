@@ -7,25 +7,24 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from divaeval.plots.figure import Figure, Points, per_topic
+from divaeval.plots.figure import Figure, Points
 
 
-def tau_scatter(table: pd.DataFrame, correlations: pd.DataFrame) -> Figure:
-    """``table``: the long score table the correlations were computed from; ``correlations``:
-    the ``meta correlation`` table (metric_a, metric_b, tau_b, ...). One panel per row of
-    ``correlations``. ``data``: metric_a, metric_b, tau_b, run, mean_a, mean_b."""
-    rows = per_topic(table)
-    means = rows.groupby(["measure", "run"], sort=False)["value"].mean()
+def tau_scatter(runs, tables, correlations: pd.DataFrame) -> Figure:
+    """``runs`` and ``tables`` (measure -> scores ``[len(runs), topics]``): the score tables
+    the correlations were computed from; ``correlations``: the ``meta correlation`` table
+    (metric_a, metric_b, tau_b, ...). One panel per row of ``correlations``. ``data``:
+    metric_a, metric_b, tau_b, run, mean_a, mean_b."""
+    names = tuple(str(run) for run in runs)
+    means = {m: np.asarray(v, dtype=np.float64).mean(axis=1) for m, v in tables.items()}
     panels, frames = [], []
     for pair in correlations.itertuples(index=False):
         a, b, tau = str(pair.metric_a), str(pair.metric_b), float(pair.tau_b)
-        runs = list(means.loc[a].index)
-        x = means.loc[a].reindex(runs).to_numpy(dtype=np.float64)
-        y = means.loc[b].reindex(runs).to_numpy(dtype=np.float64)
-        panels.append(Points(f"{a} vs {b}: τ_b = {tau:.3f}", x, y, tuple(runs), a, b, False))
+        x, y = means[a], means[b]
+        panels.append(Points(f"{a} vs {b}: τ_b = {tau:.3f}", x, y, names, a, b, False))
         frames.append(
             pd.DataFrame(
-                {"metric_a": a, "metric_b": b, "tau_b": tau, "run": runs, "mean_a": x, "mean_b": y}
+                {"metric_a": a, "metric_b": b, "tau_b": tau, "run": names, "mean_a": x, "mean_b": y}
             )
         )
     return Figure(

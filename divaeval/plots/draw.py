@@ -65,9 +65,16 @@ def draw(figure: Figure):
     columns = max(1, min(figure.columns, n))
     rows = math.ceil(n / columns)
     sizes = [_panel_size(p) for p in figure.panels] or [(5.0, 3.0)]
+    heights = [max(h for _, h in sizes[r * columns : (r + 1) * columns]) for r in range(rows)]
     width = max(w for w, _ in sizes) * columns
-    height = max(h for _, h in sizes) * rows + 0.5
-    result, axes = plt.subplots(rows, columns, figsize=(width, height), squeeze=False)
+    result, axes = plt.subplots(
+        rows,
+        columns,
+        figsize=(width, sum(heights) + 0.6),
+        squeeze=False,
+        layout="constrained",
+        gridspec_kw={"height_ratios": heights},
+    )
     for index, ax in enumerate(axes.flat):
         if index >= len(figure.panels):
             ax.set_visible(False)
@@ -77,7 +84,6 @@ def draw(figure: Figure):
         subtitle = getattr(panel, "subtitle", "")
         ax.set_title(panel.title + (f"\n{subtitle}" if subtitle else ""), fontsize=8)
     result.suptitle(figure.title, fontsize=10)
-    result.tight_layout()
     return result
 
 

@@ -146,3 +146,37 @@ def sign_colour_tip(value: float) -> str:
     if value != value:
         return "—"
     return f"{value:+.4f}".replace("-", "−")
+
+
+def long_from_tables(runs, topics, tables) -> pd.DataFrame:
+    """The long score table (run, topic, measure, value) of score tables: measure ->
+    ``[len(runs), len(topics)]``."""
+    frames = [
+        pd.DataFrame(
+            {
+                "run": np.repeat(np.asarray(runs, dtype=object), len(topics)),
+                "topic": np.tile(np.asarray(topics, dtype=object), len(runs)),
+                "measure": measure,
+                "value": np.asarray(values, dtype=np.float64).reshape(-1),
+            }
+        )
+        for measure, values in tables.items()
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def combined(figures) -> Figure:
+    """One figure holding the panels of several (the first one's title and kind; each
+    caption, and in ``data`` a ``figure`` column naming the kind each row comes from)."""
+    figures = list(figures)
+    first = figures[0]
+    if len(figures) == 1:
+        return first
+    return Figure(
+        first.kind,
+        " · ".join(f.title for f in figures),
+        " ".join(f.caption for f in figures),
+        tuple(p for f in figures for p in f.panels),
+        pd.concat([f.data.assign(figure=f.kind) for f in figures], ignore_index=True),
+        columns=max(f.columns for f in figures),
+    )
