@@ -43,14 +43,13 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from html import escape as html_escape
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from divaeval import __version__
-from divaeval.atomic import written_whole
 from divaeval.errors import DivaevalError, UsageError, library_warnings
 from divaeval.evaluation import (
     DEFAULT_MEASURES,
@@ -85,6 +84,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from divaeval.parallel import Workers
+    from divaeval.plots.figure import Figure
 
 __all__ = [
     "Evaluator",
@@ -160,20 +160,41 @@ class Result:
             table.add_row(*(f"{v:.4f}" if isinstance(v, float) else str(v) for v in row))
         return table
 
-    def plot(self, **options: Any) -> Any:
-        """A picture of the result (not drawn yet for this analysis)."""
-        raise UsageError(f"{type(self).__name__} has no plot yet")
+    def figure(self) -> Figure:
+        """The result's figure as plain data (:class:`divaeval.plots.figure.Figure`: its
+        panels and, in ``data``, the numbers it draws)."""
+        raise UsageError(f"{type(self).__name__} has no figure")
+
+    def plot(self, path: str | os.PathLike | None = None) -> Any:
+        """The result's figure drawn with matplotlib (the ``plot`` extra): a matplotlib Figure
+        to show in a notebook, or, with ``path``, written to that PNG, SVG or PDF file (its
+        suffix chooses; the old file stays whole on failure) and None."""
+        from divaeval.plots import draw  # matplotlib: only when a figure is asked for
+
+        if path is None:
+            draw.pyplot()  # a missing extra is a usage error before any work
+            return draw.draw(self.figure())
+        draw.check_plot_file(path)
+        draw.save(self.figure(), path)
+        return None
 
 
 @dataclass(eq=False, repr=False)
 class TableResult(Result):
-    """An analysis whose result is one table."""
+    """An analysis whose result is one table; ``picture`` builds its figure, where it has one
+    (what the figure needs besides the table is bound in it)."""
 
     table: pd.DataFrame
+    picture: Callable[[], Figure] | None = None
 
     @property
     def frame(self) -> pd.DataFrame:
         return self.table
+
+    def figure(self) -> Figure:
+        if self.picture is None:
+            return super().figure()
+        return self.picture()
 
 
 @dataclass(eq=False, repr=False)
@@ -245,6 +266,20 @@ class EvaluationResult(Result):
             self.evaluation, mean=self.settings.mean, precision=precision, signature=self.signature
         )
 
+    def figure(self) -> Figure:
+        """The runs × topics heat map of every measure, and each measure's curve over its
+        cutoffs where it has several (``alpha-nDCG@5,10,20``)."""
+        from divaeval.plots.cutoffs import cutoff_curves, cutoff_families
+        from divaeval.plots.figure import combined
+        from divaeval.plots.heatmap import topic_heatmap
+
+        table = self.table()
+        curves = cutoff_curves(table)
+        families = cutoff_families(self.measures).values()
+        inner = {name for cuts in families for _, name in cuts[:-1]}  # the largest k is shown
+        mapped = [name for name in self.measures if name not in inner]
+        return combined([topic_heatmap(table, mapped), *([curves] if curves else [])])
+
     def _run(self, run: str | None) -> Any:
         """The scores of the run named ``run`` (None: the only run)."""
         runs = self.evaluation.runs
@@ -285,6 +320,18 @@ class ComparisonResult(Result):
     run_names: list[str]
     #: measure -> the signature of its comparison
     signatures: dict[str, str]
+    #: the per-topic scores compared: measure -> [runs, topics], and the topics
+    tables: dict[str, Any] | None = None
+    topics: list[str] | None = None
+
+    def figure(self) -> Figure:
+        """Every pair's per-topic differences, sorted (the mean of a panel is its ``diff``)."""
+        from divaeval.plots.differences import between_pairs
+        from divaeval.plots.figure import long_from_tables
+
+        if self.tables is None or self.topics is None:
+            return super().figure()
+        return between_pairs(long_from_tables(self.run_names, self.topics, self.tables))
 
     @cached_property
     def pairs(self) -> pd.DataFrame:
@@ -372,6 +419,12 @@ class PreferenceResult(Result):
     def frame(self) -> pd.DataFrame:
         return self.values()
 
+    def figure(self) -> Figure:
+        """Every pair's per-topic preferences, sorted, one panel per pair and measure."""
+        from divaeval.plots.differences import preferences
+
+        return preferences(self.values())
+
     @cached_property
     def pairs(self) -> pd.DataFrame:
         from divaeval.stats.preferences import pair_table  # scipy: the main job imports api
@@ -400,6 +453,12 @@ class DiscriminativePowerResult(TableResult):
         from divaeval.meta.overlap import overlap_frame, power_overlap  # pandas: see above
 
         return overlap_frame(power_overlap(self.power))
+
+    def figure(self) -> Figure:
+        """The ASL curves (Sakai 2012, Figs. 7-9)."""
+        from divaeval.plots.asl import asl_curves
+
+        return asl_curves(self.power.asl_curves(), self.power.alpha)
 
 
 @dataclass(eq=False, repr=False)
@@ -434,6 +493,12 @@ class SensitivityResult(Result):
         if self.sensitivity.grid_maxima is not None:
             return self.grid()
         return self.table()
+
+    def figure(self) -> Figure:
+        """Measures × topics, each cell the measure's dss on the topic."""
+        from divaeval.plots.sensitivity import sensitivity_grid
+
+        return sensitivity_grid(self.table(per_topic=True))
 
 
 @dataclass(eq=False, repr=False)
@@ -608,14 +673,16 @@ def _score_tables(
     measures: Sequence[str],
     settings: Settings,
     workers: Workers | None = None,
-) -> tuple[list[str], dict]:
-    """(run names, measure name -> scores[n_runs, n_topics]) over every qrels topic (a topic
-    a run lacks scores 0, as with ``complete``): what the analyses of runs start from."""
+) -> tuple[list[str], dict, list[str]]:
+    """(run names, measure name -> scores[n_runs, n_topics], topics) over every qrels topic (a
+    topic a run lacks scores 0, as with ``complete``): what the analyses of runs start from."""
     settings = _in_memory(inputs, settings)
     result = run_evaluation(
         inputs.runs(runs), inputs.qrels(qrels), measures, settings, workers=workers
     )
-    return result.score_tables()
+    names, tables = result.score_tables()
+    topics = [str(topic) for topic in result.runs[0].topics] if result.runs else []
+    return names, tables, topics
 
 
 def _analysed_tables(
@@ -627,9 +694,9 @@ def _analysed_tables(
     settings: Settings,
     options: dict[str, Any],
     workers: Workers | None = None,
-) -> tuple[list[str], dict]:
-    """The score tables of an analysis: scored from ``runs`` and ``qrels``, or read from the
-    score files ``scores`` (names of measures as the files write them)."""
+) -> tuple[list[str], dict, list[str]]:
+    """The score tables of an analysis and their topics: scored from ``runs`` and ``qrels``,
+    or read from the score files ``scores`` (names of measures as the files write them)."""
     if scores is None:
         if runs is None or qrels is None:
             raise UsageError("give runs and qrels, or scores")
@@ -643,7 +710,7 @@ def _analysed_tables(
         raise UsageError(f"{judging[0]} applies to runs and qrels, not to scores")
     paths = [scores] if isinstance(scores, (str, os.PathLike)) else list(scores)
     table = read_score_table([os.fspath(path) for path in paths], measures)
-    return table.runs, table.tables
+    return table.runs, table.tables, [str(topic) for topic in table.topics]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1097,7 +1164,18 @@ def risk(
             f"divaeval {__version__}|risk|baseline={base_name}|risk_alpha={alpha_text}|"
             f"{settings.signature()}|measures={names}"
         )
-        return TableResult(signature, frame)
+        picture = None
+        if position is not None:
+            picture = partial(_risk_figure, result, base_name, alpha)
+        return TableResult(signature, frame, picture)
+
+
+def _risk_figure(evaluation: Evaluation, baseline: str, alpha: float) -> Figure:
+    """Every run's per-topic differences against the baseline, losses also drawn times
+    1 + α (their mean is the URisk ``risk`` prints)."""
+    from divaeval.plots.differences import against_baseline
+
+    return against_baseline(evaluation.table(summary=False), baseline, risk_alpha=alpha)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1142,7 +1220,7 @@ def compare(
     chosen = _measures(measures)
     settings = _settings(settings, options, JUDGING, complete=True)
     with _library_call() as inputs, _workers(settings, runs) as workers:
-        names, tables = _analysed_tables(
+        names, tables, topics = _analysed_tables(
             inputs, runs, qrels, chosen, scores, settings, options, workers
         )
         if len(names) < 2:
@@ -1164,7 +1242,9 @@ def compare(
         name: f"divaeval {__version__}|compare|measure={name}|{comparison.signature}"
         for name, comparison in comparisons.items()
     }
-    return ComparisonResult(" ; ".join(signatures.values()), comparisons, names, signatures)
+    return ComparisonResult(
+        " ; ".join(signatures.values()), comparisons, names, signatures, tables, topics
+    )
 
 
 def prefer(
@@ -1255,8 +1335,6 @@ def discriminative_power(
     """
     # pandas and scipy: the main job imports api
     from divaeval.meta import discriminative_power as power_of
-    from divaeval.meta import plot_asl_curves
-    from divaeval.meta.discriminative_power import check_plotting
     from divaeval.stats.significance import DEFAULT_SEED
 
     _resampling(test, samples, seed, alpha)
@@ -1265,9 +1343,11 @@ def discriminative_power(
     chosen = _measures(measures)
     settings = _settings(settings, options, JUDGING, complete=True)
     if plot is not None:
-        check_plotting()  # before any computing
+        from divaeval.plots.draw import check_plot_file  # matplotlib: only for a figure
+
+        check_plot_file(plot)  # before any computing
     with _library_call() as inputs, _workers(settings, runs) as workers:
-        names, tables = _analysed_tables(
+        names, tables, topics = _analysed_tables(
             inputs, runs, qrels, chosen, scores, settings, options, workers
         )
         power = power_of(
@@ -1280,11 +1360,11 @@ def discriminative_power(
             progress=progress,
             workers=workers,
         )
-    if plot is not None:
-        with written_whole(os.fspath(plot)) as temporary:  # (the same suffix: the same format)
-            plot_asl_curves(power, temporary)
     signature = f"divaeval {__version__}|meta discriminative-power|{power.signature}"
-    return DiscriminativePowerResult(signature, power.table(), power)
+    result = DiscriminativePowerResult(signature, power.table(), power=power)
+    if plot is not None:
+        result.plot(plot)
+    return result
 
 
 def correlation(
@@ -1317,18 +1397,25 @@ def correlation(
     chosen = _measures(measures)
     settings = _settings(settings, options, JUDGING, complete=True)
     with _library_call() as inputs, _workers(settings, runs) as workers:
-        names, tables = _analysed_tables(
+        names, tables, topics = _analysed_tables(
             inputs, runs, qrels, chosen, scores, settings, options, workers
         )
+    pairs = rank_correlations(tables, names)
     if matrix:
         frame = rank_correlation_matrix(tables, names, matrix).reset_index(names="metric")
     else:
-        frame = rank_correlations(tables, names)
+        frame = pairs
     signature = (
         f"divaeval {__version__}|meta correlation|runs={len(names)}|"
         f"topics={'qrels' if scores is None else 'scores'}"
     )
-    return TableResult(signature, frame)
+    return TableResult(signature, frame, partial(_tau_figure, names, tables, pairs))
+
+
+def _tau_figure(runs: list[str], tables: dict, pairs: pd.DataFrame) -> Figure:
+    from divaeval.plots.correlation import tau_scatter
+
+    return tau_scatter(runs, tables, pairs)
 
 
 def intuitiveness(
@@ -1367,7 +1454,7 @@ def intuitiveness(
     settings = _settings(settings, options, JUDGING, complete=True)
     with _library_call() as inputs, _workers(settings, runs) as workers:
         if scores is not None:  # names as the files write them
-            names, tables = _analysed_tables(
+            names, tables, _ = _analysed_tables(
                 inputs, runs, qrels, (), scores, settings, options, workers
             )
             gold_names = choose_measures(list(tables), golds, "the scores")
@@ -1376,7 +1463,7 @@ def intuitiveness(
         else:
             gold_names = [m.name for m in parse_measure_texts(golds)]
             wanted = chosen or ["ndeval"]
-            names, tables = _analysed_tables(
+            names, tables, _ = _analysed_tables(
                 inputs, runs, qrels, wanted + golds, None, settings, options, workers
             )
             compared = [m.name for m in parse_measure_texts(wanted)]
@@ -1430,11 +1517,18 @@ def unanimity(
     if seed is not None:
         raise UsageError("unanimity: seed applies to a simulated scenario (simulate)")
     with _library_call() as inputs, _workers(settings, runs) as workers:
-        names, tables = _analysed_tables(
+        names, tables, topics = _analysed_tables(
             inputs, runs, qrels, chosen, scores, settings, options, workers
         )
     signature = f"divaeval {__version__}|meta unanimity|runs={len(names)}|pmi=log2"
-    return TableResult(signature, metric_unanimity_table(tables, names))
+    frame = metric_unanimity_table(tables, names)
+    return TableResult(signature, frame, partial(_unanimity_figure, frame))
+
+
+def _unanimity_figure(frame: pd.DataFrame) -> Figure:
+    from divaeval.plots.unanimity import unanimity_bars
+
+    return unanimity_bars(frame)
 
 
 def _simulated_unanimity(
@@ -1732,7 +1826,7 @@ def ties(
             )
             signature = f"k={cutoff}" + (f"|samples={samples}|seed={seed}" if chosen else "")
             title = "probability of a tie (exact; Monte Carlo for -m measures)"
-    return TiesResult(f"divaeval {__version__}|meta ties|{signature}", frame, title)
+    return TiesResult(f"divaeval {__version__}|meta ties|{signature}", frame, title=title)
 
 
 def _depth_ties(
@@ -1827,4 +1921,10 @@ def collection_table(
         f"dd_exponent={settings.exponent}|smr_rank={smr_rank or 'xi'}"
         + ("|intent_types=topics" if types is not None else "")
     )
-    return TableResult(signature, frame)
+    return TableResult(signature, frame, partial(_difficulty_figure, frame))
+
+
+def _difficulty_figure(frame: pd.DataFrame) -> Figure:
+    from divaeval.plots.difficulty import difficulty_bars
+
+    return difficulty_bars(frame)

@@ -10,10 +10,10 @@ from support import SAMPLE_DATA, run_cli
 
 from divaeval.errors import UsageError
 from divaeval.meta.discriminative_power import (
-    asl_figure,
     discriminative_power,
-    plot_asl_curves,
 )
+from divaeval.plots import draw
+from divaeval.plots.asl import asl_curves
 
 WORKED = np.array(
     [
@@ -88,7 +88,7 @@ def test_plot_without_matplotlib_is_a_usage_error(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the plot extra were absent
     result = discriminative_power({"M": WORKED}, RUNS, test="ttest")
     with pytest.raises(UsageError, match=r"pip install 'divaeval\[plot\]'"):
-        plot_asl_curves(result, str(tmp_path / "asl.png"))
+        draw.save(asl_curves(result.asl_curves(), result.alpha), tmp_path / "asl.png")
 
 
 def test_plot_without_matplotlib_fails_before_computing(capsys, tmp_path, monkeypatch):
@@ -104,7 +104,7 @@ def test_plot_without_matplotlib_fails_before_computing(capsys, tmp_path, monkey
 def test_asl_figure_draws_each_metric_sorted_and_alpha(tmp_path):
     second = WORKED[:, ::-1] * 0.5
     result = discriminative_power({"M": WORKED, "N": second}, RUNS, test="ttest", alpha=0.1)
-    figure = asl_figure(result, title="t")
+    figure = draw.draw(asl_curves(result.asl_curves(), result.alpha, title="t"))
     (axes,) = figure.axes
     curves = {line.get_label(): line for line in axes.get_lines() if line.get_label()[0] != "_"}
     assert set(curves) == {"M", "N"}
@@ -119,7 +119,7 @@ def test_asl_figure_draws_each_metric_sorted_and_alpha(tmp_path):
     import matplotlib.image
 
     path = tmp_path / "asl.png"
-    plot_asl_curves(result, str(path))
+    draw.save(asl_curves(result.asl_curves(), result.alpha), path)
     pixels = matplotlib.image.imread(str(path))
     assert pixels.shape[0] > 100 and pixels.shape[1] > 100
     assert (pixels[..., :3] < 0.5).any() and (pixels[..., :3] > 0.9).any()

@@ -6,6 +6,7 @@ import click
 
 from divaeval.cli.options import (
     output_options,
+    plot_option,
     settings_from,
     settings_options,
 )
@@ -31,11 +32,13 @@ from divaeval.cli.paths import INPUT
     help="subtopic miss rate at this rank (default: xi, Eq. 4)",
 )
 @settings_options("topics")
+@plot_option("each topic's diversity difficulty as a bar")
 @output_options
 def collection_command(
     qrels,
     cover,
     smr_rank,
+    plot,
     output_format,
     precision,
     output,
@@ -51,6 +54,8 @@ def collection_command(
     result = api.collection_table(
         qrels, cover=cover, smr_rank=smr_rank, settings=settings_from(options, mean="dd")
     )
+    if plot:
+        result.plot(plot)
     write_table(
         result.frame,
         resolve_format(output_format, output),

@@ -11,6 +11,7 @@ from divaeval.cli.options import (
     correction_option,
     measure_option,
     output_options,
+    plot_option,
     resampling_options,
     settings_from,
     settings_options,
@@ -36,6 +37,7 @@ from divaeval.settings import JUDGING
     default=None,
     help="which table to print [default: both for table/latex, pairs otherwise]",
 )
+@plot_option("each pair's per-topic differences, sorted")
 @settings_options(*JUDGING)
 @output_options
 def compare_command(
@@ -47,6 +49,7 @@ def compare_command(
     significance,
     correction,
     which,
+    plot,
     output_format,
     precision,
     output,
@@ -86,6 +89,8 @@ def compare_command(
         correction=correction,
         settings=settings,
     )
+    if plot:
+        result.plot(plot)
     parts = ["runs", "pairs"] if which is None else [which]
     if fmt == "latex":  # one runs x measures table, then each measure's pairs
         text = result.latex(

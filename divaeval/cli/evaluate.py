@@ -10,6 +10,7 @@ from divaeval.cli.options import (
     baseline_option,
     measure_option,
     output_file_option,
+    plot_option,
     precision_option,
     risk_alpha_option,
     runs_and_qrels,
@@ -52,6 +53,7 @@ SCORE_FORMATS = (
 @risk_alpha_option(
     "risk sensitivity 0 <= A <= 1e6 of --baseline (ndeval's -riskAlpha)  [default: 0]"
 )
+@plot_option("the runs x topics heat map of each measure, and its curve over its cutoffs")
 @precision_option(default=None)
 @output_file_option()
 @signature_option()
@@ -62,6 +64,7 @@ def evaluate_command(
     no_summary,
     baseline,
     risk_alpha,
+    plot,
     output_format,
     precision,
     output,
@@ -79,6 +82,8 @@ def evaluate_command(
     result = api.evaluate(
         runs, qrels, measures, baseline=baseline, risk_alpha=risk_alpha, settings=settings
     )
+    if plot:
+        result.plot(plot)
     if signature:
         click.echo(result.signature, err=True)
     if output_format == "latex":  # runs x measures with significance superscripts

@@ -11,6 +11,7 @@ from divaeval.cli.options import (
     analysis_inputs,
     measure_option,
     output_options,
+    plot_option,
     resampling_options,
     runs_and_qrels,
     scores_option,
@@ -19,7 +20,7 @@ from divaeval.cli.options import (
     settings_options,
 )
 from divaeval.cli.output import progress_bar, resolve_format, write_table, write_tables
-from divaeval.cli.paths import INPUT, OUTPUT
+from divaeval.cli.paths import INPUT
 from divaeval.errors import UsageError
 from divaeval.settings import COMPARING, JUDGING
 
@@ -36,13 +37,7 @@ def meta_group() -> None:
 @measure_option()
 @scores_option()
 @resampling_options("bootstrap", ("bootstrap", "tukey-hsd"))
-@click.option(
-    "--plot",
-    type=OUTPUT,
-    default=None,
-    metavar="FILE.png",
-    help="draw ASL curves (needs matplotlib: pip install 'divaeval[plot]')",
-)
+@plot_option("the ASL curves")
 @click.option(
     "--overlap",
     is_flag=True,
@@ -110,10 +105,20 @@ def discriminative_power_command(
     help="print one coefficient as a metric x metric matrix "
     "(default: a long table with every coefficient)",
 )
+@plot_option("each pair of metrics' run means against each other, with Kendall's tau")
 @settings_options(*JUDGING)
 @output_options
 def correlation_command(
-    files, measures, score_files, matrix, output_format, precision, output, signature, **options
+    files,
+    measures,
+    score_files,
+    matrix,
+    plot,
+    output_format,
+    precision,
+    output,
+    signature,
+    **options,
 ) -> None:
     """Kendall's tau (tau-b, tau-a) and tau_ap (Yilmaz et al.; and its symmetric version)
     between the system rankings induced by each pair of metrics."""
@@ -127,6 +132,8 @@ def correlation_command(
         matrix=matrix,
         settings=settings,
     )
+    if plot:
+        result.plot(plot)
     write_table(
         result.frame,
         resolve_format(output_format, output),
@@ -192,6 +199,7 @@ def intuitiveness_command(
     "cutoff50, or grades, weights, lengths=run, lengths=N joined with +",
 )
 @seed_option()
+@plot_option("each metric's unanimity as a bar")
 @settings_options(*JUDGING)
 @output_options
 def unanimity_command(
@@ -200,6 +208,7 @@ def unanimity_command(
     score_files,
     simulate,
     seed,
+    plot,
     output_format,
     precision,
     output,
@@ -219,6 +228,8 @@ def unanimity_command(
         seed=seed,
         settings=settings,
     )
+    if plot:
+        result.plot(plot)
     write_table(
         result.frame,
         resolve_format(output_format, output),
@@ -399,6 +410,7 @@ def _fractions(text: str) -> list[float]:
     is_flag=True,
     help="with --grid: print the topic average at every grid point (Golbus Figure 7)",
 )
+@plot_option("the measures x topics grid of dss")
 @settings_options("jobs", "scheduler")
 @output_options
 def sensitivity_command(
@@ -410,6 +422,7 @@ def sensitivity_command(
     per_topic,
     grids,
     all_points,
+    plot,
     output_format,
     precision,
     output,
@@ -441,6 +454,8 @@ def sensitivity_command(
             progress=progress,
             settings=settings,
         )
+    if plot:  # drawn before the table is printed: a closed pipe cannot lose it
+        result.plot(plot)
     if grids:
         frame, key = result.grid(all_points=all_points), "measure"
     elif fmt == "trec_eval":

@@ -9,6 +9,7 @@ from divaeval.cli.options import (
     alpha_option,
     correction_option,
     output_options,
+    plot_option,
     runs_and_qrels,
     settings_from,
     settings_options,
@@ -86,6 +87,7 @@ def _values_for_trec_eval(frame):
     default=None,
     help="which table to print [default: all for table/latex, values otherwise]",
 )
+@plot_option("each pair's per-topic preferences, sorted")
 @output_options
 def prefer_command(
     files,
@@ -97,6 +99,7 @@ def prefer_command(
     significance,
     run_names,
     which,
+    plot,
     output_format,
     precision,
     output,
@@ -126,6 +129,8 @@ def prefer_command(
         run_names=run_names,
         settings=settings_from(options),
     )
+    if plot:
+        result.plot(plot)
     parts = list(_SECTIONS) if which == "all" else [which]
     sections = []
     for part in parts:

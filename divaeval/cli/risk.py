@@ -10,6 +10,7 @@ from divaeval.cli.options import (
     baseline_option,
     measure_option,
     output_options,
+    plot_option,
     risk_alpha_option,
     runs_and_qrels,
     settings_from,
@@ -29,6 +30,7 @@ from divaeval.settings import JUDGING
     "ZRisk and GeoRisk"
 )
 @risk_alpha_option("risk sensitivity 0 <= A <= 1e6: losses weigh 1 + A times  [default: 0]")
+@plot_option("each run's per-topic differences against the baseline, losses also times 1 + A")
 @settings_options(*JUDGING)
 @output_options
 def risk_command(
@@ -36,6 +38,7 @@ def risk_command(
     measures,
     baseline,
     risk_alpha,
+    plot,
     output_format,
     precision,
     output,
@@ -66,7 +69,10 @@ def risk_command(
     """
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
+    from divaeval.errors import UsageError
 
+    if plot and baseline is None:
+        raise UsageError("--plot draws the runs' differences against --baseline: give --baseline")
     runs, qrels = runs_and_qrels(files)
     result = api.risk(
         runs,
@@ -76,6 +82,8 @@ def risk_command(
         risk_alpha="0" if risk_alpha is None else risk_alpha,
         settings=settings_from(options),
     )
+    if plot:
+        result.plot(plot)
     write_table(
         result.frame,
         resolve_format(output_format, output),

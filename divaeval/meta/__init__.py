@@ -20,7 +20,6 @@ from divaeval.meta.discriminative_power import (
     DiscriminativePower,
     MetricDiscriminativePower,
     discriminative_power,
-    plot_asl_curves,
 )
 from divaeval.meta.intuitiveness import IntuitivenessResult, intuitiveness, intuitiveness_table
 from divaeval.meta.sensitivity import SensitivityResult, selection_sensitivity
@@ -38,7 +37,6 @@ __all__ = [
     "kendall_tau",
     "metric_unanimity",
     "metric_unanimity_table",
-    "plot_asl_curves",
     "rank_correlation",
     "rank_correlation_matrix",
     "rank_correlations",

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from divaeval.errors import DataError, UsageError
+from divaeval.errors import UsageError
 from divaeval.parallel import InProcess, Workers
 from divaeval.stats.significance import (
     DEFAULT_SEED,
@@ -231,52 +231,3 @@ def discriminative_power(
     if test == "tukey-hsd":
         signature = signature.replace("|alpha=", f"|hsd={hsd_comparison}|alpha=")
     return DiscriminativePower(run_names, test, alpha, used_B, used_seed, results, signature)
-
-
-def _pyplot():
-    """matplotlib's pyplot on the Agg backend, or a usage error naming the ``plot`` extra."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise UsageError(
-            "plotting ASL curves needs matplotlib: pip install 'divaeval[plot]'"
-        ) from None
-    return plt
-
-
-def check_plotting() -> None:
-    """Fail early (before any computing) when ``--plot`` cannot draw."""
-    _pyplot()
-
-
-def asl_figure(result: DiscriminativePower, *, title: str | None = None):
-    """The ASL curves as a matplotlib Figure: one line per metric, the run pairs sorted by
-    ASL (Sakai 2012, Figs. 7-9), and a dotted line at α."""
-    plt = _pyplot()
-    curves = result.asl_curves()
-    figure, axes = plt.subplots(figsize=(6, 4))
-    for metric, curve in curves.groupby("metric", sort=False):
-        axes.plot(curve["rank"], curve["asl"], label=str(metric))
-    axes.axhline(result.alpha, color="grey", linestyle=":", linewidth=1)
-    axes.set_xlabel("run pairs sorted by ASL")
-    axes.set_ylabel("ASL (p-value)")
-    axes.set_ylim(bottom=0.0)
-    axes.set_title(title or f"ASL curves ({result.signature})", fontsize=8)
-    axes.legend(fontsize=8)
-    figure.tight_layout()
-    return figure
-
-
-def plot_asl_curves(result: DiscriminativePower, path: str, *, title: str | None = None) -> None:
-    """Draw :func:`asl_figure` to ``path`` (PNG, PDF, SVG by its suffix). Needs matplotlib
-    (the ``plot`` extra)."""
-    figure = asl_figure(result, title=title)
-    try:
-        figure.savefig(path)
-    except OSError as exc:
-        raise DataError(f"cannot write the plot: {exc.strerror or exc}", file=path) from None
-    finally:
-        _pyplot().close(figure)
