@@ -16,6 +16,8 @@ keyword arguments, or one :class:`Settings`.
   the ``meta`` analyses;
 - :func:`collection_table` — the collection analysis of the qrels; :func:`list_metrics` — the
   metrics (``divaeval metrics``);
+- :func:`report_page` — the self-contained HTML page of runs (``.html``, ``.write(path)``); every
+  result's ``.plot()`` draws its figure (the ``plot`` extra);
 - :func:`read_run`, :func:`read_qrels`, :func:`read_intents`, :func:`read_topic_types` — the
   validating readers (files or data in memory); :func:`parse_measures`; :func:`score_matrix`;
 - :class:`DivaevalError` (``DataError``, ``UsageError``) and :class:`DivaevalWarning`.
@@ -28,6 +30,7 @@ _LAZY = {
     "Evaluator": ("divaeval.api", "Evaluator"),
     "compare": ("divaeval.api", "compare"),
     "risk": ("divaeval.api", "risk"),
+    "report_page": ("divaeval.api", "report_page"),
     "prefer": ("divaeval.api", "prefer"),
     "discriminative_power": ("divaeval.api", "discriminative_power"),
     "correlation": ("divaeval.api", "correlation"),

@@ -1,7 +1,7 @@
 """``--plot`` on every command with a natural figure, and ``.plot()`` / ``.figure()`` on the
 Python results: the file is written (non-empty, in the format of its suffix), and the numbers
 drawn (``figure().data``) are those of the table the command prints (``.frame``: what the CLI
-writes)."""
+writes). Also the report command's table and its page file."""
 
 from __future__ import annotations
 
@@ -189,3 +189,58 @@ def test_risk_plot_needs_a_baseline(capsys, tmp_path):
     assert err == (
         "divaeval: --plot draws the runs' differences against --baseline: give --baseline\n"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# the report
+
+
+def test_report_means_are_the_evaluated_means_with_compare_s_tests():
+    result = divaeval.report_page(RUNS, QRELS, ["alpha-nDCG@20", "ERR-IA@20"], baseline=RUNS[1])
+    assert result.baseline == "rm-cata"
+    means = divaeval.evaluate(RUNS, QRELS, ["alpha-nDCG@20", "ERR-IA@20"], complete=True).means
+    merged = result.means.merge(means, on=["run", "measure"])
+    np.testing.assert_array_equal(merged["mean"], merged["value"])
+    pairs = divaeval.compare(RUNS, QRELS, ["alpha-nDCG@20", "ERR-IA@20"]).pairs
+    for row in result.means.itertuples():
+        if row.run == "rm-cata":
+            assert np.isnan(row.p_adjusted) and not row.significant
+            continue
+        pair = pairs[
+            (pairs["measure"] == row.measure)
+            & pairs["run_a"].isin([row.run, "rm-cata"])
+            & pairs["run_b"].isin([row.run, "rm-cata"])
+        ]
+        assert row.p_adjusted == pair["p_adjusted"].item()
+        assert row.significant == pair["significant"].item()
+    # a t interval around each mean: 10 topics, t(0.975, 9) = 2.2622
+    scores = divaeval.compare(RUNS, QRELS, "alpha-nDCG@20").tables["alpha-nDCG@20"]
+    half = 2.2621571628 * scores[0].std(ddof=1) / np.sqrt(10)
+    first = result.means.iloc[0]
+    assert (first.ci_low, first.ci_high) == pytest.approx(
+        (first["mean"] - half, first["mean"] + half)
+    )
+
+
+def test_report_command_writes_one_page(capsys, tmp_path):
+    page = tmp_path / "report.html"
+    code, out, err = run_cli(capsys, "report", *RUNS, QRELS, "-o", page, "--risk-alpha", "1")
+    assert (code, out) == (0, "")
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
+    assert "http://" not in html and "https://" not in html and "<link" not in html
+    for run in ("ql-cata", "rm-cata", "dssa"):
+        assert run in html
+    assert "Best run on alpha-nDCG@20: dssa." in html
+    code, out, _ = run_cli(capsys, "report", *RUNS, QRELS, "--risk-alpha", "1")
+    assert code == 0 and out == html  # without -o: stdout
+
+
+def test_report_errors(capsys, tmp_path):
+    code, out, err = run_cli(capsys, "report", RUNS[0], QRELS, "-o", tmp_path / "r.html")
+    assert (code, out) == (2, "")
+    assert err == "divaeval: report needs at least two runs (or a run and --baseline)\n"
+    code, out, err = run_cli(capsys, "report", *RUNS, QRELS, "-o", RUNS[0])
+    assert code == 2 and "never writes over an input" in err
+    code, _, err = run_cli(capsys, "report", *RUNS, QRELS, "-m", "nosuch")
+    assert code == 2 and err.startswith("divaeval: ")

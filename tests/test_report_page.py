@@ -1,61 +1,40 @@
-"""The report page looked at as a person would: rendered by headless Chromium (driven over the
-DevTools protocol, tests/browser.py) at a laptop's window size, on the nine TREC 2012 runs and
-their 50 topics. Checked: no JavaScript error, no request beyond the file itself, every figure
-laid out at a non-zero size, the runs and topics on the page, a tooltip on hover, another topic
-chosen in the picker; a screenshot is saved as an artifact (``DIVAEVAL_ARTIFACTS``, default
-build/test-artifacts). Without Chromium the browser tests are skipped, except under CI (``CI``
-set), where they fail: .ci/run installs Debian's chromium package."""
+"""The report page (``divaeval report``) looked at as a person would: rendered by headless
+Chromium (driven over the DevTools protocol, tests/browser.py) at a laptop's window size, on the
+nine TREC 2012 runs and their 50 topics. Checked: no JavaScript error, no request beyond the
+file itself, every figure laid out at a non-zero size, the runs and topics on the page, a
+tooltip on hover, another topic chosen in the picker; a screenshot is saved as an artifact
+(``DIVAEVAL_ARTIFACTS``, default build/test-artifacts). Without Chromium the browser tests are
+skipped, except under CI (``CI`` set), where they fail: .ci/run installs Debian's chromium
+package."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 from browser import Browser, find_chromium
 from support import ROOT, TREC2012, TREC2012_RUNS
 
-import divaeval
-from divaeval.io import read_qrels, read_run
-from divaeval.judged import QrelsIndex, judge_run
-from divaeval.plots.coverage import coverage_of_rankings
-from divaeval.plots.report import curve_measures, report_html
-from divaeval.settings import Settings
-
 pytestmark = pytest.mark.xdist_group("chromium")  # one browser start per test process
 
 QRELS = str(TREC2012 / "qrels.diversity.txt.gz")
+TOPICS = str(TREC2012 / "full-topics.xml")
 MEASURES = ["alpha-nDCG@20", "ERR-IA@20"]
 BASELINE = "ql-cata"
 ARTIFACTS = Path(os.environ.get("DIVAEVAL_ARTIFACTS", ROOT / "build" / "test-artifacts"))
 
 
 def build_page(path: Path) -> None:
-    """The page of the nine runs from plain data (scores, coverage, means)."""
-    runs = {name: str(file) for name, file in TREC2012_RUNS.items()}
-    table = divaeval.evaluate(runs, QRELS, MEASURES + curve_measures(), complete=True).table()
-    index = QrelsIndex(read_qrels(QRELS), rel_level=1)
-    coverages = {
-        name: coverage_of_rankings(
-            judge_run(read_run(file), index, Settings(complete=True)), run=name
-        )
-        for name, file in runs.items()
-    }
-    means = table[(table["topic"] == "all") & table["measure"].isin(MEASURES)]
-    means = means.rename(columns={"value": "mean"}).assign(ci_low=np.nan, ci_high=np.nan)
-    path.write_text(
-        report_html(
-            table,
-            coverages,
-            means,
-            measures=MEASURES,
-            baseline=BASELINE,
-            signature="test",
-            risk_alpha=1.0,
-        ),
-        encoding="utf-8",
-    )
+    """``divaeval report`` of the nine runs, with the topics' subtopic types."""
+    from divaeval.cli import main
+
+    runs = [str(file) for file in TREC2012_RUNS.values()]
+    code = main(
+        ["report", *runs, QRELS, "--baseline", str(TREC2012_RUNS[BASELINE]), "--topics",
+         TOPICS, "--risk-alpha", "1", "-m", MEASURES[0], "-m", MEASURES[1], "-o", str(path)]
+    )  # fmt: skip
+    assert code == 0
 
 
 @pytest.fixture(scope="module")
@@ -112,9 +91,9 @@ def test_every_figure_is_laid_out_and_the_runs_and_topics_are_on_the_page(browse
 
 def test_hovering_a_bar_shows_its_topic_run_and_value(browser):
     box = browser.evaluate(
-        """(() => { const r = document.querySelector('#differences rect.win[data-tip]')
-                      .getBoundingClientRect();
-                    window.scrollTo(0, 0);
+        """(() => { const bar = document.querySelector('#differences rect.win[data-tip]');
+                    bar.scrollIntoView({block: 'center'});
+                    const r = bar.getBoundingClientRect();
                     return [r.left + r.width / 2, r.top + r.height / 2]; })()"""
     )
     browser.hover(*box)

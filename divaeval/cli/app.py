@@ -37,6 +37,7 @@ COMMANDS = {
     "prefer": ("prefer", "prefer_command"),
     "meta": ("meta", "meta_group"),
     "collection": ("collection", "collection_command"),
+    "report": ("report", "report_command"),
 }
 
 
