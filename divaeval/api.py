@@ -50,8 +50,8 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from divaeval import __version__
-from divaeval.atomic import replacing
-from divaeval.errors import DataError, DivaevalError, UsageError, library_warnings
+from divaeval.atomic import written_whole
+from divaeval.errors import DivaevalError, UsageError, library_warnings
 from divaeval.evaluation import (
     DEFAULT_MEASURES,
     Evaluation,
@@ -621,14 +621,11 @@ class ReportResult(Result):
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the page to ``path``, whole or not at all (the old file stays on failure)."""
-        target = os.fspath(path)
-        try:
-            with replacing(target) as temporary, open(temporary, "w", encoding="utf-8") as out:
-                out.write(self.html)
-        except OSError as error:
-            raise DataError(
-                f"cannot write output: {error.strerror or error}", file=target
-            ) from None
+        with (
+            written_whole(os.fspath(path)) as temporary,
+            open(temporary, "w", encoding="utf-8") as out,
+        ):
+            out.write(self.html)
 
 
 # ---------------------------------------------------------------------------------------------

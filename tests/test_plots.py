@@ -298,5 +298,5 @@ def test_an_unwritable_plot_file_is_a_data_error(tmp_path):
     from divaeval.errors import DataError
 
     table = long_table({"a": {"t1": 0.5}})
-    with pytest.raises(DataError, match="cannot write the plot"):
+    with pytest.raises(DataError, match="cannot write output"):
         draw.save(heatmap.topic_heatmap(table), tmp_path / "missing" / "figure.png")

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from divaeval.atomic import replacing
-from divaeval.errors import DataError, UsageError
+from divaeval.atomic import written_whole
+from divaeval.errors import UsageError
 from divaeval.plots import colours
 from divaeval.plots.figure import Bars, Figure, Grid, Lines, Points
 
@@ -177,15 +177,13 @@ _DRAW: dict[type, Callable[[Any, Any], None]] = {
 
 def save(figure: Figure, path: str | os.PathLike) -> None:
     """Draw ``figure`` to ``path`` (its suffix chooses PNG, SVG or PDF), atomically
-    (:func:`divaeval.atomic.replacing`: the old file stays whole if drawing fails); an
-    unwritable file is a one-line data error naming it."""
+    (:func:`divaeval.atomic.written_whole`: the old file stays whole if drawing fails; an
+    unwritable file is a one-line data error naming it)."""
     target = check_plot_file(path)
     suffix = os.path.splitext(target)[1].lower()
     drawn = draw(figure)
     try:
-        with replacing(target) as temporary:
+        with written_whole(target) as temporary:
             drawn.savefig(temporary, format=suffix[1:])
-    except OSError as exc:
-        raise DataError(f"cannot write the plot: {exc.strerror or exc}", file=target) from None
     finally:
         pyplot().close(drawn)
