@@ -597,6 +597,9 @@ class ReportResult(Result):
     baseline: str
     measures: list[str]
     risk_alpha: float | None = None
+    #: the page's first sentence: the best run on the main measure, and its wins and losses
+    #: against the baseline
+    verdict: str = ""
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -1275,7 +1278,7 @@ def report_page(
     from divaeval.evaluation import load_inputs, open_runs, score_evaluation
     from divaeval.judged import judge_run
     from divaeval.plots.coverage import coverage_of_rankings
-    from divaeval.plots.report import curve_measures, report_html
+    from divaeval.plots.report import curve_measures, report_html, verdict
     from divaeval.stats import compare_runs  # scipy: the main job imports api
     from divaeval.stats.effects import mean_t_cis
     from divaeval.stats.significance import DEFAULT_SEED
@@ -1363,7 +1366,9 @@ def report_page(
         risk_alpha=risk,
         title=title,
     )
-    return ReportResult(signature, html, means, evaluation, base, chosen, risk)
+    return ReportResult(
+        signature, html, means, evaluation, base, chosen, risk, verdict(table, chosen[0], base)
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -225,7 +225,11 @@ def test_report_means_are_the_evaluated_means_with_compare_s_tests():
 def test_report_command_writes_one_page(capsys, tmp_path):
     page = tmp_path / "report.html"
     code, out, err = run_cli(capsys, "report", *RUNS, QRELS, "-o", page, "--risk-alpha", "1")
-    assert (code, out) == (0, "")
+    assert (code, err) == (0, "")
+    assert out == (
+        f"Wrote {page}: Best run on alpha-nDCG@20: dssa. Against the baseline ql-cata it wins "
+        "on 8 topics and loses on 2 of 10.\n"
+    )
     html = page.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
     assert "http://" not in html and "https://" not in html and "<link" not in html

@@ -52,7 +52,8 @@ def report_command(
     per-topic wins and losses against it, a runs x topics heat map, each run's coverage of
     the subtopics of any topic, the alpha-nDCG@k and S-recall@k curves and the subtopics
     reached by type. Default measures: alpha-nDCG@20 and ERR-IA@20 (the first is the main
-    one)."""
+    one). The page goes to stdout, or to -o FILE; then stdout says where, and which run is
+    best."""
     # divaeval's library is loaded once the command runs: --help stays free of numpy
     from divaeval import api
 
@@ -73,3 +74,5 @@ def report_command(
     if signature:
         click.echo(result.signature, err=True)
     emit(partial(write_text, result.html), output)
+    if output is not None:  # where the page went, and what it says first (a CI log shows it)
+        click.echo(f"Wrote {output}: {result.verdict}")
