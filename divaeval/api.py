@@ -71,6 +71,7 @@ from divaeval.io import read_qrels as read_qrels_file
 from divaeval.io import read_run as read_run_file
 from divaeval.io import read_topic_types as read_topic_types_file
 from divaeval.io.memory import MemoryInputs
+from divaeval.judged import judge_run
 from divaeval.metrics import Measure, all_specs
 from divaeval.metrics import parse_measures as parse_measure_texts
 from divaeval.metrics.dialects import measures_signature
@@ -629,6 +630,15 @@ class ReportResult(Result):
             open(temporary, "w", encoding="utf-8") as out,
         ):
             out.write(self.html)
+
+
+def check_plot(path: str | os.PathLike | None) -> None:
+    """Before any work: a figure file ``path`` (None: none asked for) has a suffix that names
+    its format (.png, .svg, .pdf) and the ``plot`` extra (matplotlib) is installed."""
+    if path is not None:
+        from divaeval.plots.draw import check_plot_file  # matplotlib: only for a figure
+
+        check_plot_file(path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1275,8 +1285,6 @@ def report_page(
     """
     import numpy as np
 
-    from divaeval.evaluation import load_inputs, open_runs, score_evaluation
-    from divaeval.judged import judge_run
     from divaeval.plots.coverage import coverage_of_rankings
     from divaeval.plots.report import curve_measures, report_html, verdict
     from divaeval.stats import compare_runs  # scipy: the main job imports api
@@ -1287,6 +1295,7 @@ def report_page(
     settings = _settings(settings, options, JUDGING, complete=True)
     risk = None if risk_alpha is None else check_risk_alpha(risk_alpha)[0]
     with _library_call() as inputs:
+        settings = _in_memory(inputs, settings)
         every, position = _with_baseline(inputs.runs(runs), inputs.baseline(baseline))
         # checked and indexed, then read whole (once: coverage maps judge them again); the
         # scoring names them (by tag, or by file when tags are shared)
@@ -1535,10 +1544,7 @@ def discriminative_power(
     _function(progress, "progress")
     chosen = _measures(measures)
     settings = _settings(settings, options, JUDGING, complete=True)
-    if plot is not None:
-        from divaeval.plots.draw import check_plot_file  # matplotlib: only for a figure
-
-        check_plot_file(plot)  # before any computing
+    check_plot(plot)  # before any computing
     with _library_call() as inputs, _workers(settings, runs) as workers:
         names, tables, topics = _analysed_tables(
             inputs, runs, qrels, chosen, scores, settings, options, workers

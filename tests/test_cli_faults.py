@@ -243,6 +243,6 @@ def test_a_plot_is_replaced_atomically(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(Figure, "savefig", full)
     code, out, err = run_cli(capsys, *args)
     assert code == 1 and err.endswith(
-        f"divaeval: {plot}: cannot write the plot: {os.strerror(errno.ENOSPC)}\n"
+        f"divaeval: {plot}: cannot write output: {os.strerror(errno.ENOSPC)}\n"
     )
     assert plot.read_bytes() == b"old figure" and leftovers(tmp_path) == []

@@ -90,8 +90,14 @@ LAZY_IMPORTS = [
     ("divaeval.cli.metrics", "*", {"divaeval.api"}),
     ("divaeval.cli.prefer", "*", {"divaeval.api"}),
     ("divaeval.cli.risk", "*", {"divaeval.api"}),
-    # the main job imports the API: an analysis loads its package (pandas, scipy) when called
-    ("divaeval.api", "*", {"divaeval.stats", "divaeval.meta", "divaeval.collection"}),
+    ("divaeval.cli.report", "*", {"divaeval.api"}),
+    # the main job imports the API: an analysis loads its package (pandas, scipy) when called,
+    # a figure its own (pandas; matplotlib when drawn)
+    (
+        "divaeval.api",
+        "*",
+        {"divaeval.stats", "divaeval.meta", "divaeval.collection", "divaeval.plots"},
+    ),
     # completing -m in the shell loads the measure registry (numpy), not every start-up
     ("divaeval.cli.options", "complete_measure", {"divaeval.metrics"}),
     # the analysis tables' writers (json, html: 3 ms) load when an analysis writes, not for

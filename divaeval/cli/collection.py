@@ -51,6 +51,7 @@ def collection_command(
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
+    api.check_plot(plot)  # before any work
     result = api.collection_table(
         qrels, cover=cover, smr_rank=smr_rank, settings=settings_from(options, mean="dd")
     )

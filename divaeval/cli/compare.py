@@ -77,6 +77,7 @@ def compare_command(
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
+    api.check_plot(plot)  # before any work
     fmt = resolve_format(output_format, output)
     settings = settings_from(options)
     result = api.compare(

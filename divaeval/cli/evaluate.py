@@ -76,6 +76,7 @@ def evaluate_command(
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
+    api.check_plot(plot)  # before any work
     output_format = resolve_format(output_format, output, default="trec_eval", terminal="trec_eval")
     settings = settings_from(options)
     runs, qrels = runs_and_qrels(files)

@@ -125,6 +125,7 @@ def correlation_command(
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
+    api.check_plot(plot)  # before any work
     settings = settings_from(options)
     result = api.correlation(
         **analysis_inputs(files, score_files, settings),
@@ -220,6 +221,7 @@ def unanimity_command(
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
+    api.check_plot(plot)  # before any work
     settings = settings_from(options)
     result = api.unanimity(
         **analysis_inputs(files, score_files, settings),
@@ -437,6 +439,7 @@ def sensitivity_command(
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
+    api.check_plot(plot)  # before any work
     fmt = resolve_format(output_format, output)
     settings = settings_from(options)
     if not grids and all_points:

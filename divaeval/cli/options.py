@@ -233,24 +233,14 @@ def output_file_option() -> Decorator:
     )
 
 
-def _plot_file(ctx: click.Context, param: click.Parameter, path: str | None) -> str | None:
-    """A ``--plot`` file, checked while the command line is parsed (before any work): a
-    suffix that names the format and the ``plot`` extra installed."""
-    if path is not None and not ctx.resilient_parsing:
-        from divaeval.plots.draw import check_plot_file  # only when a figure is asked for
-
-        check_plot_file(path)
-    return path
-
-
 def plot_option(what: str) -> Decorator:
-    """``--plot FILE.png|svg|pdf``: also draw ``what`` to FILE."""
+    """``--plot FILE.png|svg|pdf``: also draw ``what`` to FILE (the command checks it with
+    :func:`divaeval.api.check_plot` before any work)."""
     return click.option(
         "--plot",
         type=OUTPUT,
         default=None,
         metavar="FILE.png|svg|pdf",
-        callback=_plot_file,
         help=f"also draw {what} to FILE, in the format of its suffix (needs matplotlib: "
         "pip install 'divaeval[plot]')",
     )

@@ -113,6 +113,7 @@ def prefer_command(
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
 
+    api.check_plot(plot)  # before any work
     runs, qrels = runs_and_qrels(files, at_least=2)
     fmt = resolve_format(output_format, output)
     if which is None:

@@ -18,6 +18,7 @@ from divaeval.cli.options import (
 )
 from divaeval.cli.output import resolve_format, write_table
 from divaeval.cli.paths import INPUT
+from divaeval.errors import UsageError
 from divaeval.settings import JUDGING
 
 
@@ -69,8 +70,8 @@ def risk_command(
     """
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval import api
-    from divaeval.errors import UsageError
 
+    api.check_plot(plot)  # before any work
     if plot and baseline is None:
         raise UsageError("--plot draws the runs' differences against --baseline: give --baseline")
     runs, qrels = runs_and_qrels(files)

@@ -187,7 +187,7 @@ def mean_t_cis(scores: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.
     """Student t CIs x̄ ± t_{1−α/2,N−1}·s/√N of every run's mean over the topics: (low,
     high)."""
     table = check_score_table(scores, min_runs=1, min_topics=2)
-    return _t_intervals(table, _check_alpha(alpha))
+    return _t_intervals(table, check_alpha(alpha))
 
 
 def pairwise_t_cis(scores: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
