@@ -1283,17 +1283,21 @@ def report_page(
     4  rm-cata      ERR-IA@20  0.2626      0.6761
     5     dssa      ERR-IA@20  0.3795      0.3128
     """
-    import numpy as np
-
     from divaeval.plots.coverage import coverage_of_rankings
     from divaeval.plots.report import curve_measures, report_html, verdict
-    from divaeval.stats import compare_runs  # scipy: the main job imports api
+    from divaeval.stats import CORRECTIONS, compare_runs  # scipy: the main job imports api
     from divaeval.stats.effects import mean_t_cis
     from divaeval.stats.significance import DEFAULT_SEED
 
+    _resampling(test, samples, seed, alpha)
+    _choice(correction, "correction", CORRECTIONS, none=True)
+    if not isinstance(title, str):
+        raise UsageError(f"title: expected a text, got {title!r}")
     chosen = [m.name for m in parse_measures(_measures(measures) or list(REPORT_MEASURES))]
     settings = _settings(settings, options, JUDGING, complete=True)
-    risk = None if risk_alpha is None else check_risk_alpha(risk_alpha)[0]
+    risk = None
+    if risk_alpha is not None:
+        risk = check_risk_alpha(_risk_alpha(risk_alpha))[0]
     with _library_call() as inputs:
         settings = _in_memory(inputs, settings)
         every, position = _with_baseline(inputs.runs(runs), inputs.baseline(baseline))

@@ -38,6 +38,7 @@ VALID: dict[str, dict] = {
     "axioms": dict(measures="P@3", constraint="Pri", cases=2, max_length=3),
     "ties": dict(n=20, m=2, cutoff=5),
     "collection_table": dict(qrels=QRELS),
+    "report_page": dict(runs=RUNS, qrels=QRELS, measures="P@5"),
     "list_metrics": dict(pattern="rbu"),
     "read_run": dict(source=RUNS[0]),
     "read_qrels": dict(source=QRELS),
