@@ -2071,7 +2071,7 @@ def _depth_ties(
             f"k={cutoff}|imputation=pessimistic|requests={requests}|m~U(5,50)|"
             f"samples={samples}|seed={seed}"
         )
-    return TiesResult(f"divaeval {__version__}|meta ties|{signature}", frame, title)
+    return TiesResult(f"divaeval {__version__}|meta ties|{signature}", frame, title=title)
 
 
 # ---------------------------------------------------------------------------------------------
