@@ -768,8 +768,22 @@ def _analysed_tables(
     judging = [name for name in options if name not in WORKERS]
     if judging:
         raise UsageError(f"{judging[0]} applies to runs and qrels, not to scores")
-    paths = [scores] if isinstance(scores, (str, os.PathLike)) else list(scores)
-    table = read_score_table([os.fspath(path) for path in paths], measures)
+    if isinstance(scores, (str, os.PathLike)) or hasattr(scores, "columns"):
+        scores = [scores]
+    if not isinstance(scores, (list, tuple)):
+        raise UsageError(
+            f"scores: expected score files or DataFrames (run, topic, measure, value), got "
+            f"{type(scores).__name__}"
+        )
+    sources = []
+    for source in scores:
+        if isinstance(source, (str, os.PathLike)):
+            sources.append(os.fspath(source))
+        elif hasattr(source, "columns"):
+            sources.append(source)
+        else:
+            raise UsageError(f"scores: expected a file or a DataFrame, got {type(source).__name__}")
+    table = read_score_table(sources, measures)
     return table.runs, table.tables, [str(topic) for topic in table.topics]
 
 

@@ -567,3 +567,29 @@ def test_results_show_their_means_and_significance_markers(collected_warnings):
     assert "0.5100 ▲ ql-cata, rm-cata" in console.export_text()
     pytest.importorskip("matplotlib")
     assert evaluation.plot().axes  # its heat map (tests/test_plot_commands.py: what it draws)
+
+
+def test_the_analyses_take_score_tables_in_memory(tmp_path, collected_warnings):
+    # the long table evaluate gives, as a DataFrame or as the --scores file divaeval writes
+    files = [str(f) for f in RUN_FILES]
+    measures = ["alpha-nDCG@20", "P@10", "strec@10"]
+    table = divaeval.evaluate(files, str(QRELS), measures, complete=True).table()
+    path = tmp_path / "scores.tsv"
+    table.to_csv(path, sep="\t", index=False)
+    for function, options in [
+        (divaeval.compare, {}),
+        (divaeval.correlation, {}),
+        (divaeval.unanimity, {}),
+        (divaeval.discriminative_power, {"samples": 50}),
+        (divaeval.intuitiveness, {"gold": "strec@10"}),
+    ]:
+        in_memory = function(scores=table, **options)
+        from_file = function(scores=str(path), **options)
+        from_runs = function(files, str(QRELS), measures if function is not divaeval.intuitiveness
+                             else ["alpha-nDCG@20", "P@10"], **options)  # fmt: skip
+        pd.testing.assert_frame_equal(in_memory.frame, from_file.frame, check_exact=True)
+        pd.testing.assert_frame_equal(in_memory.frame, from_runs.frame, check_exact=True)
+    with pytest.raises(DataError, match="no column value"):
+        divaeval.compare(scores=table.drop(columns="value"))
+    with pytest.raises(UsageError, match="depth applies to runs and qrels, not to scores"):
+        divaeval.compare(scores=table, depth=5)

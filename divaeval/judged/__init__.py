@@ -17,14 +17,9 @@ from divaeval.judged.index import MATERIALS_KEPT, QrelsIndex
 from divaeval.judged.judge import judge_run, judge_texts, run_only_topics, trec_run_text
 from divaeval.judged.material import TopicMaterial
 from divaeval.judged.rankings import JudgedRankings
-from divaeval.settings import Settings
-
-#: the settings every judging takes (the alias keeps branches begun before the rename working)
-EvalSettings = Settings
 
 __all__ = [
     "MATERIALS_KEPT",
-    "EvalSettings",
     "JudgedRankings",
     "QrelsIndex",
     "TopicMaterial",

@@ -26,6 +26,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -229,16 +230,41 @@ def choose_measures(available: list[str], wanted: Sequence[str], names: str) -> 
     return chosen
 
 
-def read_score_table(paths: Sequence[str], measures: Sequence[str] = ()) -> ScoreTable:
-    """Read score files (see the module docstring) into runs × topics tables of ``measures``
-    (names as the files write them; default every measure in the files). Topics are the union
-    over runs and measures, sorted as everywhere in divaeval; runs keep their first order."""
-    if not paths:
+def _read_frame(name: str, frame: Any, cells: _Cells) -> None:
+    """A score table in memory: a DataFrame with the columns run, topic, measure, value (the
+    long form divaeval writes; ``all`` rows, the means, are skipped); row i is "line" i + 1."""
+    missing = [c for c in ("run", "topic", "measure", "value") if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"no column {', '.join(missing)} (a score table has run, topic, measure, value); "
+            f"the columns are {', '.join(map(str, frame.columns))}",
+            file=name,
+        )
+    rows = frame[["run", "topic", "measure", "value"]].itertuples(index=False, name=None)
+    for number, (run, topic, measure, value) in enumerate(rows, start=1):
+        if str(topic) == "all":
+            continue
+        text = repr(float(value)) if isinstance(value, (int, float)) else str(value)
+        cells.add(str(run), str(topic), str(measure), _number(text, name, number), name, number)
+
+
+def read_score_table(sources: Sequence[Any], measures: Sequence[str] = ()) -> ScoreTable:
+    """Read score files (see the module docstring), or score tables in memory (DataFrames
+    run, topic, measure, value), into runs × topics tables of ``measures`` (names as the files
+    write them; default every measure in the files). Topics are the union over runs and
+    measures, sorted as everywhere in divaeval; runs keep their first order."""
+    if not sources:
         raise UsageError("give at least one --scores FILE")
     cells = _Cells({})
-    for path in paths:
-        _read_file(path, cells)
-    names = ", ".join(paths)
+    labels = []
+    for source in sources:
+        if isinstance(source, str):
+            _read_file(source, cells)
+            labels.append(source)
+        else:
+            labels.append("scores (DataFrame)")
+            _read_frame(labels[-1], source, cells)
+    names = ", ".join(labels)
     if cells.repeated and cells.first_repeat is not None:
         where, line = cells.first_repeat
         warn(
