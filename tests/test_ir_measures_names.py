@@ -85,6 +85,9 @@ BY_ORDER = {
         "NERR10(p=0.5,max_rel=2)",
         "NERR11(max_rel=4)",
         "SDCG(max_rel=4)@5",
+        "RBP(rel=2)",
+        "RBP(p=0.5,rel=1)",
+        "RBP(p=0.9,rel=3)",
     ],
 }
 
@@ -273,3 +276,24 @@ def test_pyndeval_strings_agree_with_ir_measures():
                     result.query_id,
                 )
     assert compared >= 10 * len(PYNDEVAL_NAMES)
+
+
+def test_rbp_rel_is_binary_at_that_grade(capsys):
+    """RBP(rel=k) (ir_measures', cwl_eval's) = RBP with -l k; with gain=graded it is refused."""
+    from support import SAMPLE_DATA, run_cli
+
+    run, qrels = SAMPLE_DATA / "run.txt", SAMPLE_DATA / "qrels.txt"
+    code, per_measure, _ = run_cli(capsys, run, qrels, "-m", "RBP(rel=2)", "-f", "csv")
+    assert code == 0
+    code, per_level, _ = run_cli(capsys, run, qrels, "-m", "RBP", "-l", "2", "-f", "csv")
+    assert code == 0
+    values = [line.split(",")[3] for line in per_measure.splitlines()[1:]]
+    assert values == [line.split(",")[3] for line in per_level.splitlines()[1:]]
+    code, out, err = run_cli(capsys, run, qrels, "-m", "RBP(rel=2,gain=graded)")
+    assert code == 2 and out == ""
+    assert err == (
+        "divaeval: RBP: rel= counts grade >= rel as relevant (binary gains); it does not go "
+        "with gain=graded\n"
+    )
+    code, _, err = run_cli(capsys, run, qrels, "-m", "RBP(rel=x)")
+    assert code == 2 and "rel" in err

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from divaeval.errors import UsageError
 from divaeval.metrics.common import (
     at_cutoffs,
     depth_for,
@@ -320,6 +321,13 @@ def err(jr, params, cutoffs):
 
 
 def _rbp_gains(jr, params, length: int) -> np.ndarray:
+    if params.get("rel") is not None:  # ir_measures' and cwl_eval's RBP(rel=k): binary at k
+        if params["gain"] == "graded":
+            raise UsageError(
+                "RBP: rel= counts grade >= rel as relevant (binary gains); "
+                "it does not go with gain=graded"
+            )
+        return trec_relevant(jr, length, relevance_level(jr, params)).astype(np.float64)
     if params["gain"] == "binary":
         return trec_relevant(jr, length).astype(np.float64)
     topic_max = jr.material.max_grade.max(axis=1, initial=0).astype(np.float64)
@@ -554,8 +562,12 @@ _spec(
             "binary (grade >= -l) or graded (grade / the topic's largest grade)",
             choices=("binary", "graded"),
         ),
+        REL,
     ),
-    notes="Default p = 0.8 (trec_eval: 0.9). gain=graded is trec_eval rbp's intended rule "
+    ir_measures="RBP(p=0.8), RBP(rel=k) (binary at k; ir_measures' RBP without rel is graded: "
+    "RBP(gain=graded))",
+    notes="Default p = 0.8 (trec_eval: 0.9). rel=k: binary gains, grade >= k (as -l k). "
+    "gain=graded is trec_eval rbp's intended rule "
     "(grade / the topic's largest grade); trec_eval's own rbp reads uninitialised "
     "variables and is not an oracle. " + _DOC,
 )
