@@ -254,6 +254,11 @@ PYNDEVAL_NAMES = [
     "MAP_IA",
     "P_IA@10",
     "StRecall@20",
+    "alpha_nDCG(rel=2)@20",
+    "ERR_IA(rel=2)@10",
+    "NRBP(rel=2)",
+    "AP_IA(rel=2)",
+    "StRecall(rel=2)@10",
 ]
 
 
@@ -297,3 +302,10 @@ def test_rbp_rel_is_binary_at_that_grade(capsys):
     )
     code, _, err = run_cli(capsys, run, qrels, "-m", "RBP(rel=x)")
     assert code == 2 and "rel" in err
+    # the pyndeval measures' rel= counts positive grades only, as ndeval's
+    code, _, err = run_cli(capsys, run, qrels, "-m", "alpha-nDCG(rel=0)@20")
+    assert code == 2
+    assert err == (
+        "divaeval: alpha-nDCG: parameter rel='0': must be at least 1 (ndeval's relevance is a "
+        "positive grade)\n"
+    )

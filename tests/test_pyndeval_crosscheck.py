@@ -199,3 +199,23 @@ def test_generated_data_has_ties_and_unjudged_documents():
     assert sum(len(s) != len(set(s)) for s in per_topic.values()) > 100
     assert any(s == "0" for _, s, _, _ in qrels)
     assert any(g < 0 for *_, g in qrels) and any(g == 0 for *_, g in qrels)
+
+
+@pytest.mark.parametrize(("seed", "rel"), [(14, 2), (15, 3)])
+def test_rel_parameter_is_the_per_measure_relevance_level(tmp_path, seed, rel):
+    # ir_measures' alpha_nDCG(rel=2)@20 etc. (pyndeval's relevance_level) as divaeval's
+    # rel= on each measure, with -l left at 1
+    qrels, run = generate(seed, n_topics=150)
+    qrels_path, run_path = write_inputs(tmp_path, qrels, run)
+    ordered = expected_order(run, "score")
+    theirs = pyndeval_values(qrels, ordered, alpha=0.5, beta=0.5, rel_level=rel)
+    with_rel = [f"{m}(rel={rel})@{','.join(map(str, KS))}" for m in CUTOFF_METRICS]
+    with_rel += [f"NRBP(rel={rel})", f"nNRBP(rel={rel})", f"MAP-IA(rel={rel})"]
+    table = divaeval.evaluate(
+        [str(run_path)], str(qrels_path), with_rel, order="score", compat="ndeval"
+    ).per_topic
+    ours: dict[str, dict[str, float]] = {}
+    for _, topic, measure, value in table.itertuples(index=False, name=None):
+        ours.setdefault(str(topic), {})[re.sub(r"\(.*\)", "", measure)] = float(value)
+    mismatches = compare(ours, theirs, compat=True)
+    assert not mismatches, mismatches[:10]

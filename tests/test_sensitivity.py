@@ -195,7 +195,8 @@ def test_grid_measures_bind_and_check_parameters():
     assert points[1][0] == {"alpha": 0.5, "lambda": 0.2}
     for text, grid, message in [
         ("D#-ERR@5", "alpha=0:1:0.5", "D#-ERR@5 has no parameter alpha (its parameters: gain,"),
-        ("strec@5", "alpha=0.5", "strec@5 has no parameter alpha (it has no parameters)"),
+        ("Judged@5", "alpha=0.5", "Judged@5 has no parameter alpha (it has no parameters)"),
+        ("strec@5", "alpha=0.5", "strec@5 has no parameter alpha (its parameters: rel)"),
         ("alpha#-nDCG-IA@5", "avg=1", "parameter avg is not numeric; give it in -m"),
         ("alpha#-nDCG-IA(alpha=0.5)@5", "alpha=0:1:0.5", "alpha is given both in"),
         ("alpha#-nDCG-IA@5", "alpha=0:2:1", "alpha='2': must be in [0, 1]"),

@@ -7,6 +7,7 @@ accumulated in the same order as the C reference tools do it; discounts use the 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from functools import lru_cache
 from typing import Any
@@ -135,3 +136,29 @@ def round_significant(values: np.ndarray, digits: int) -> np.ndarray:
     """``values`` printed with C's ``%.<digits>g`` and read back (``digits`` significant
     digits), once per distinct value."""
     return _per_distinct(values, f"%.{digits}g")
+
+
+def at_relevance_level(jr: Any, level: int | None) -> Any:
+    """The judged rankings as ``-l level`` would judge them, for a measure's ``rel=`` (the
+    per-measure form of ``-l``, ir_measures' ``rel`` of its pyndeval measures): the grades
+    are the same, the material's relevant counts (which subtopics count, R_t) and its level
+    are those of ``level``. ``None`` or the rankings' own level: the rankings themselves.
+    The re-levelled material is built once on the root material (shared by topic subsets and
+    resampled copies) and the rankings once per judged run."""
+    if level is None or level == jr.material.rel_level:
+        return jr
+    key = ("at-relevance-level", int(level))
+    if key not in jr.cache:
+        root, rows = jr.material.root()
+        if key not in root.cache:
+            counts = (root.pool_grades >= level).sum(axis=1)
+            root.cache[key] = dataclasses.replace(
+                root,
+                rel_level=int(level),
+                relevant_count=counts.astype(root.relevant_count.dtype),
+                cache={},
+                origin=None,
+            )
+        material = root.cache[key] if rows is None else root.cache[key].take(rows)
+        jr.cache[key] = dataclasses.replace(jr, material=material, cache={})
+    return jr.cache[key]

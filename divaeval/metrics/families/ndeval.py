@@ -47,6 +47,7 @@ import numpy as np
 from divaeval.errors import warn
 from divaeval.metrics.common import (
     at_cutoffs,
+    at_relevance_level,
     depth_for,
     log2_discount,
     repeated_powers,
@@ -77,7 +78,15 @@ GAIN = Param(
     "(the novelty count c_i still counts documents with grade >= -l)",
     choices=("binary", "graded"),
 )
-CASCADE = (ALPHA, WEIGHTS, GAIN)
+#: ir_measures' rel= of its pyndeval measures: the per-measure -l
+REL = Param(
+    "rel",
+    int,
+    None,
+    "minimum grade counted relevant (ir_measures' rel=, pyndeval's relevance_level); default: -l",
+    lambda v: None if v >= 1 else "must be at least 1 (ndeval's relevance is a positive grade)",
+)
+CASCADE = (ALPHA, WEIGHTS, GAIN, REL)
 
 
 def _cascade_mode(params) -> tuple[str, str]:
@@ -361,9 +370,23 @@ def strec(jr, params, cutoffs):
     return safe_divide(at_cutoffs(seen, cutoffs), _subtopic_count(jr.material)[:, None])
 
 
-_spec = family_registrar(
+_register = family_registrar(
     FAMILY, reference=SOURCE, params=CASCADE, cutoff="required", defaults=NDEVAL_CUTOFFS
 )
+
+
+def _at_rel(compute):
+    """``compute`` on the rankings judged at the measure's ``rel=`` level (else ``-l``)."""
+
+    def at_rel(jr, params, cutoffs):
+        return compute(at_relevance_level(jr, params.get("rel")), params, cutoffs)
+
+    at_rel.__doc__ = compute.__doc__
+    return at_rel
+
+
+def _spec(name, compute, summary, **fields):
+    return _register(name, _at_rel(compute), summary, **fields)
 
 
 _AT1 = "ndeval leaves @1 unnormalised; divaeval normalises it unless --compat ndeval."
@@ -400,7 +423,7 @@ _spec(
     "NRBP",
     nrbp,
     "novelty- and rank-biased precision over the whole run",
-    params=(ALPHA, BETA, WEIGHTS, GAIN),
+    params=(ALPHA, BETA, WEIGHTS, GAIN, REL),
     cutoff="optional",
     defaults=(None,),
 )
@@ -408,7 +431,7 @@ _spec(
     "nNRBP",
     n_nrbp,
     "NRBP normalised by the greedy ideal ranking",
-    params=(ALPHA, BETA, WEIGHTS, GAIN),
+    params=(ALPHA, BETA, WEIGHTS, GAIN, REL),
     cutoff="optional",
     defaults=(None,),
     notes="S = 0 topics score 0 (ndeval: NaN) unless --compat ndeval.",
@@ -417,7 +440,7 @@ _spec(
     "MAP-IA",
     map_ia,
     "intent-aware mean average precision over the whole run",
-    params=(WEIGHTS,),
+    params=(WEIGHTS, REL),
     aliases=("AP-IA",),
     cutoff="optional",
     defaults=(None,),
@@ -428,7 +451,7 @@ _spec(
     "P-IA",
     p_ia,
     "intent-aware precision at k, divided by k·S",
-    params=(WEIGHTS,),
+    params=(WEIGHTS, REL),
     notes="weights=intents: Σ_i w_i·P_i@k with the --intents probabilities (the intent-aware "
     "family's wrapper); the default uniform weights are ndeval's 1/S.",
 )
@@ -436,7 +459,7 @@ _spec(
     "strec",
     strec,
     "subtopic recall: share of subtopics covered in the top k",
-    params=(),
+    params=(REL,),
     aliases=("s-recall", "srecall", "subtopic-recall", "StRecall"),
 )
 
