@@ -275,11 +275,13 @@ def score_runs(
     _name_runs(results)
     for run in results:
         extra = run.run_only_topics
+        numbered = _numbered_matches(extra, index, settings)
         if extra:
             warn(
                 f"run {run.name}: {len(extra)} topics are not in the qrels "
                 f"(e.g. {', '.join(extra[:3])}); "
-                + ("they count as 0 in the risk values, as in ndeval" if risk else "not evaluated"),
+                + ("they count as 0 in the risk values, as in ndeval" if risk else "not evaluated")
+                + numbered,
                 file=run.path,
             )
         if not settings.complete:
@@ -294,10 +296,26 @@ def score_runs(
             if len(run.topics) == 0:
                 raise DataError(
                     f"no topic of run {run.name} is in the qrels "
-                    f"(qrels topics look like {index.topics[0]!r})",
+                    f"(qrels topics look like {index.topics[0]!r})" + numbered,
                     file=run.path,
                 )
     return results
+
+
+def _numbered_matches(topics: Sequence[str], index: QrelsIndex, settings: Settings) -> str:
+    """The hint for run topics the qrels lack as strings but have as ndeval's numbers (``01``
+    and ``1``, ``wt09-1`` and ``1``): ``--compat ndeval`` matches them; "" when none do."""
+    if settings.compat == "ndeval":
+        return ""
+    matched = [t for t in topics if index.topic_code(t, "ndeval") >= 0]
+    if not matched:
+        return ""
+    example = matched[0]
+    return (
+        f"; read as numbers, as ndeval does, {len(matched)} of them are qrels topics (e.g. "
+        f"{example} = {index.topics[index.topic_code(example, 'ndeval')]}): --compat ndeval "
+        "matches them so"
+    )
 
 
 def same_file(a: str, b: str) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from divaeval.io._text import (
 )
 from divaeval.io.blocks import DEFAULT_BLOCK_BYTES, FileRange, file_size, open_plain, range_blocks
 from divaeval.io.runs import run_blocks, too_few_columns
-from divaeval.judged import QrelsIndex, judge_run, run_only_topics
+from divaeval.judged import QrelsIndex, judge_run, run_only_topics, topics_matched_as_numbers
 from divaeval.metrics import compute_measures
 from divaeval.parallel import InProcess, Workers
 from divaeval.scores import RunScores
@@ -74,6 +74,8 @@ class BlockScores:
     topic_lines: list[int]  # the line where each of ``topics`` first appears
     run_only: list[str]  # topics of the block that the qrels do not judge
     dropped_duplicates: int
+    #: ``run topic = qrels topic`` for topics matched only as ndeval's numbers (--compat ndeval)
+    as_numbers: list[str] = field(default_factory=list)
     #: the FileRange the block was read from (its ``topic_lines`` count from its start)
     file_range: FileRange | None = None
 
@@ -134,8 +136,9 @@ def score_block(scoring: Scoring, item: FileRange | Run) -> BlockScores:
         values=matrix,
         topics=[str(t) for t in run.topics],
         topic_lines=_first_lines(run),
-        run_only=run_only_topics(run, scoring.index),
+        run_only=run_only_topics(run, scoring.index, scoring.settings.compat),
         dropped_duplicates=jr.dropped_duplicates,
+        as_numbers=topics_matched_as_numbers(run, scoring.index, scoring.settings.compat),
         file_range=item if isinstance(item, FileRange) else None,
     )
 
@@ -338,6 +341,13 @@ def _assemble(run, blocks: list[BlockScores], index, measures, settings) -> RunS
     dropped = sum(b.dropped_duplicates for b in blocks)
     if dropped:
         warn(f"{dropped} repeated docnos dropped (kept the highest-ranked copy)", file=run.path)
+    as_numbers = sort_topics({pair for b in blocks for pair in b.as_numbers})
+    if as_numbers:
+        warn(
+            f"{len(as_numbers)} topic ids match the qrels as numbers, as ndeval reads them "
+            f"(e.g. {', '.join(as_numbers[:3])})",
+            file=run.path,
+        )
     codes = np.concatenate([b.codes for b in blocks]) if blocks else np.zeros(0, np.int64)
     values = (
         np.concatenate([b.values for b in blocks])

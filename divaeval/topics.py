@@ -20,3 +20,17 @@ def sort_topics(topics: Iterable[str]) -> list[str]:
     if ids and all(_is_integer(t) for t in ids):
         return sorted(ids, key=lambda t: (int(t), t))
     return sorted(ids)
+
+
+def ndeval_topic_number(topic: str, *, run: bool = False) -> int | None:
+    """The topic number ndeval reads from a topic field (``reference/ndeval.md`` §3.1, §3.3),
+    or None where ndeval would stop with a syntax error: a natural number (ASCII digits only,
+    leading zeros allowed: ``01`` is 1); in a run, a field that does not start with a digit
+    loses everything up to its first ``-`` (``wt09-1`` is 1). (ndeval also refuses numbers
+    above 1000009; divaeval reads them.)"""
+    text = str(topic)
+    if run and text[:1] and not text[:1].isdigit():
+        _, dash, text = text.partition("-")
+        if not dash:
+            return None
+    return int(text) if text.isascii() and text.isdigit() else None

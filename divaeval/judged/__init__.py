@@ -14,7 +14,13 @@ runs. Where things live:
 """
 
 from divaeval.judged.index import MATERIALS_KEPT, QrelsIndex
-from divaeval.judged.judge import judge_run, judge_texts, run_only_topics, trec_run_text
+from divaeval.judged.judge import (
+    judge_run,
+    judge_texts,
+    run_only_topics,
+    topics_matched_as_numbers,
+    trec_run_text,
+)
 from divaeval.judged.material import TopicMaterial
 from divaeval.judged.rankings import JudgedRankings
 
@@ -26,5 +32,6 @@ __all__ = [
     "judge_run",
     "judge_texts",
     "run_only_topics",
+    "topics_matched_as_numbers",
     "trec_run_text",
 ]

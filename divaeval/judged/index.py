@@ -19,7 +19,7 @@ from divaeval.judged.pools import (
     subtopic_columns,
     topic_counts,
 )
-from divaeval.topics import sort_topics
+from divaeval.topics import ndeval_topic_number, sort_topics
 
 #: the most topic selections whose material :meth:`QrelsIndex.material` keeps (runs sharing
 #: their topics share one; a run streamed in blocks would otherwise keep one per block)
@@ -43,6 +43,7 @@ class QrelsIndex:
         self.rel_level = rel_level
         self.topics = np.array(sort_topics(qrels.topic_names), dtype=object)
         self.topic_code_of = {topic: code for code, topic in enumerate(self.topics.tolist())}
+        self._numbered: dict[int, int] | None = None  # see numbered_topics
         code_of_name = np.array([self.topic_code_of[t] for t in qrels.topic_names], np.int64)
         topic_code = code_of_name[qrels.topic_codes]
         n_topics = len(self.topics)
@@ -100,6 +101,29 @@ class QrelsIndex:
         import pandas as pd  # (not at the top: only pandas-based analyses ask for it)
 
         return pd.Index(self.topics, dtype=object)
+
+    def topic_code(self, topic: str, compat: str | None = None) -> int:
+        """The qrels code of a run's topic id, -1 when the qrels lack it. Ids are compared as
+        strings, except with ``compat="ndeval"``, where a run's ``01`` or ``wt09-1`` is qrels
+        topic ``1``, as ndeval reads topic ids as numbers
+        (:func:`divaeval.topics.ndeval_topic_number`)."""
+        code = self.topic_code_of.get(topic, -1)
+        if code >= 0 or compat != "ndeval":
+            return code
+        number = ndeval_topic_number(topic, run=True)
+        return -1 if number is None else self.numbered_topics().get(number, -1)
+
+    def numbered_topics(self) -> dict[int, int]:
+        """ndeval's number of each qrels topic id that is one -> its code (the first topic
+        in divaeval's order when two ids are the same number, as ``1`` and ``01``)."""
+        if self._numbered is None:
+            numbered: dict[int, int] = {}
+            for code, topic in enumerate(self.topics.tolist()):
+                number = ndeval_topic_number(topic)
+                if number is not None:
+                    numbered.setdefault(number, code)
+            self._numbered = numbered
+        return self._numbered
 
     def judged_rows(self, topic_code: np.ndarray, doc_code: np.ndarray) -> np.ndarray:
         """Row of ``judged_grades`` of each (qrels topic code, qrels doc code) pair; the last

@@ -93,9 +93,10 @@ def _positions(topics_in_order: np.ndarray) -> np.ndarray:
     return np.arange(len(topics_in_order)) - np.repeat(first, counts)
 
 
-def _run_topic_codes(run: Run, index: QrelsIndex) -> np.ndarray:
-    """Qrels topic code of each of the run's distinct topics (-1: not in the qrels)."""
-    return np.array([index.topic_code_of.get(t, -1) for t in run.topics], dtype=np.int64)
+def _run_topic_codes(run: Run, index: QrelsIndex, compat: str | None = None) -> np.ndarray:
+    """Qrels topic code of each of the run's distinct topics (-1: not in the qrels); with
+    ``compat="ndeval"`` ids are matched as ndeval's numbers (:meth:`QrelsIndex.topic_code`)."""
+    return np.array([index.topic_code(t, compat) for t in run.topics], dtype=np.int64)
 
 
 @dataclass(eq=False)
@@ -171,7 +172,7 @@ def _ranking(run: Run, index: QrelsIndex, settings: Settings, warn_duplicates: b
     """The :class:`_Ranking` of ``run``'s rows of qrels topics: in ranking order
     (``settings.ranking_order``), repeated docnos dropped or refused (``settings.dedupe``), cut
     at ``settings.depth``."""
-    topic_code = _run_topic_codes(run, index)[run.topic_codes]
+    topic_code = _run_topic_codes(run, index, settings.compat)[run.topic_codes]
     rows = np.arange(len(topic_code))
     run_only = topic_code < 0
     if run_only.any():
@@ -222,9 +223,23 @@ def _repeated(pair: np.ndarray, bound: int) -> np.ndarray:
     return duplicate
 
 
-def run_only_topics(run: Run, index: QrelsIndex) -> list[str]:
+def run_only_topics(run: Run, index: QrelsIndex, compat: str | None = None) -> list[str]:
     """Topics of ``run`` that the qrels do not judge, sorted."""
-    return sort_topics(run.topics[_run_topic_codes(run, index) < 0])
+    return sort_topics(run.topics[_run_topic_codes(run, index, compat) < 0])
+
+
+def topics_matched_as_numbers(run: Run, index: QrelsIndex, compat: str | None) -> list[str]:
+    """``run topic = qrels topic`` for each of the run's topics that matches a qrels topic
+    only as ndeval's number (under ``compat="ndeval"``; none otherwise), sorted."""
+    if compat != "ndeval":
+        return []
+    codes = _run_topic_codes(run, index, compat).tolist()
+    code_of = dict(zip(run.topics.tolist(), codes, strict=True))
+    return [
+        f"{topic} = {index.topics[code_of[topic]]}"
+        for topic in sort_topics(run.topics)
+        if code_of[topic] >= 0 and index.topics[code_of[topic]] != topic
+    ]
 
 
 def trec_run_text(pairs, tag: str = "run") -> str:
