@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from divaeval.errors import DataError, clip, shown
+from divaeval.errors import DataError, clip, shown, warn
 from divaeval.io._numbers import integer_tokens, parse_floats, parse_integers
 from divaeval.io._text import Source, display_name, text_column, text_pieces
 from divaeval.io._tokens import Fields, split_pieces
@@ -106,8 +106,11 @@ def _intent_types(source: Source, fields: Fields) -> np.ndarray:
 
 
 def _parse_grades(source: Source, fields: Fields) -> np.ndarray:
-    """Grades as int64: integers, NTCIR ``L<k>`` labels (all or none), or integral decimals
-    (``2.0``, as the C parser took them); |grade| <= GRADE_LIMIT."""
+    """Grades as int64: integers (any integer spelling: ``+1``, ``01``), NTCIR ``L<k>`` labels
+    (all or none), or integral decimals (``1.0``: read as trec_eval's C parser reads them, with
+    a warning naming the first and the count); |grade| <= GRADE_LIMIT. A non-integral grade
+    (``1.5``, which trec_eval truncates) and exponent notation (``1e0``, ``2e1``, which it reads
+    as the digits before the ``e``) are errors: divaeval does not guess which was meant."""
     words = fields.columns[3]
     long = np.flatnonzero(long_rows(words))
     ntcir = (words[:, 0] & np.uint64(0xFF)) == ord("L")
@@ -147,7 +150,29 @@ def _parse_grades(source: Source, fields: Fields) -> np.ndarray:
                     else "is not an integer"
                 )
                 raise _fail(source, row, f"grade {shown(fields.text(3, row))} {why}")
+            decimal_rows = np.flatnonzero(~fine)
+            for row in decimal_rows.tolist():  # (only the lines not written as integers)
+                text = fields.text(3, row)
+                if "e" in text or "E" in text:
+                    raise _fail(
+                        source,
+                        row,
+                        f"grade {shown(text)} is in exponent notation, which trec_eval reads as "
+                        "its digits before the 'e' (2e1 as 2): write the integer",
+                    )
             grades = np.where(fine, grades, decimals.astype(np.int64))
+            row, count = int(decimal_rows[0]), len(decimal_rows)
+            warn(
+                (
+                    "1 grade is written as a decimal "
+                    f"({shown(fields.text(3, row))}); read as the integer it equals"
+                    if count == 1
+                    else f"{count} grades are written as decimals "
+                    f"(e.g. {shown(fields.text(3, row))}); read as the integers they equal"
+                ),
+                file=source.name,
+                line=source.line_of(row),
+            )
     too_big = np.abs(grades) > GRADE_LIMIT
     if too_big.any():
         row = int(np.argmax(too_big))
