@@ -28,7 +28,8 @@ import ir_measures  # the library this module plugs divaeval into (pip install i
 from ir_measures import Metric, providers
 from ir_measures.measures import Measure, ParamInfo
 
-from divaeval.api import EVALUATING, Evaluator, parse_measures
+from divaeval.api.evaluator import EVALUATING, Evaluator
+from divaeval.api.readers import parse_measures
 from divaeval.errors import UsageError
 from divaeval.settings import Settings
 

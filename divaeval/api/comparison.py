@@ -1,0 +1,181 @@
+"""``divaeval compare``: every pair of runs compared on each measure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from divaeval import __version__
+from divaeval.api._common import (
+    _analysed_tables,
+    _choice,
+    _library_call,
+    _measures,
+    _resampling,
+    _settings,
+    _workers,
+)
+from divaeval.api.results import Result
+from divaeval.errors import UsageError
+from divaeval.settings import JUDGING, Settings
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from divaeval.plots.figure import Figure
+
+
+@dataclass(eq=False, repr=False)
+class ComparisonResult(Result):
+    """Every pair of runs compared on each measure (:func:`compare`): :attr:`comparisons`
+    (measure -> :class:`~divaeval.stats.Comparison`), :attr:`pairs` (the pairs of every
+    measure, :attr:`frame`) and :attr:`run_table` (per measure and run: its mean and the runs
+    it significantly beats)."""
+
+    comparisons: dict[str, Any]
+    run_names: list[str]
+    #: measure -> the signature of its comparison
+    signatures: dict[str, str]
+    #: the per-topic scores compared: measure -> [runs, topics], and the topics
+    tables: dict[str, Any] | None = None
+    topics: list[str] | None = None
+
+    def figure(self) -> Figure:
+        """Every pair's per-topic differences, sorted (the mean of a panel is its ``diff``)."""
+        from divaeval.plots.differences import between_pairs
+        from divaeval.plots.figure import long_from_tables
+
+        if self.tables is None or self.topics is None:
+            return super().figure()
+        return between_pairs(long_from_tables(self.run_names, self.topics, self.tables))
+
+    @cached_property
+    def pairs(self) -> pd.DataFrame:
+        import pandas as pd  # pandas: built when asked for
+
+        frames = []
+        for name, comparison in self.comparisons.items():
+            part = comparison.pairs.copy()
+            part.insert(0, "measure", name)
+            frames.append(part)
+        return pd.concat(frames, ignore_index=True)
+
+    @cached_property
+    def run_table(self) -> pd.DataFrame:
+        import pandas as pd  # pandas: built when asked for
+
+        frames = []
+        for name, comparison in self.comparisons.items():
+            part = comparison.runs.copy()
+            part.insert(0, "measure", name)
+            frames.append(part)
+        return pd.concat(frames, ignore_index=True)
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.pairs
+
+    @property
+    def display(self) -> pd.DataFrame:
+        """Runs × measures: each mean, and after ▲ the runs it beats significantly."""
+        table = self.run_table
+        marked = [
+            f"{mean:.4f}" + (f" ▲ {', '.join(beats)}" if beats else "")
+            for mean, beats in zip(table["mean"], table["beats"], strict=True)
+        ]
+        wide = table.assign(mean=marked).pivot(index="run", columns="measure", values="mean")
+        wide = wide.reindex(index=self.run_names, columns=list(self.comparisons))
+        wide.columns.name = None
+        return wide
+
+    def latex(self, *, runs: bool = True, pairs: bool = True, precision: int = 4) -> str:
+        """LaTeX: one runs × measures table of the means with superscripts for the runs each
+        beats significantly (``runs``), then each measure's pairs (``pairs``)."""
+        from divaeval.stats import comparison_to_latex  # the main job imports api
+        from divaeval.stats.tables import comparisons_latex
+
+        texts = []
+        if runs:
+            texts.append(
+                comparisons_latex(
+                    self.run_names,
+                    self.comparisons,
+                    precision=precision,
+                    note="superscripts: significantly better than the runs with those numbers "
+                    "(the test and correction of the signature)",
+                    signature=self.signature,
+                )
+            )
+        if pairs:
+            texts += [
+                comparison_to_latex(comparison, table="pairs", precision=precision, metric=name)
+                for name, comparison in self.comparisons.items()
+            ]
+        return "\n".join(texts)
+
+
+def compare(
+    runs: Any = None,
+    qrels: Any = None,
+    measures: str | Sequence[str] | None = (),
+    *,
+    scores: Any = None,
+    test: str = "ttest",
+    samples: int | None = None,
+    seed: int | None = None,
+    alpha: float = 0.05,
+    correction: str | None = None,
+    settings: Settings | None = None,
+    **options: Any,
+) -> ComparisonResult:
+    """Compare every pair of runs on each measure (``divaeval compare``): mean difference,
+    effect size, confidence interval, p-value and significance after ``correction``; and per
+    run the runs it significantly beats. ``test``: ttest, bootstrap, randomization or
+    tukey-hsd (``samples`` resamples, ``seed``, default 42). ``scores`` (score files) replace
+    runs and qrels. The options are the judging settings; ``jobs`` processes or the Dask
+    ``scheduler`` score the runs and resample (the same results).
+
+    >>> result = divaeval.compare(["sample_data/run.txt", "sample_data/run2.txt",
+    ...                            "sample_data/run3.txt"], "sample_data/qrels.txt",
+    ...                           "alpha-nDCG@20")
+    >>> result.pairs[["run_a", "run_b", "diff", "p_value", "significant"]].round(4)
+         run_a    run_b    diff  p_value  significant
+    0  ql-cata  rm-cata -0.0029   0.8447        False
+    1  ql-cata     dssa -0.1600   0.0792        False
+    2  rm-cata     dssa -0.1571   0.1054        False
+    """
+    from divaeval.stats import CORRECTIONS, compare_runs  # scipy: the main job imports api
+    from divaeval.stats.significance import DEFAULT_SEED
+
+    _resampling(test, samples, seed, alpha)
+    _choice(correction, "correction", CORRECTIONS, none=True)
+    chosen = _measures(measures)
+    settings = _settings(settings, options, JUDGING, complete=True)
+    with _library_call() as inputs, _workers(settings, runs) as workers:
+        names, tables, topics = _analysed_tables(
+            inputs, runs, qrels, chosen, scores, settings, options, workers
+        )
+        if len(names) < 2:
+            raise UsageError("compare needs at least two runs")
+        comparisons = {
+            name: compare_runs(
+                table,
+                names,
+                test=test,
+                B=samples,
+                seed=DEFAULT_SEED if seed is None else seed,
+                alpha=alpha,
+                correction=correction,
+                workers=workers,
+            )
+            for name, table in tables.items()
+        }
+    signatures = {
+        name: f"divaeval {__version__}|compare|measure={name}|{comparison.signature}"
+        for name, comparison in comparisons.items()
+    }
+    return ComparisonResult(
+        " ; ".join(signatures.values()), comparisons, names, signatures, tables, topics
+    )
