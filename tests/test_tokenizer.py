@@ -391,17 +391,24 @@ def test_unique_inverse_is_numpys(pool, picks, space, high):
     expected, index, inverse = np.unique(keys, return_index=True, return_inverse=True)
     assert uniques.tolist() == expected.tolist()
     assert codes.tolist() == inverse.reshape(-1).tolist() and codes.dtype == np.int64
-    assert first.tolist() == index.tolist()
-    assert _words._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+    assert (keys[first] == uniques).all()  # a row of each unique
+    _assert_sorts(keys)
 
 
 def test_sort_order_of_hashes_sharing_their_high_bits():
     # 1000 rows: 10 bits of row number; keys differing only in their 10 low bits collide
     rng = np.random.default_rng(3)
     keys = (np.uint64(0xABCDEF) << np.uint64(40)) | rng.integers(0, 1024, 1000).astype(np.uint64)
-    assert _words._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+    _assert_sorts(keys)
     keys = rng.integers(0, 2**63, 1000).astype(np.uint64) << np.uint64(1)  # distinct high bits
-    assert _words._sort_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+    _assert_sorts(keys)
+
+
+def _assert_sorts(keys: np.ndarray) -> None:
+    """``_sorted(keys)`` is an argsort of ``keys`` and the keys in its order."""
+    order, ordered = _words._sorted(keys)
+    assert sorted(order.tolist()) == list(range(len(keys)))  # a permutation
+    assert ordered.tolist() == keys[order].tolist() == sorted(keys.tolist())
 
 
 def test_decode():
