@@ -89,9 +89,12 @@ def intent_weights(
     """(weights, navigational) [T, S] of the subtopics (``relevant``: [T, S], the subtopic has
     a relevant document; ``topic_code``: the sorted topic code of each qrels line); see the
     module docstring."""
-    cells = SubtopicCells(topics, columns.subtopics)
+    # (a dict of every qrels subtopic: built only for the files that name subtopics by id)
+    given = intents is not None or topic_types is not None
+    cells = SubtopicCells(topics, columns.subtopics) if given else None
     sources = []  # by precedence
     if intents is not None:
+        assert cells is not None
         sources.append(_typed(intents, cells))
     rows = np.flatnonzero(qrels.type_code)
     sources.append(
@@ -103,12 +106,13 @@ def intent_weights(
         )
     )
     if topic_types is not None:
+        assert cells is not None
         located = isinstance(topic_types, Intents) or "line" in topic_types
         sources.append(_typed(as_intents(topic_types), cells, located))
     nav = resolve_types(sources, topics, columns.subtopics) == 2
     n_rel = relevant.sum(axis=1, keepdims=True)
     uniform = np.where(relevant, 1.0 / np.maximum(n_rel, 1), 0.0)
-    if intents is None:
+    if intents is None or cells is None:
         return uniform, nav
     return _probabilities(intents, cells, topics, columns, relevant, uniform, normalize), nav
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from divaeval.io._words import byte_ranks
+from divaeval.io._words import byte_ranks, unique_inverse
 from divaeval.judged.material import rows_view
 from divaeval.topics import sort_topics
 
@@ -29,9 +29,10 @@ DENSE_KEYS = 1 << 22
 def unique_keys(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(key, return_inverse=True)`` for int64 keys in [0, bound): by counting when
     the bound is small, also next to the number of keys (no sort), else by sorting."""
-    if bound > min(DENSE_KEYS, 32 * len(key)):
-        uniques, inverse = np.unique(key, return_inverse=True)
-        return uniques, inverse.reshape(-1)
+    if bound > min(DENSE_KEYS, 32 * len(key)):  # by a packed sort (faster than np.unique)
+        keys = key.view(np.uint64) if key.dtype == np.int64 else key.astype(np.uint64)
+        uniques, inverse, _ = unique_inverse(keys)  # (keys >= 0: a view, no copy)
+        return uniques.astype(np.int64), inverse
     present = np.zeros(bound, dtype=bool)
     present[key] = True
     uniques = np.flatnonzero(present)
@@ -185,10 +186,12 @@ def ideal_pools(judged: JudgedDocuments, doc_words: np.ndarray, n_topics: int) -
     for s in range(width):  # faster than .max(axis=1) over a short axis
         positive |= judged.grades[:n_judged, s] > 0
     pool_rows = np.flatnonzero(positive)
-    pool_topic = judged.topic[pool_rows]
+    pool_keys = judged.keys[pool_rows]
+    pool_topic = pool_keys // n_docs
     # (ranked among the pool's documents only: a third of all judged ones, in the 2012 qrels)
-    pool_docs, pool_doc = np.unique(judged.doc[pool_rows], return_inverse=True)
-    doc_rank = byte_ranks(doc_words[pool_docs])[pool_doc.reshape(-1)]
+    pool_docs, pool_doc, _ = unique_inverse((pool_keys % n_docs).view(np.uint64))
+    del pool_keys
+    doc_rank = byte_ranks(doc_words[pool_docs.view(np.int64)])[pool_doc]
     # by topic, then docno descending: distinct keys, so their ranks are the order
     _, slot = unique_keys(pool_topic * n_docs + (n_docs - 1 - doc_rank), n_topics * n_docs)
     order = np.empty_like(slot)
