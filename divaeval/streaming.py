@@ -12,7 +12,7 @@ per-topic values and means are identical, bit for bit.
 This needs the run's lines grouped by topic, as every TREC run is. A topic met again in a later
 block means they are not: a run file is then read again whole, with a note (memory then follows
 the file; ``sort -s -k1,1`` groups a run); a run on stdin cannot be read again, so that is an
-error. A run smaller than a block (the default block is 8 MiB of text, about 200,000 lines) is
+error. A run smaller than a block (the default block is 4 MiB of text, about 100,000 lines) is
 read whole anyway.
 """
 
@@ -148,7 +148,7 @@ def _first_lines(run: Run) -> list[int]:
     first_rows = np.full(len(run.topics), -1, dtype=np.int64)
     rows = np.arange(len(run.topic_codes), dtype=np.int64)[::-1]
     first_rows[run.topic_codes[::-1]] = rows  # the last write wins: the first row
-    return [run.line_of(int(row)) for row in first_rows]
+    return run.source.lines_of(first_rows).tolist()
 
 
 def _blocks_of(run: RunFile | Run, block_bytes: int, workers: Workers) -> Iterator[FileRange | Run]:

@@ -70,6 +70,10 @@ class Source:
         """Physical 1-based line number of row ``row``."""
         return self.lines.line_of(int(row))
 
+    def lines_of(self, rows: np.ndarray) -> np.ndarray:
+        """Physical 1-based line numbers of ``rows``."""
+        return self.lines.lines_of(rows)
+
 
 @dataclass(frozen=True)
 class LineMap:
@@ -96,6 +100,11 @@ class LineMap:
     def line_of(self, row: int) -> int:
         segment = int(np.searchsorted(self.starts, row, side="right")) - 1
         return int(self.first_lines[segment]) + row - int(self.starts[segment])
+
+    def lines_of(self, rows: np.ndarray) -> np.ndarray:
+        """[K] int64: the line of each of ``rows``."""
+        segment = np.searchsorted(self.starts, rows, side="right") - 1
+        return self.first_lines[segment] + (rows - self.starts[segment])
 
     def shifted(self, lines: int) -> LineMap:
         """The same rows, ``lines`` lines further down."""
