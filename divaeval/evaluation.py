@@ -375,7 +375,7 @@ def run_evaluation(
     number or its text.
 
     Run files are read in blocks of whole topics of about ``settings.chunk_size`` bytes of
-    text (default 8 MiB), so memory stays bounded however large a run is
+    text (default 4 MiB), so memory stays bounded however large a run is
     (:mod:`divaeval.streaming`); the blocks are scored by ``settings.jobs`` local processes
     (``"auto"``: as many as pay off, :func:`~divaeval.parallel.auto_jobs`), or on the Dask
     cluster at ``settings.scheduler`` (:mod:`divaeval.parallel`); or by ``workers`` already

@@ -290,7 +290,7 @@ class Settings:
         None,
         flags=("--chunk-size",),
         help="read runs in blocks of whole topics of about SIZE of text (K, M, G suffixes); "
-        "peak memory follows it, not the run  [default: 8M]",
+        "peak memory follows it, not the run  [default: 4M]",
         kind="size",
         metavar="SIZE",
     )

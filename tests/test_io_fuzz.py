@@ -412,10 +412,11 @@ def _parses_or_refuses(parse, path: str) -> None:
 
 
 def _message_class(message: str) -> str:
-    """A message without its file, line and quoted values: its class."""
-    message = message.split(": ", 2)[-1] if re.match(r"^\S+:\d*:? ", message) else message
+    """A message without its file, line, ids and quoted values: its class."""
+    message = re.sub(r"^/\S*?(:\d+)?: ", "", message)  # (the file is an absolute path)
+    message = re.sub(r"\b(topic|subtopic|docno|intent) \S+", r"\1 _", message)
     message = re.sub(r"'[^']*'(?: \(\d+ characters\))?|\d+", "_", message)
-    return message[:70]
+    return message[:90]
 
 
 @pytest.mark.parametrize("kind", list(FORMATS))

@@ -103,6 +103,9 @@ class Fields:
         first = next((part for part in parts if part.n_rows), parts[0])
         columns = {}
         for j in first.columns:
+            if all(_is_absent(part.columns[j]) for part in parts):
+                columns[j] = _absent(sum(part.n_rows for part in parts))
+                continue
             width = max(part.columns[j].shape[1] for part in parts)
             columns[j] = np.concatenate([pad_words(part.columns[j], width) for part in parts])
         offsets = np.cumsum([0] + [part.n_rows for part in parts[:-1]]).tolist()
@@ -238,10 +241,23 @@ def split_piece(
 
 
 def _words(text: np.ndarray, span: tuple[np.ndarray, np.ndarray] | None, n_rows: int):
-    """The word matrix of a field's spans (zeros where no row has the field)."""
+    """The word matrix of a field's spans (where no row has the field: zeros, as a view of one
+    word, which :meth:`Fields.joined` keeps so)."""
     if span is None:
-        return np.zeros((n_rows, 1), dtype=np.uint64)
+        return _absent(n_rows)
     return gather_words(text, *span)
+
+
+_ZERO_WORD = np.zeros((1, 1), dtype=np.uint64)
+
+
+def _absent(n_rows: int) -> np.ndarray:
+    """[n_rows, 1] zero words of a field no row has: a read-only view of one word."""
+    return np.broadcast_to(_ZERO_WORD, (n_rows, 1))
+
+
+def _is_absent(words: np.ndarray) -> bool:
+    return words.strides == (0, 0)
 
 
 def number_field(words: np.ndarray) -> tuple[np.ndarray, list[BadNumber]]:
@@ -269,7 +285,7 @@ def _no_rows(
 ) -> Fields:
     return Fields(
         row_count=np.zeros(0, dtype=np.int32),
-        columns={j: np.zeros((0, 1), dtype=np.uint64) for j in columns},
+        columns={j: _absent(0) for j in columns},
         first_row=dict.fromkeys(first_row),
         lines=LineMap.empty(first_line),
         numbers={j: np.zeros(0, dtype=np.float64) for j in numbers},

@@ -23,9 +23,10 @@ from divaeval.io._text import UTF8_BOM, is_url, open_binary
 from divaeval.io._tokens import split_piece
 from divaeval.io._words import pad_words
 
-#: the default amount of run text per block (about 200,000 lines; measured: a 1M-line run then
-#: peaks at 250 MiB instead of 410 MiB read whole, in the same time)
-DEFAULT_BLOCK_BYTES = 8 << 20
+#: the default amount of run text per block (about 100,000 lines; measured on the 1M-line runs
+#: of the bench, -j 1: 235 -> 190 MiB with -m ndeval, 200 -> 173 with nDCG@10, AP and RR
+#: against blocks of 8 MiB, in the same CPU time)
+DEFAULT_BLOCK_BYTES = 4 << 20
 
 
 @dataclass(frozen=True)

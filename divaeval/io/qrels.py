@@ -92,6 +92,8 @@ def _word(text: bytes) -> np.uint64:
 
 def _intent_types(source: Source, fields: Fields) -> np.ndarray:
     """Type code of every row (0 where column 5 is absent); an unknown type is an error."""
+    if not (fields.row_count == 5).any():  # (no line gives a type: no words to look at)
+        return np.zeros(fields.n_rows, dtype=np.int8)
     words = fields.columns[4]
     short = np.all(words[:, 1:] == 0, axis=1)
     code = np.zeros(len(words), dtype=np.int8)
@@ -193,7 +195,7 @@ def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
 
 def qrels_of(name: str, fields: Fields) -> Qrels:
     """The :class:`Qrels` of the rows ``fields`` (:data:`QRELS_FIELDS`) of the qrels ``name``,
-    checked."""
+    checked; ``fields`` is consumed (its word matrices are let go as they are factorized)."""
     source = Source(name, fields.lines)
     if fields.n_rows == 0:
         raise DataError("qrels file has no judgments", file=source.name)
@@ -209,9 +211,10 @@ def qrels_of(name: str, fields: Fields) -> Qrels:
 
     type_code = _intent_types(source, fields)
     grades = _parse_grades(source, fields)
-    topic_codes, topic_words, _ = factorize_with_keys(fields.columns[0])
-    subtopic_codes, subtopic_words, _ = factorize_with_keys(fields.columns[1])
-    doc_codes, doc_words, _ = factorize_with_keys(fields.columns[2])
+    topic_codes, topic_words, _ = factorize_with_keys(fields.columns.pop(0))
+    subtopic_codes, subtopic_words, _ = factorize_with_keys(fields.columns.pop(1))
+    doc_codes, doc_words, _ = factorize_with_keys(fields.columns.pop(2))
+    fields.columns.clear()
     qrels = Qrels(
         source=source,
         topic_codes=topic_codes,

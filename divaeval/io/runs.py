@@ -188,7 +188,7 @@ def _topic_cuts(topics: np.ndarray, rows_per_block: int) -> list[int]:
 def run_of(name: str, fields: Fields, first_row: dict | None = None) -> Run:
     """The :class:`Run` of the rows ``fields`` of the run file ``name``: the whole file, or
     with ``first_row`` (the fields of the file's first row, whose tag it takes) a later block
-    of it."""
+    of it; ``fields`` is consumed (its word matrices are let go as they are factorized)."""
     source = Source(name, fields.lines)
     if fields.n_rows == 0:
         raise DataError("run file has no lines", file=source.name)
@@ -202,8 +202,8 @@ def run_of(name: str, fields: Fields, first_row: dict | None = None) -> Run:
         raise _fail_row(source, row, too_few_columns(found, fifth, first=first))
 
     scores = _scores(source, fields)
-    topic_codes, topic_words, _ = factorize_with_keys(fields.columns[0])
-    doc_codes, doc_words, doc_hashes = factorize_with_keys(fields.columns[2])
+    topic_codes, topic_words, _ = factorize_with_keys(fields.columns.pop(0))
+    doc_codes, doc_words, doc_hashes = factorize_with_keys(fields.columns.pop(2))
     tag = (first_row or fields.first_row)[TAG_FIELD]
     assert tag is not None  # every row has 6 fields (checked above)
     return Run(
