@@ -1,0 +1,64 @@
+"""What the main job loads (issue 27): ``divaeval RUN QRELS -m ...`` imports no package but
+numpy and click, and none of the standard library's heavy modules (the network stack that
+``xml.sax.saxutils`` or ``urllib.request`` pull in, multiprocessing, asyncio). Start-up time is
+``make bench``'s to measure (a timed test fails on a loaded machine); what makes it slow is
+checked here, exactly."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from support import SAMPLE_DATA
+
+#: the packages a main job may load besides the standard library
+PACKAGES = {"numpy", "click", "divaeval"}
+#: standard-library modules that would each cost the main job milliseconds of start-up
+HEAVY_STANDARD = {
+    "asyncio",
+    "concurrent",
+    "email",
+    "http",
+    "multiprocessing",
+    "socket",
+    "ssl",
+    "urllib.request",
+    "xml.sax",
+}
+
+#: (what the interpreter loaded before the command, such as an environment's .pth files, is
+#: not the command's)
+_PROBE = """
+import sys, io, contextlib
+before = set(sys.modules)
+from divaeval.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+loaded = set(sys.modules) - before
+third = sorted({m.split(".")[0] for m in loaded} - set(sys.stdlib_module_names))
+print(code, " ".join(third))
+print(" ".join(sorted(loaded)))
+"""
+
+
+def _loaded(*args: str) -> tuple[int, set[str], set[str]]:
+    """(exit code, top-level packages outside the standard library, every module) that the
+    command line ``divaeval ARGS`` loads, run in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=SAMPLE_DATA,  # (not the checkout: python -c would import divaeval from there)
+    )
+    code, *packages = done.stdout.splitlines()[0].split()
+    return int(code), set(packages), set(done.stdout.splitlines()[1].split())
+
+
+def test_the_main_job_loads_numpy_and_click_only():
+    run, qrels = str(SAMPLE_DATA / "run.txt"), str(SAMPLE_DATA / "qrels.txt")
+    code, packages, modules = _loaded(run, qrels, "-m", "rbu", "-m", "alpha-ndcg")
+    assert code == 0
+    assert packages <= PACKAGES, packages - PACKAGES
+    heavy = {m for m in modules if m in HEAVY_STANDARD or m.split(".")[0] in HEAVY_STANDARD}
+    assert not heavy, sorted(heavy)
