@@ -76,8 +76,10 @@ def test_a_second_map_with_the_same_shared_reuses_the_workers(processes):
     second = {
         pid for _, pid, _ in processes.map(_slow_where, range(6), shared, prepare=calls.append)
     }
-    assert first == second and os.getpid() not in first  # the same two workers
-    assert len(calls) == 1  # prepared once, for the pool
+    # the same two workers (both take tasks of both maps, unless one of them starts late on a
+    # loaded machine: then each map may see one), prepared once, for the pool
+    assert len(first | second) <= 2 and os.getpid() not in first | second
+    assert len(calls) == 1
 
 
 def _echo_large(shared, item):
