@@ -67,58 +67,66 @@ def test_no_import_reaches_up_a_layer():
 
 
 def test_cli_command_modules_import_only_shared_cli_modules():
-    for path in (ROOT / "divaeval" / "cli").glob("*.py"):
-        if path.stem in ("__init__", "app"):
+    # (and a command group's package, its own commands)
+    for path in (ROOT / "divaeval" / "cli").rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__init__" and len(parts) > 3:
+            shared = {".".join(parts[:-1])}
+        elif parts[-1] in ("__init__", "app"):
             continue
+        else:
+            shared = {"divaeval.cli.options", "divaeval.cli.output", "divaeval.cli.paths"}
         cli_imports = [
             m for m in imports(path) if m == "divaeval.cli" or m.startswith("divaeval.cli.")
         ]
-        shared = {"divaeval.cli.options", "divaeval.cli.output", "divaeval.cli.paths"}
         assert set(cli_imports) <= shared, path.name
 
+
+def test_every_command_module_has_its_module_of_the_api():
+    cli = {
+        ".".join(p.relative_to(ROOT / "divaeval" / "cli").with_suffix("").parts)
+        for p in (ROOT / "divaeval" / "cli").rglob("*.py")
+    }
+    shared = {"__init__", "app", "options", "output", "paths", "meta.__init__"}
+    assert cli - shared == set(COMMAND_API)
+    for module in COMMAND_API.values():
+        assert (ROOT / "divaeval" / "api" / f"{module.replace('.', '/')}.py").exists(), module
+
+
+#: the meta analyses, one module each in divaeval.cli.meta and in divaeval.api.meta
+META = (
+    "agreement", "axioms", "correlation", "degradation", "intuitiveness", "power", "sensitivity",
+    "ties", "unanimity",
+)  # fmt: skip
+
+#: each command module of divaeval.cli -> the module of divaeval.api that does its work
+COMMAND_API = {
+    "collection": "collection",
+    "compare": "comparison",
+    "evaluate": "evaluator",
+    "metrics": "metrics",
+    "prefer": "preferences",
+    "report": "report",
+    "risk": "risk_comparison",
+    **{f"meta.{name}": f"meta.{name}" for name in META},
+}
 
 #: The places where a divaeval module is imported inside a function, and why (issue 23: imports
 #: you can see). Each rule: (the module, the functions or "*" for any, the divaeval modules it
 #: may import there). Nowhere else: an import inside a function hides the import graph.
 LAZY_IMPORTS = [
-    # the command modules are imported to list the commands (--help); a command imports the
-    # library when it runs, so that --help loads no numpy
-    ("divaeval.cli.collection", "*", {"divaeval.api"}),
-    ("divaeval.cli.compare", "*", {"divaeval.api"}),
-    ("divaeval.cli.evaluate", "*", {"divaeval.api"}),
-    ("divaeval.cli.meta", "*", {"divaeval.api"}),
-    ("divaeval.cli.metrics", "*", {"divaeval.api"}),
-    ("divaeval.cli.prefer", "*", {"divaeval.api"}),
-    ("divaeval.cli.risk", "*", {"divaeval.api"}),
-    ("divaeval.cli.report", "*", {"divaeval.api"}),
-    # the main job imports the API: an analysis loads its package (pandas, scipy) when called,
-    # a figure its own (pandas; matplotlib when drawn)
+    # the command modules are imported to list the commands (--help); a command imports its
+    # module of the API (and the plot check) when it runs, so that --help loads no numpy
     *(
-        (
-            f"divaeval.api.{module}",
-            "*",
-            {"divaeval.stats", "divaeval.meta", "divaeval.collection", "divaeval.plots"},
-        )
-        for module in (
-            "_common",
-            "collection",
-            "comparison",
-            "evaluator",
-            "preferences",
-            "report",
-            "results",
-            "risk_comparison",
-            "meta.agreement",
-            "meta.axioms",
-            "meta.correlation",
-            "meta.degradation",
-            "meta.intuitiveness",
-            "meta.power",
-            "meta.sensitivity",
-            "meta.ties",
-            "meta.unanimity",
-        )
+        (f"divaeval.cli.{command}", "*", {f"divaeval.api.{module}", "divaeval.api.results"})
+        for command, module in COMMAND_API.items()
     ),
+    # the main job imports the API's evaluator and the result objects' base, which load the
+    # figures' package (pandas; matplotlib when drawn) and -f latex's tests (scipy) when asked
+    ("divaeval.api.results", "Result.plot", {"divaeval.plots"}),
+    ("divaeval.api.results", "check_plot", {"divaeval.plots.draw"}),
+    ("divaeval.api.evaluator", "EvaluationResult.latex", {"divaeval.stats.tables"}),
+    ("divaeval.api.evaluator", "EvaluationResult.figure", {"divaeval.plots"}),
     # completing -m in the shell loads the measure registry (numpy), not every start-up
     ("divaeval.cli.options", "complete_measure", {"divaeval.metrics"}),
     # the analysis tables' writers (json, html: 3 ms) load when an analysis writes, not for
@@ -213,7 +221,8 @@ def test_the_main_job_and_the_metrics_list_import_neither_pandas_nor_scipy():
     # start-up matters for shell pipelines: the evaluate path stays on numpy, and off
     # numpy.ma (15 ms), which numpy 2.4's np.unique and np.setdiff1d import on first use;
     # `divaeval metrics` (which lists the risk measures of divaeval.risk_measures) loads no pandas
-    # (0.8 s of its 1.2 s before)
+    # (0.8 s of its 1.2 s before). Of the API, the main job loads its evaluator alone, and none
+    # of the analyses' packages.
     import subprocess
     import sys
 
@@ -221,13 +230,31 @@ def test_the_main_job_and_the_metrics_list_import_neither_pandas_nor_scipy():
         "import sys; from divaeval.cli import main; "
         f"codes = [main([{str(ROOT / 'sample_data' / 'run.txt')!r}, "
         f"{str(ROOT / 'sample_data' / 'qrels.txt')!r}, '-m', 'ndeval', '-m', 'all@20', "
-        "'-o', '/dev/null']), main(['metrics', '--long'])]; "
+        "'-o', '/dev/null'])]; "
+        "parts = ('divaeval.api.', 'divaeval.stats', 'divaeval.meta', 'divaeval.plots', "
+        "'divaeval.collection', 'divaeval.report.frames'); "
+        "print(sorted(m for m in sys.modules if m.startswith(parts)), file=sys.stderr); "
+        "codes.append(main(['metrics', '--long'])); "
         "print(codes, sorted(m for m in ('pandas', 'scipy', 'numpy.ma') if m in sys.modules), "
         "file=sys.stderr)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stderr.splitlines()[-1] == "[0, 0] []", done.stderr
+    loaded = ["divaeval.api._common", "divaeval.api.evaluator", "divaeval.api.results"]
+    assert done.stderr.splitlines()[-2] == str(loaded), done.stderr
     assert "[risk-sensitive comparison" in done.stdout
+
+
+def test_the_api_package_loads_its_modules_on_first_use():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, divaeval.api; print(sorted(m for m in sys.modules if m.startswith("
+        "('numpy', 'divaeval.api.'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr
 
 
 def test_measure_names_resolve_alike_however_few_families_are_imported():

@@ -129,7 +129,7 @@ def test_cutoff_option_and_refused_metrics(tmp_path):
 
 
 def test_cli_sensitivity_reports_seed():
-    from divaeval.cli.meta import sensitivity_command
+    from divaeval.cli.meta.sensitivity import sensitivity_command
 
     qrels = FIXTURES / "small" / "ref_ex" / "div.qrels"
     result = CliRunner().invoke(

@@ -1,6 +1,6 @@
 """What the public functions share: the frame of a library call (in-memory inputs, warnings,
-errors located by row), the measures and settings they take, the score tables of the
-analyses of runs, and their arguments checked (a wrong one is a usage error naming it)."""
+errors located by row), the measures and settings they take, their workers, and their
+arguments checked (a wrong one is a usage error naming it). Light: the main job imports it."""
 
 from __future__ import annotations
 
@@ -9,18 +9,15 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from divaeval.errors import DivaevalError, UsageError, library_warnings
-from divaeval.evaluation import closing_workers, run_evaluation, same_file
+from divaeval.evaluation import closing_workers, same_file
 from divaeval.io import Intents
 from divaeval.io.memory import MemoryInputs
-from divaeval.settings import WORKERS, Settings
-
-if TYPE_CHECKING:
-    from divaeval.parallel import Workers
+from divaeval.settings import Settings
 
 
 @contextmanager
@@ -102,67 +99,6 @@ def _with_baseline(runs: list, baseline: Any) -> tuple[list, int | None]:
         if run is baseline or (same_path and (run == baseline or same_file(run, baseline))):
             return runs, position
     return [*runs, baseline], len(runs)
-
-
-def _score_tables(
-    inputs: MemoryInputs,
-    runs: Any,
-    qrels: Any,
-    measures: Sequence[str],
-    settings: Settings,
-    workers: Workers | None = None,
-) -> tuple[list[str], dict, list[str]]:
-    """(run names, measure name -> scores[n_runs, n_topics], topics) over every qrels topic (a
-    topic a run lacks scores 0, as with ``complete``): what the analyses of runs start from."""
-    settings = _in_memory(inputs, settings)
-    result = run_evaluation(
-        inputs.runs(runs), inputs.qrels(qrels), measures, settings, workers=workers
-    )
-    names, tables = result.score_tables()
-    topics = [str(topic) for topic in result.runs[0].topics] if result.runs else []
-    return names, tables, topics
-
-
-def _analysed_tables(
-    inputs: MemoryInputs,
-    runs: Any,
-    qrels: Any,
-    measures: Sequence[str],
-    scores: Any,
-    settings: Settings,
-    options: dict[str, Any],
-    workers: Workers | None = None,
-) -> tuple[list[str], dict, list[str]]:
-    """The score tables of an analysis and their topics: scored from ``runs`` and ``qrels``,
-    or read from the score files ``scores`` (names of measures as the files write them)."""
-    if scores is None:
-        if runs is None or qrels is None:
-            raise UsageError("give runs and qrels, or scores")
-        return _score_tables(inputs, runs, qrels, measures, settings, workers)
-    from divaeval.meta.scores import read_score_table  # pandas: the main job imports api
-
-    if runs is not None or qrels is not None:
-        raise UsageError("give either runs and qrels or scores, not both")
-    judging = [name for name in options if name not in WORKERS]
-    if judging:
-        raise UsageError(f"{judging[0]} applies to runs and qrels, not to scores")
-    if isinstance(scores, (str, os.PathLike)) or hasattr(scores, "columns"):
-        scores = [scores]
-    if not isinstance(scores, (list, tuple)):
-        raise UsageError(
-            f"scores: expected score files or DataFrames (run, topic, measure, value), got "
-            f"{type(scores).__name__}"
-        )
-    sources = []
-    for source in scores:
-        if isinstance(source, (str, os.PathLike)):
-            sources.append(os.fspath(source))
-        elif hasattr(source, "columns"):
-            sources.append(source)
-        else:
-            raise UsageError(f"scores: expected a file or a DataFrame, got {type(source).__name__}")
-    table = read_score_table(sources, measures)
-    return table.runs, table.tables, [str(topic) for topic in table.topics]
 
 
 def _integer(

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 from divaeval import __version__
 from divaeval.api._common import _choice, _integer, _library_call, _settings
 from divaeval.api.results import TableResult
+from divaeval.collection import collection_table as table_of
 from divaeval.io import read_qrels as read_qrels_file
 from divaeval.io import read_topic_types as read_topic_types_file
+from divaeval.plots.difficulty import difficulty_bars
 from divaeval.settings import Settings
 
 if TYPE_CHECKING:
@@ -44,7 +46,6 @@ def collection_table(
     1   152          65            4   1  0.6735
     2   153         155            4   3  0.6037
     """
-    from divaeval.collection import collection_table as table_of  # pandas: see above
 
     _choice(cover, "cover", ("exact", "greedy"))
     _integer(smr_rank, "smr_rank", 1, none=True)
@@ -72,6 +73,5 @@ def collection_table(
 
 
 def _difficulty_figure(frame: pd.DataFrame) -> Figure:
-    from divaeval.plots.difficulty import difficulty_bars
 
     return difficulty_bars(frame)

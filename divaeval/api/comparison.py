@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from divaeval import __version__
 from divaeval.api._common import (
-    _analysed_tables,
     _choice,
     _library_call,
     _measures,
@@ -17,14 +19,16 @@ from divaeval.api._common import (
     _settings,
     _workers,
 )
+from divaeval.api._tables import _analysed_tables
 from divaeval.api.results import Result
 from divaeval.errors import UsageError
+from divaeval.parallel import Workers
+from divaeval.plots.differences import between_pairs
+from divaeval.plots.figure import Figure, long_from_tables
 from divaeval.settings import JUDGING, Settings
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from divaeval.plots.figure import Figure
+from divaeval.stats import CORRECTIONS, Comparison, compare_runs, comparison_to_latex
+from divaeval.stats.significance import DEFAULT_SEED
+from divaeval.stats.tables import comparisons_latex
 
 
 @dataclass(eq=False, repr=False)
@@ -44,8 +48,6 @@ class ComparisonResult(Result):
 
     def figure(self) -> Figure:
         """Every pair's per-topic differences, sorted (the mean of a panel is its ``diff``)."""
-        from divaeval.plots.differences import between_pairs
-        from divaeval.plots.figure import long_from_tables
 
         if self.tables is None or self.topics is None:
             return super().figure()
@@ -53,7 +55,6 @@ class ComparisonResult(Result):
 
     @cached_property
     def pairs(self) -> pd.DataFrame:
-        import pandas as pd  # pandas: built when asked for
 
         frames = []
         for name, comparison in self.comparisons.items():
@@ -64,7 +65,6 @@ class ComparisonResult(Result):
 
     @cached_property
     def run_table(self) -> pd.DataFrame:
-        import pandas as pd  # pandas: built when asked for
 
         frames = []
         for name, comparison in self.comparisons.items():
@@ -93,8 +93,6 @@ class ComparisonResult(Result):
     def latex(self, *, runs: bool = True, pairs: bool = True, precision: int = 4) -> str:
         """LaTeX: one runs × measures table of the means with superscripts for the runs each
         beats significantly (``runs``), then each measure's pairs (``pairs``)."""
-        from divaeval.stats import comparison_to_latex  # the main job imports api
-        from divaeval.stats.tables import comparisons_latex
 
         texts = []
         if runs:
@@ -146,11 +144,8 @@ def compare(
     1  ql-cata     dssa -0.1600   0.0792        False
     2  rm-cata     dssa -0.1571   0.1054        False
     """
-    from divaeval.stats import CORRECTIONS, compare_runs  # scipy: the main job imports api
-    from divaeval.stats.significance import DEFAULT_SEED
 
-    _resampling(test, samples, seed, alpha)
-    _choice(correction, "correction", CORRECTIONS, none=True)
+    testing = Testing(test, samples, seed, alpha, correction)
     chosen = _measures(measures)
     settings = _settings(settings, options, JUDGING, complete=True)
     with _library_call() as inputs, _workers(settings, runs) as workers:
@@ -159,19 +154,7 @@ def compare(
         )
         if len(names) < 2:
             raise UsageError("compare needs at least two runs")
-        comparisons = {
-            name: compare_runs(
-                table,
-                names,
-                test=test,
-                B=samples,
-                seed=DEFAULT_SEED if seed is None else seed,
-                alpha=alpha,
-                correction=correction,
-                workers=workers,
-            )
-            for name, table in tables.items()
-        }
+        comparisons = testing.compare(tables, names, workers)
     signatures = {
         name: f"divaeval {__version__}|compare|measure={name}|{comparison.signature}"
         for name, comparison in comparisons.items()
@@ -179,3 +162,45 @@ def compare(
     return ComparisonResult(
         " ; ".join(signatures.values()), comparisons, names, signatures, tables, topics
     )
+
+
+@dataclass(frozen=True)
+class Testing:
+    """The significance test of :func:`compare` and the report page, checked when made:
+    ``test`` with ``samples`` resamples and ``seed`` (default 42), at level ``alpha``, with
+    ``correction`` for multiple comparisons."""
+
+    test: str
+    samples: int | None
+    seed: int | None
+    alpha: float
+    correction: str | None
+
+    def __post_init__(self) -> None:
+        _resampling(self.test, self.samples, self.seed, self.alpha)
+        _choice(self.correction, "correction", CORRECTIONS, none=True)
+
+    def compare(
+        self,
+        tables: dict[str, np.ndarray],
+        names: list[str],
+        workers: Workers | None,
+        **extra: Any,
+    ) -> dict[str, Comparison]:
+        """Every pair of runs compared on each table (measure -> scores[n_runs, n_topics]);
+        ``extra``: more options of :func:`~divaeval.stats.compare_runs` (``ci="t"``)."""
+        seed = DEFAULT_SEED if self.seed is None else self.seed
+        return {
+            name: compare_runs(
+                table,
+                names,
+                test=self.test,
+                B=self.samples,
+                seed=seed,
+                alpha=self.alpha,
+                correction=self.correction,
+                workers=workers,
+                **extra,
+            )
+            for name, table in tables.items()
+        }

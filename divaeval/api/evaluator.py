@@ -107,7 +107,7 @@ class EvaluationResult(Result):
     def latex(self, *, precision: int = 4) -> str:
         """Runs × measures in LaTeX, each run's mean with superscripts for the runs it beats
         significantly (paired t-tests, Holm's correction; ``divaeval -f latex``)."""
-        from divaeval.stats.tables import evaluation_latex  # scipy: for this format only
+        from divaeval.stats.tables import evaluation_latex  # scipy: for -f latex only
 
         return evaluation_latex(
             self.evaluation, mean=self.settings.mean, precision=precision, signature=self.signature
@@ -116,6 +116,7 @@ class EvaluationResult(Result):
     def figure(self) -> Figure:
         """The runs × topics heat map of every measure, and each measure's curve over its
         cutoffs where it has several (``alpha-nDCG@5,10,20``)."""
+        # pandas: the figures' package; the main job (this module) draws none
         from divaeval.plots.cutoffs import cutoff_curves, cutoff_families
         from divaeval.plots.figure import combined
         from divaeval.plots.heatmap import topic_heatmap

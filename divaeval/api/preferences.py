@@ -10,7 +10,10 @@ from typing import TYPE_CHECKING, Any, cast
 from divaeval import __version__
 from divaeval.api._common import _choice, _library_call, _measures, _probability, _settings
 from divaeval.api.results import Result
+from divaeval.plots.differences import preferences as preference_panels
 from divaeval.settings import Settings
+from divaeval.stats import CORRECTIONS
+from divaeval.stats.preferences import pair_table, preferences, ranking_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,19 +48,16 @@ class PreferenceResult(Result):
 
     def figure(self) -> Figure:
         """Every pair's per-topic preferences, sorted, one panel per pair and measure."""
-        from divaeval.plots.differences import preferences
 
-        return preferences(self.values())
+        return preference_panels(self.values())
 
     @cached_property
     def pairs(self) -> pd.DataFrame:
-        from divaeval.stats.preferences import pair_table  # scipy: the main job imports api
 
         return pair_table(self.preferences, correction=self.correction, alpha=self.alpha)
 
     @cached_property
     def ranking(self) -> pd.DataFrame:
-        from divaeval.stats.preferences import ranking_table  # the main job imports api
 
         return ranking_table(self.preferences, self.methods)
 
@@ -86,8 +86,6 @@ def prefer(
          run_a    run_b  wins  ties  losses  p_value
     0  ql-cata  rm-cata     4     0       6   0.7539
     """
-    from divaeval.stats import CORRECTIONS  # the main job imports api
-    from divaeval.stats.preferences import preferences
 
     _choice(correction, "correction", CORRECTIONS)
     _probability(alpha, "alpha")

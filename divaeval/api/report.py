@@ -5,35 +5,38 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from divaeval import __version__
 from divaeval.api._common import (
-    _choice,
     _in_memory,
     _library_call,
     _measures,
-    _resampling,
     _risk_alpha,
     _settings,
     _with_baseline,
     _workers,
 )
+from divaeval.api.comparison import Testing
 from divaeval.api.readers import parse_measures
 from divaeval.api.results import Result
 from divaeval.atomic import written_whole
 from divaeval.errors import UsageError
 from divaeval.evaluation import Evaluation, load_inputs, open_runs, score_evaluation
+from divaeval.io.memory import MemoryInputs
 from divaeval.judged import judge_run
+from divaeval.plots.coverage import coverage_of_rankings
+from divaeval.plots.differences import against_baseline
+from divaeval.plots.figure import Figure, combined
+from divaeval.plots.heatmap import topic_heatmap
+from divaeval.plots.report import curve_measures, report_html, verdict
 from divaeval.risk_measures import check_risk_alpha
 from divaeval.settings import JUDGING, Settings
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from divaeval.plots.figure import Figure
+from divaeval.stats import Comparison
+from divaeval.stats.effects import mean_t_cis
 
 
 @dataclass(eq=False, repr=False)
@@ -61,9 +64,6 @@ class ReportResult(Result):
     def figure(self) -> Figure:
         """The page's first figures: the per-topic differences against the baseline and the
         runs × topics heat map of the main measure."""
-        from divaeval.plots.differences import against_baseline
-        from divaeval.plots.figure import combined
-        from divaeval.plots.heatmap import topic_heatmap
 
         table = self.evaluation.table(summary=False)
         return combined(
@@ -126,64 +126,95 @@ def report_page(
     4  rm-cata      ERR-IA@20  0.2626      0.6761
     5     dssa      ERR-IA@20  0.3795      0.3128
     """
-    from divaeval.plots.coverage import coverage_of_rankings
-    from divaeval.plots.report import curve_measures, report_html, verdict
-    from divaeval.stats import CORRECTIONS, compare_runs  # scipy: the main job imports api
-    from divaeval.stats.effects import mean_t_cis
-    from divaeval.stats.significance import DEFAULT_SEED
 
-    _resampling(test, samples, seed, alpha)
-    _choice(correction, "correction", CORRECTIONS, none=True)
+    testing = Testing(test, samples, seed, alpha, correction)
     if not isinstance(title, str):
         raise UsageError(f"title: expected a text, got {title!r}")
     chosen = [m.name for m in parse_measures(_measures(measures) or list(REPORT_MEASURES))]
     settings = _settings(settings, options, JUDGING, complete=True)
-    risk = None
-    if risk_alpha is not None:
-        risk = check_risk_alpha(_risk_alpha(risk_alpha))[0]
+    risk = None if risk_alpha is None else check_risk_alpha(_risk_alpha(risk_alpha))[0]
     with _library_call() as inputs:
         settings = _in_memory(inputs, settings)
-        every, position = _with_baseline(inputs.runs(runs), inputs.baseline(baseline))
-        # checked and indexed, then read whole (once: coverage maps judge them again); the
-        # scoring names them (by tag, or by file when tags are shared)
-        _, index = load_inputs(every, inputs.qrels(qrels), settings, read_runs=False)
-        opened = open_runs(every, read=True)
-        if len(opened) < 2:
-            raise UsageError("report needs at least two runs (or a run and --baseline)")
-        with _workers(settings, every) as workers:
-            evaluation = score_evaluation(
-                opened, index, parse_measures(chosen + curve_measures()), settings, workers
-            )
-            names, tables = evaluation.score_tables()
-            base = names[0 if position is None else position]
-            comparisons = {
-                measure: compare_runs(
-                    tables[measure],
-                    names,
-                    test=test,
-                    B=samples,
-                    seed=DEFAULT_SEED if seed is None else seed,
-                    alpha=alpha,
-                    correction=correction,
-                    ci="t",
-                    workers=workers,
-                )
-                for measure in chosen
-            }
-        typed = bool(settings.topics or settings.intents) or bool(index.qrels.type_code.any())
-        coverages = {
-            name: coverage_of_rankings(judge_run(run, index, settings), typed=typed, run=name)
-            for name, run in zip(names, opened, strict=True)
-        }
-    import pandas as pd  # pandas: the main job imports api
+        scored = _scored(inputs, runs, qrels, baseline, chosen, settings, testing)
+    means = _means_table(scored, chosen, alpha)
+    signature = (
+        f"divaeval {__version__}|report|baseline={scored.base}|"
+        f"{next(iter(scored.comparisons.values())).signature}|{settings.signature()}|"
+        f"measures={','.join(chosen)}"
+    )
+    table, base = scored.evaluation.table(), scored.base
+    html = _page(table, scored, means, chosen, signature=signature, risk_alpha=risk, title=title)
+    return ReportResult(
+        signature,
+        html,
+        means,
+        scored.evaluation,
+        base,
+        chosen,
+        risk,
+        verdict(table, chosen[0], base),
+    )
 
-    table = evaluation.table()
+
+@dataclass(frozen=True)
+class _Scored:
+    """The runs of the report scored: the evaluation, the runs' names and score tables
+    (measure -> [runs, topics]), the baseline's name, each measure's comparisons and each
+    run's subtopic coverage."""
+
+    evaluation: Evaluation
+    names: list[str]
+    tables: dict[str, np.ndarray]
+    base: str
+    comparisons: dict[str, Comparison]
+    coverages: dict[str, Any]
+
+
+def _scored(
+    inputs: MemoryInputs,
+    runs: Any,
+    qrels: Any,
+    baseline: Any,
+    chosen: list[str],
+    settings: Settings,
+    testing: Testing,
+) -> _Scored:
+    """Every run (and the baseline) scored on every qrels topic, on the measures and the
+    curves' measures; the measures' comparisons (t intervals); the runs' coverage maps."""
+    every, position = _with_baseline(inputs.runs(runs), inputs.baseline(baseline))
+    # checked and indexed, then read whole (once: coverage maps judge them again); the
+    # scoring names them (by tag, or by file when tags are shared)
+    _, index = load_inputs(every, inputs.qrels(qrels), settings, read_runs=False)
+    opened = open_runs(every, read=True)
+    if len(opened) < 2:
+        raise UsageError("report needs at least two runs (or a run and --baseline)")
+    with _workers(settings, every) as workers:
+        evaluation = score_evaluation(
+            opened, index, parse_measures(chosen + curve_measures()), settings, workers
+        )
+        names, tables = evaluation.score_tables()
+        measured = {measure: tables[measure] for measure in chosen}
+        comparisons = testing.compare(measured, names, workers, ci="t")
+    typed = bool(settings.topics or settings.intents) or bool(index.qrels.type_code.any())
+    coverages = {
+        name: coverage_of_rankings(judge_run(run, index, settings), typed=typed, run=name)
+        for name, run in zip(names, opened, strict=True)
+    }
+    base = names[0 if position is None else position]
+    return _Scored(evaluation, names, tables, base, comparisons, coverages)
+
+
+def _means_table(scored: _Scored, chosen: list[str], alpha: float) -> pd.DataFrame:
+    """Per measure and run: the mean as printed, its t interval at 1 - ``alpha``, and the
+    adjusted p-value and significance of its test against the baseline (NaN and False for
+    the baseline itself)."""
+    table = scored.evaluation.table()
     printed = table[table["topic"] == "all"].set_index(["run", "measure"])["value"]
-    rows = []
+    base, rows = scored.base, []
     for measure in chosen:
-        low, high = mean_t_cis(tables[measure], alpha)
-        pairs = comparisons[measure].pairs
-        for i, name in enumerate(names):
+        low, high = mean_t_cis(scored.tables[measure], alpha)
+        pairs = scored.comparisons[measure].pairs
+        for i, name in enumerate(scored.names):
             against = pairs[
                 ((pairs["run_a"] == name) & (pairs["run_b"] == base))
                 | ((pairs["run_a"] == base) & (pairs["run_b"] == name))
@@ -200,28 +231,23 @@ def report_page(
                     "significant": bool(against["significant"].iloc[0]) if tested else False,
                 }
             )
-    means = pd.DataFrame(rows)
-    signature = (
-        f"divaeval {__version__}|report|baseline={base}|"
-        f"{next(iter(comparisons.values())).signature}|{settings.signature()}|"
-        f"measures={','.join(chosen)}"
-    )
-    n_topics = tables[chosen[0]].shape[1]
-    html = report_html(
-        table,
-        coverages,
-        means,
-        measures=chosen,
-        baseline=base,
-        signature=signature,
-        intro=[
-            f"{len(names)} runs × {n_topics} topics, measures {', '.join(chosen)}; "
-            f"baseline {base}.",
-            f"Runs: {', '.join(names)}.",
-        ],
-        risk_alpha=risk,
-        title=title,
-    )
-    return ReportResult(
-        signature, html, means, evaluation, base, chosen, risk, verdict(table, chosen[0], base)
+    return pd.DataFrame(rows)
+
+
+def _page(
+    table: pd.DataFrame,
+    scored: _Scored,
+    means: pd.DataFrame,
+    chosen: list[str],
+    **page: Any,
+) -> str:
+    """The page's HTML (``page``: its signature, risk_alpha and title)."""
+    names, base = scored.names, scored.base
+    n_topics = scored.tables[chosen[0]].shape[1]
+    intro = [
+        f"{len(names)} runs × {n_topics} topics, measures {', '.join(chosen)}; baseline {base}.",
+        f"Runs: {', '.join(names)}.",
+    ]
+    return report_html(
+        table, scored.coverages, means, measures=chosen, baseline=base, intro=intro, **page
     )

@@ -63,7 +63,7 @@ class Result:
         """The result's figure drawn with matplotlib (the ``plot`` extra): a matplotlib Figure
         to show in a notebook, or, with ``path``, written to that PNG, SVG or PDF file (its
         suffix chooses; the old file stays whole on failure) and None."""
-        from divaeval.plots import draw  # matplotlib: only when a figure is asked for
+        from divaeval.plots import draw  # pandas, matplotlib: only when a figure is asked for
 
         if path is None:
             draw.pyplot()  # a missing extra is a usage error before any work
@@ -95,6 +95,6 @@ def check_plot(path: str | os.PathLike | None) -> None:
     """Before any work: a figure file ``path`` (None: none asked for) has a suffix that names
     its format (.png, .svg, .pdf) and the ``plot`` extra (matplotlib) is installed."""
     if path is not None:
-        from divaeval.plots.draw import check_plot_file  # matplotlib: only for a figure
+        from divaeval.plots.draw import check_plot_file  # pandas: only for a figure
 
         check_plot_file(path)

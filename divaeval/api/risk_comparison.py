@@ -20,6 +20,7 @@ from divaeval.api._common import (
 from divaeval.api.results import TableResult
 from divaeval.evaluation import Evaluation, run_evaluation
 from divaeval.metrics.dialects import measures_signature
+from divaeval.plots.differences import against_baseline
 from divaeval.risk_measures import check_risk_alpha, risk_frame
 from divaeval.settings import JUDGING, Settings
 
@@ -81,6 +82,5 @@ def risk(
 def _risk_figure(evaluation: Evaluation, baseline: str, alpha: float) -> Figure:
     """Every run's per-topic differences against the baseline, losses also drawn times
     1 + α (their mean is the URisk ``risk`` prints)."""
-    from divaeval.plots.differences import against_baseline
 
     return against_baseline(evaluation.table(summary=False), baseline, risk_alpha=alpha)

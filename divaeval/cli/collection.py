@@ -49,10 +49,11 @@ def collection_command(
     d_max, d_mean, diversity difficulty dd and subtopic miss rate (Golbus et al. 2013); with
     --topics, the subtopics split into informational and navigational (Sakai 2012, Table 1)."""
     # the library loads once the command runs: listing the commands (--help) needs no numpy
-    from divaeval import api
+    from divaeval.api.collection import collection_table
+    from divaeval.api.results import check_plot
 
-    api.check_plot(plot)  # before any work
-    result = api.collection_table(
+    check_plot(plot)  # before any work
+    result = collection_table(
         qrels, cover=cover, smr_rank=smr_rank, settings=settings_from(options, mean="dd")
     )
     if plot:

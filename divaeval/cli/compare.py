@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +21,9 @@ from divaeval.cli.options import (
 from divaeval.cli.output import emit, keyed_frame, resolve_format, write_table, write_text
 from divaeval.cli.paths import INPUT
 from divaeval.settings import JUDGING
+
+if TYPE_CHECKING:
+    from divaeval.api.comparison import ComparisonResult
 
 
 @click.command("compare")
@@ -75,12 +80,13 @@ def compare_command(
     1 - alpha and never adjusted for multiple comparisons: beside tukey-hsd's family-wise
     p-values it is not a simultaneous interval."""
     # the library loads once the command runs: listing the commands (--help) needs no numpy
-    from divaeval import api
+    from divaeval.api.comparison import compare
+    from divaeval.api.results import check_plot
 
-    api.check_plot(plot)  # before any work
+    check_plot(plot)  # before any work
     fmt = resolve_format(output_format, output)
     settings = settings_from(options)
-    result = api.compare(
+    result = compare(
         **analysis_inputs(files, (), settings),
         measures=measures,
         test=test,
@@ -92,52 +98,82 @@ def compare_command(
     )
     if plot:
         result.plot(plot)
-    parts = ["runs", "pairs"] if which is None else [which]
-    if fmt == "latex":  # one runs x measures table, then each measure's pairs
-        text = result.latex(
-            runs="runs" in parts,
-            pairs="pairs" in parts,
-            precision=4 if precision is None else precision,
-        )
-        emit(partial(write_text, text), output)
-        return
-    if fmt == "table":  # each measure's tables, titled
-        for name, comparison in result.comparisons.items():
-            for part in parts:
-                if part == "runs":
-                    frame = comparison.runs.copy()
-                    frame["beats"] = frame["beats"].map(", ".join)
-                else:
-                    frame = result.pairs[result.pairs["measure"] == name].reset_index(drop=True)
-                write_table(
-                    frame,
-                    fmt,
-                    output,
-                    key="run" if part == "runs" else "run_a",
-                    precision=precision,
-                    signature=result.signatures[name] if part == "pairs" or which else "",
-                    show_signature=signature,
-                    resampled=True,
-                    title=f"{name}: {part}",
-                )
-        return
-    if which == "runs":
+    shown = Shown(fmt, output, which, precision, signature)
+    if fmt == "latex":
+        _write_latex(result, shown)
+    elif fmt == "table":
+        _write_titled_tables(result, shown)
+    else:
+        _write_long_table(result, shown)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """How the comparison is printed: the format, the output file, which tables (``--table``:
+    pairs, runs, or None for the format's default), the precision and ``--signature``."""
+
+    fmt: str
+    output: str | None
+    which: str | None
+    precision: int | None
+    signature: bool
+
+    @property
+    def parts(self) -> list[str]:
+        return ["runs", "pairs"] if self.which is None else [self.which]
+
+
+def _write_latex(result: ComparisonResult, shown: Shown) -> None:
+    """One runs x measures table, then each measure's pairs."""
+    text = result.latex(
+        runs="runs" in shown.parts,
+        pairs="pairs" in shown.parts,
+        precision=4 if shown.precision is None else shown.precision,
+    )
+    emit(partial(write_text, text), shown.output)
+
+
+def _write_titled_tables(result: ComparisonResult, shown: Shown) -> None:
+    """Each measure's tables (``-f table``), titled."""
+    for name, comparison in result.comparisons.items():
+        for part in shown.parts:
+            if part == "runs":
+                frame = comparison.runs.copy()
+                frame["beats"] = frame["beats"].map(", ".join)
+            else:
+                frame = result.pairs[result.pairs["measure"] == name].reset_index(drop=True)
+            write_table(
+                frame,
+                shown.fmt,
+                shown.output,
+                key="run" if part == "runs" else "run_a",
+                precision=shown.precision,
+                signature=result.signatures[name] if part == "pairs" or shown.which else "",
+                show_signature=shown.signature,
+                resampled=True,
+                title=f"{name}: {part}",
+            )
+
+
+def _write_long_table(result: ComparisonResult, shown: Shown) -> None:
+    """The pairs (or ``--table runs``) of every measure in one table; trec_eval's lines
+    ``column<TAB>measure<TAB>run(s)<TAB>value``, each alone."""
+    if shown.which == "runs":
         frame = result.run_table.copy()
         frame["beats"] = frame["beats"].map(" ".join)
     else:
         frame = result.pairs
     key = "measure"
-    if fmt == "trec_eval":  # lines "column<TAB>measure<TAB>run(s)<TAB>value", each alone
-        frame = keyed_frame(frame, ["measure", "run"] if which == "runs" else
-                            ["measure", "run_a", "run_b"])  # fmt: skip
-        key = "key"
+    if shown.fmt == "trec_eval":
+        runs = ["measure", "run"] if shown.which == "runs" else ["measure", "run_a", "run_b"]
+        frame, key = keyed_frame(frame, runs), "key"
     write_table(
         frame,
-        fmt,
-        output,
+        shown.fmt,
+        shown.output,
         key=key,
-        precision=precision,
+        precision=shown.precision,
         signature=result.signature,
-        show_signature=signature,
+        show_signature=shown.signature,
         resampled=True,
     )

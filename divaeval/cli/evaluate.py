@@ -74,13 +74,14 @@ def evaluate_command(
     """Evaluate RUN files against QRELS (the last file). A file may be '-' (stdin) and
     gzipped; the default measures are ndeval's 21 columns."""
     # the library loads once the command runs: listing the commands (--help) needs no numpy
-    from divaeval import api
+    from divaeval.api.evaluator import evaluate
+    from divaeval.api.results import check_plot
 
-    api.check_plot(plot)  # before any work
+    check_plot(plot)  # before any work
     output_format = resolve_format(output_format, output, default="trec_eval", terminal="trec_eval")
     settings = settings_from(options)
     runs, qrels = runs_and_qrels(files)
-    result = api.evaluate(
+    result = evaluate(
         runs, qrels, measures, baseline=baseline, risk_alpha=risk_alpha, settings=settings
     )
     if plot:

@@ -65,9 +65,9 @@ def metrics_command(pattern: str | None, long_form: bool, output_format: str) ->
     import json
 
     # the library loads once the command runs: listing the commands (--help) needs no numpy
-    from divaeval import api
+    from divaeval.api.metrics import list_metrics
 
-    result = api.list_metrics(pattern)
+    result = list_metrics(pattern)
     specs, forms_of = result.specs, result.forms
     long_form = long_form or result.named  # a metric named exactly: just that one, in full
     lines: list[str] = []

@@ -235,7 +235,7 @@ def output_file_option() -> Decorator:
 
 def plot_option(what: str) -> Decorator:
     """``--plot FILE.png|svg|pdf``: also draw ``what`` to FILE (the command checks it with
-    :func:`divaeval.api.check_plot` before any work)."""
+    :func:`divaeval.api.results.check_plot` before any work)."""
     return click.option(
         "--plot",
         type=OUTPUT,

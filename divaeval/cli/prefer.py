@@ -111,16 +111,17 @@ def prefer_command(
     losses, the mean preference and a two-sided sign test with correction; runs ranked by MC4
     and Borda. Values are +1 when run_a (the earlier run) is preferred, -1 when run_b is."""
     # the library loads once the command runs: listing the commands (--help) needs no numpy
-    from divaeval import api
+    from divaeval.api.preferences import prefer
+    from divaeval.api.results import check_plot
 
-    api.check_plot(plot)  # before any work
+    check_plot(plot)  # before any work
     runs, qrels = runs_and_qrels(files, at_least=2)
     fmt = resolve_format(output_format, output)
     if which is None:
         which = "all" if fmt in ("table", "latex") else "values"
     if which == "all" and fmt not in ("table", "latex"):
         raise UsageError(f"--table all needs -f table or latex; with -f {fmt} choose one table")
-    result = api.prefer(
+    result = prefer(
         runs,
         qrels,
         measures,

@@ -55,10 +55,10 @@ def report_command(
     one). The page goes to stdout, or to -o FILE; then stdout says where, and which run is
     best."""
     # divaeval's library is loaded once the command runs: --help stays free of numpy
-    from divaeval import api
+    from divaeval.api.report import report_page
 
     runs, qrels = runs_and_qrels(files)
-    result = api.report_page(
+    result = report_page(
         runs,
         qrels,
         measures,

@@ -69,13 +69,14 @@ def risk_command(
     'divaeval RUN... QRELS --baseline BASE --risk-alpha A'.
     """
     # the library loads once the command runs: listing the commands (--help) needs no numpy
-    from divaeval import api
+    from divaeval.api.results import check_plot
+    from divaeval.api.risk_comparison import risk
 
-    api.check_plot(plot)  # before any work
+    check_plot(plot)  # before any work
     if plot and baseline is None:
         raise UsageError("--plot draws the runs' differences against --baseline: give --baseline")
     runs, qrels = runs_and_qrels(files)
-    result = api.risk(
+    result = risk(
         runs,
         qrels,
         measures,

@@ -10,6 +10,7 @@ from divaeval import __version__
 from divaeval.api._common import _in_memory, _library_call, _measures, _settings
 from divaeval.api.results import TableResult
 from divaeval.evaluation import load_inputs
+from divaeval.meta.agreement import DIAZ_MEASURES, runs_lexirecall_agreement
 from divaeval.settings import COMPARING, Settings
 
 
@@ -37,7 +38,6 @@ def agreement(
     1          RR          0.2941 -1.0000  0.4333
     2  lexirecall          1.0000  1.0000  0.0000
     """
-    from divaeval.meta.agreement import DIAZ_MEASURES, runs_lexirecall_agreement  # pandas
 
     chosen = _measures(measures) or list(DIAZ_MEASURES)
     settings = _settings(settings, options, COMPARING, complete=True)

@@ -11,6 +11,8 @@ from divaeval import __version__
 from divaeval.api._common import _flag, _integer, _library_call, _measures
 from divaeval.api.results import Result
 from divaeval.errors import UsageError
+from divaeval.meta.axioms import CONSTRAINTS, PAPER_TABLE1, check_axioms
+from divaeval.meta.axioms import constraint as constraint_named
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,9 +65,6 @@ def axioms(
     0           P@10   ○    ○   ○
     1  alpha-nDCG@10   ○    ○   ●
     """
-    # pandas: the main job imports api
-    from divaeval.meta.axioms import CONSTRAINTS, PAPER_TABLE1, check_axioms
-    from divaeval.meta.axioms import constraint as constraint_named
 
     _flag(table1, "table1")
     _integer(seed, "seed", 0, none=True)

@@ -9,14 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 from divaeval import __version__
 from divaeval.api._common import (
-    _analysed_tables,
     _choice,
     _library_call,
     _measures,
     _settings,
     _workers,
 )
+from divaeval.api._tables import _analysed_tables
 from divaeval.api.results import TableResult
+from divaeval.meta import rank_correlation_matrix, rank_correlations
+from divaeval.plots.correlation import tau_scatter
 from divaeval.settings import JUDGING, Settings
 
 if TYPE_CHECKING:
@@ -49,7 +51,6 @@ def correlation(
     1  alpha-nDCG@20    P-IA@20    1.0         1.0
     2      ERR-IA@20    P-IA@20    1.0         1.0
     """
-    from divaeval.meta import rank_correlation_matrix, rank_correlations  # pandas: see above
 
     _choice(matrix, "matrix", ("tau_b", "tau_a", "tau_ap", "tau_ap_sym"), none=True)
     chosen = _measures(measures)
@@ -71,6 +72,5 @@ def correlation(
 
 
 def _tau_figure(runs: list[str], tables: dict, pairs: pd.DataFrame) -> Figure:
-    from divaeval.plots.correlation import tau_scatter
 
     return tau_scatter(runs, tables, pairs)

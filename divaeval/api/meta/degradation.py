@@ -18,6 +18,13 @@ from divaeval.api._common import (
 )
 from divaeval.api.results import TableResult
 from divaeval.evaluation import load_inputs
+from divaeval.meta.agreement import DIAZ_MEASURES
+from divaeval.meta.degradation import (
+    DEFAULT_SAMPLES,
+    DEFAULT_SEED,
+    SAMPLINGS,
+    runs_label_degradation,
+)
 from divaeval.settings import COMPARING, Settings
 
 
@@ -51,13 +58,6 @@ def degradation(
     2       0.5          AP   0.0     0.8889    42
     3       0.5  lexirecall   0.0     0.8444    42
     """
-    from divaeval.meta.agreement import DIAZ_MEASURES  # pandas: the main job imports api
-    from divaeval.meta.degradation import (
-        DEFAULT_SAMPLES,
-        DEFAULT_SEED,
-        SAMPLINGS,
-        runs_label_degradation,
-    )
 
     chosen = _measures(measures) or list(DIAZ_MEASURES)
     shares = _fractions(fractions)

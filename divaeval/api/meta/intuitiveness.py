@@ -6,9 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from divaeval import __version__
-from divaeval.api._common import _analysed_tables, _library_call, _measures, _settings, _workers
+from divaeval.api._common import _library_call, _measures, _settings, _workers
+from divaeval.api._tables import _analysed_tables
 from divaeval.api.results import TableResult
 from divaeval.errors import UsageError
+from divaeval.meta import intuitiveness_table
+from divaeval.meta.scores import choose_measures
 from divaeval.metrics import parse_measures as parse_measure_texts
 from divaeval.settings import JUDGING, Settings
 
@@ -39,8 +42,6 @@ def intuitiveness(
     1  alpha-nDCG@10     P-IA@10              0              NaN              NaN
     2     D#-nDCG@10     P-IA@10              1              1.0              1.0
     """
-    from divaeval.meta import intuitiveness_table  # pandas: the main job imports api
-    from divaeval.meta.scores import choose_measures
 
     golds = _measures(gold, "gold")
     if not golds:

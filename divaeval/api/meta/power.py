@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from divaeval import __version__
 from divaeval.api._common import (
-    _analysed_tables,
     _function,
     _library_call,
     _measures,
@@ -19,8 +18,13 @@ from divaeval.api._common import (
     _settings,
     _workers,
 )
+from divaeval.api._tables import _analysed_tables
 from divaeval.api.results import TableResult, check_plot
+from divaeval.meta import discriminative_power as power_of
+from divaeval.meta.overlap import overlap_frame, power_overlap
+from divaeval.plots.asl import asl_curves
 from divaeval.settings import JUDGING, Settings
+from divaeval.stats.significance import DEFAULT_SEED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,13 +44,11 @@ class DiscriminativePowerResult(TableResult):
     def overlap(self) -> pd.DataFrame:
         """Per pair of metrics: the run pairs significant under the first only, under both and
         under the second only (``cell`` as Sakai's Table 4 prints it, ``only/both/only``)."""
-        from divaeval.meta.overlap import overlap_frame, power_overlap  # pandas: see above
 
         return overlap_frame(power_overlap(self.power))
 
     def figure(self) -> Figure:
         """The ASL curves (Sakai 2012, Figs. 7-9)."""
-        from divaeval.plots.asl import asl_curves
 
         return asl_curves(self.power.asl_curves(), self.power.alpha)
 
@@ -81,9 +83,6 @@ def discriminative_power(
     0  alpha-nDCG@20      3            0          0.1825
     1        P-IA@20      3            0          0.0583
     """
-    # pandas and scipy: the main job imports api
-    from divaeval.meta import discriminative_power as power_of
-    from divaeval.stats.significance import DEFAULT_SEED
 
     _resampling(test, samples, seed, alpha)
     _path(plot, "plot")

@@ -20,7 +20,9 @@ from divaeval.api._common import (
 )
 from divaeval.api.results import Result
 from divaeval.evaluation import index_qrels
+from divaeval.meta.sensitivity import DEFAULT_CUTOFF, selection_sensitivity
 from divaeval.metrics.grid import parse_grid
+from divaeval.plots.sensitivity import sensitivity_grid
 from divaeval.settings import AVERAGING, WORKERS, Settings
 
 if TYPE_CHECKING:
@@ -68,7 +70,6 @@ class SensitivityResult(Result):
 
     def figure(self) -> Figure:
         """Measures × topics, each cell the measure's dss on the topic."""
-        from divaeval.plots.sensitivity import sensitivity_grid
 
         return sensitivity_grid(self.table(per_topic=True))
 
@@ -99,7 +100,6 @@ def sensitivity(
              measure topic  relevant  samples  seed     dss
     0  alpha-nDCG@20   all        10       50    42  0.1386
     """
-    from divaeval.meta.sensitivity import DEFAULT_CUTOFF, selection_sensitivity  # pandas
 
     chosen = _measures(measures)
     cutoffs = _integers(cutoff, "cutoff", 1)

@@ -6,10 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import pandas as pd
+
 from divaeval import __version__
 from divaeval.api._common import _flag, _integer, _integers, _library_call, _measures
 from divaeval.api.results import TableResult
 from divaeval.errors import UsageError
+from divaeval.meta.depth_ties import DEFAULT_SAMPLES as DEPTH_SAMPLES
+from divaeval.meta.depth_ties import depth_ties_frame, figure6
+from divaeval.meta.ties import DEFAULT_SAMPLES, DEFAULT_SEED, ties_frame, worst_case_frame
 
 
 @dataclass(eq=False, repr=False)
@@ -47,8 +52,6 @@ def ties(
     0   1000  0.0028  0.000
     1    100  1.0000  0.349
     """
-    # pandas: the main job imports api
-    from divaeval.meta.ties import DEFAULT_SAMPLES, DEFAULT_SEED, ties_frame, worst_case_frame
 
     sizes_n = _integers(n, "n", 1)
     sizes_m = _integers(m, "m", 1)
@@ -96,9 +99,6 @@ def _depth_ties(
     requests: int,
 ) -> TiesResult:
     """:func:`ties` of rankings cut at ``depths`` (Diaz et al. §2.2 and Figure 6)."""
-    import pandas as pd  # the main job imports api
-
-    from divaeval.meta.depth_ties import DEFAULT_SAMPLES, depth_ties_frame, figure6
 
     if worst_case:
         raise UsageError("ties: depth and worst_case do not go together")
@@ -107,7 +107,7 @@ def _depth_ties(
             "ties: with depth the Monte Carlo measures are TSE, R@k, RP, AP, nDCG and "
             "lexirecall, from the imputed positions; do not give measures"
         )
-    samples = DEFAULT_SAMPLES if samples is None else samples
+    samples = DEPTH_SAMPLES if samples is None else samples
     if sizes_m:
         frame = depth_ties_frame(sizes_n, sizes_m, depths, k=cutoff, samples=samples, seed=seed)
         title = "probability of a tie at each depth, unretrieved items imputed at the bottom"

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from divaeval import __version__
 from divaeval.api._common import (
-    _analysed_tables,
     _in_memory,
     _integer,
     _library_call,
@@ -16,9 +15,13 @@ from divaeval.api._common import (
     _settings,
     _workers,
 )
+from divaeval.api._tables import _analysed_tables
 from divaeval.api.results import TableResult
 from divaeval.errors import UsageError
 from divaeval.evaluation import load_inputs
+from divaeval.meta import metric_unanimity_table
+from divaeval.meta.scenarios import DEFAULT_SEED, parse_scenario, scenario_unanimity
+from divaeval.plots.unanimity import unanimity_bars
 from divaeval.settings import JUDGING, Settings
 
 if TYPE_CHECKING:
@@ -54,7 +57,6 @@ def unanimity(
     1      ERR-IA@20  0.7630     60
     2        P-IA@20  0.8007     60
     """
-    from divaeval.meta import metric_unanimity_table  # pandas: the main job imports api
 
     chosen = _measures(measures)
     settings = _settings(settings, options, JUDGING, complete=True)
@@ -75,7 +77,6 @@ def unanimity(
 
 
 def _unanimity_figure(frame: pd.DataFrame) -> Figure:
-    from divaeval.plots.unanimity import unanimity_bars
 
     return unanimity_bars(frame)
 
@@ -90,7 +91,6 @@ def _simulated_unanimity(
     settings: Settings,
 ) -> TableResult:
     """:func:`unanimity` under a simulated scenario (Amigó et al. §6.3)."""
-    from divaeval.meta.scenarios import DEFAULT_SEED, parse_scenario, scenario_unanimity
 
     scenario = parse_scenario(simulate)
     if scores is not None or runs is None or qrels is None:

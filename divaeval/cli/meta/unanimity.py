@@ -1,0 +1,77 @@
+"""``divaeval meta unanimity``: Metric Unanimity (Amigó et al. 2018, §6.1, §6.3)."""
+
+from __future__ import annotations
+
+import click
+
+from divaeval.cli.options import (
+    analysis_inputs,
+    measure_option,
+    output_options,
+    plot_option,
+    scores_option,
+    seed_option,
+    settings_from,
+    settings_options,
+)
+from divaeval.cli.output import resolve_format, write_table
+from divaeval.cli.paths import INPUT
+from divaeval.settings import JUDGING
+
+
+@click.command("unanimity")
+@click.argument("files", nargs=-1, metavar="[RUN... QRELS]", type=INPUT)
+@measure_option()
+@scores_option()
+@click.option(
+    "--simulate",
+    default=None,
+    metavar="SCENARIO",
+    help="alter runs and qrels at random first (Amigó et al. §6.3, Table 2): shorter, "
+    "cutoff50, or grades, weights, lengths=run, lengths=N joined with +",
+)
+@seed_option()
+@plot_option("each metric's unanimity as a bar")
+@settings_options(*JUDGING)
+@output_options
+def unanimity_command(
+    files,
+    measures,
+    score_files,
+    simulate,
+    seed,
+    plot,
+    output_format,
+    precision,
+    output,
+    signature,
+    **options,
+) -> None:
+    """Metric Unanimity (Amigó et al. 2018, §6.1): PMI (base 2) between a metric's
+    preferences and the unanimous preferences of the other metrics; ties count 0.5."""
+    # the library loads once the command runs: listing the commands (--help) needs no numpy
+    from divaeval.api.meta.unanimity import unanimity
+    from divaeval.api.results import check_plot
+
+    check_plot(plot)  # before any work
+    settings = settings_from(options)
+    result = unanimity(
+        **analysis_inputs(files, score_files, settings),
+        measures=measures,
+        simulate=simulate,
+        seed=seed,
+        settings=settings,
+    )
+    if plot:
+        result.plot(plot)
+    write_table(
+        result.frame,
+        resolve_format(output_format, output),
+        output,
+        key="metric",
+        precision=precision,
+        signature=result.signature,
+        title="unanimity",
+        show_signature=signature,
+        resampled=simulate is not None,
+    )
