@@ -15,7 +15,8 @@ keyword arguments, or one :class:`Settings`.
   :func:`agreement`, :func:`degradation`, :func:`sensitivity`, :func:`axioms`, :func:`ties` —
   the ``meta`` analyses;
 - :func:`collection_table` — the collection analysis of the qrels; :func:`list_metrics` — the
-  metrics (``divaeval metrics``);
+  metrics (``divaeval metrics``); :func:`check` — the TREC submission checker
+  (``divaeval check``);
 - :func:`report_page` — the self-contained HTML page of runs (``.html``, ``.write(path)``); every
   result's ``.plot()`` draws its figure (the ``plot`` extra);
 - :func:`read_run`, :func:`read_qrels`, :func:`read_intents`, :func:`read_topic_types` — the
@@ -42,6 +43,7 @@ _LAZY = {
     "axioms": ("divaeval.api", "axioms"),
     "ties": ("divaeval.api", "ties"),
     "collection_table": ("divaeval.api", "collection_table"),
+    "check": ("divaeval.api", "check"),
     "list_metrics": ("divaeval.api", "list_metrics"),
     "Settings": ("divaeval.settings", "Settings"),
     "read_run": ("divaeval.api", "read_run"),

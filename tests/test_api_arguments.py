@@ -39,6 +39,7 @@ VALID: dict[str, dict] = {
     "ties": dict(n=20, m=2, cutoff=5),
     "collection_table": dict(qrels=QRELS),
     "report_page": dict(runs=RUNS, qrels=QRELS, measures="P@5"),
+    "check": dict(runs=RUNS[0], qrels=QRELS, depth=100),
     "list_metrics": dict(pattern="rbu"),
     "read_run": dict(source=RUNS[0]),
     "read_qrels": dict(source=QRELS),
@@ -53,8 +54,8 @@ VALID: dict[str, dict] = {
 }
 
 #: arguments left out: where the work runs (a wrong but valid value would start processes
-#: or a Dask cluster) and the plot file (a valid name would write it)
-NOT_FUZZED = {"jobs", "scheduler", "plot"}
+#: or a Dask cluster) and the plot and fixed-run files (a valid name would write them)
+NOT_FUZZED = {"jobs", "scheduler", "plot", "fix"}
 
 WRONG = st.sampled_from(
     [None, 0, -1, 42, 3.5, float("nan"), True, b"/path", "", "nonsense", object(), [None],

@@ -14,6 +14,7 @@ LAYERS = {
     "divaeval.errors": 0,
     "divaeval.settings": 0,  # the settings object (no numpy: --help builds its options from it)
     "divaeval.atomic": 0,  # atomic replacement of output files
+    "divaeval.ci": 0,  # check and gate results (cases, findings) and their CI formats
     "divaeval.topics": 0,
     "divaeval.parallel": 0,  # where work runs (in process, processes, Dask)
     "divaeval.io": 1,
@@ -108,6 +109,7 @@ COMMAND_API = {
     "prefer": "preferences",
     "report": "report",
     "risk": "risk_comparison",
+    "check": "checking",
     **{f"meta.{name}": f"meta.{name}" for name in META},
 }
 

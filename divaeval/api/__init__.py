@@ -47,6 +47,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them
+    from divaeval.api.checking import check
     from divaeval.api.collection import collection_table
     from divaeval.api.comparison import compare
     from divaeval.api.evaluator import Evaluator, evaluate
@@ -76,6 +77,7 @@ __all__ = [
     "Evaluator",
     "agreement",
     "axioms",
+    "check",
     "report_page",
     "collection_table",
     "compare",
@@ -114,6 +116,8 @@ _LAZY = {
     "ReportResult": "report",
     "REPORT_MEASURES": "report",
     "collection_table": "collection",
+    "check": "checking",
+    "CheckResult": "checking",
     "COLLECTING": "collection",
     "list_metrics": "metrics",
     "MetricsResult": "metrics",

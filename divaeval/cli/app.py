@@ -38,6 +38,7 @@ COMMANDS = {
     "meta": ("meta", "meta_group"),
     "collection": ("collection", "collection_command"),
     "report": ("report", "report_command"),
+    "check": ("check", "check_command"),
 }
 
 
