@@ -24,6 +24,8 @@ keyword arguments, or one :class:`Settings`.
 - :class:`DivaevalError` (``DataError``, ``UsageError``) and :class:`DivaevalWarning`.
 """
 
+import importlib
+
 __version__ = "0.1.0"
 
 _LAZY = {
@@ -63,8 +65,6 @@ __all__ = ["__version__", *_LAZY]
 
 def __getattr__(name: str):
     if name in _LAZY:
-        import importlib
-
         module, attribute = _LAZY[name]
         return getattr(importlib.import_module(module), attribute)
     raise AttributeError(f"module 'divaeval' has no attribute {name!r}")

@@ -597,3 +597,11 @@ def test_probabilities_not_summing_to_one(collected_warnings, tmp_path):
     # --normalize-intents: .5·1 + .5·2/3.
     assert plain[("1", "P+Q@2")] == pytest.approx(0.5, abs=1e-12)
     assert rescaled[("1", "P+Q@2")] == pytest.approx(0.5 + 1 / 3, abs=1e-12)
+
+
+def test_ntcireval_labels_are_the_ntcir_familys():
+    # -f ntcir relabels a measure by its name alone: every labelled name is the ntcir family's
+    from divaeval.metrics import get_spec
+    from divaeval.metrics.dialects import NTCIREVAL_LABELS
+
+    assert {get_spec(name).family for name in NTCIREVAL_LABELS} == {"ntcir"}

@@ -4,15 +4,17 @@ stderr, ``divaeval: FILE:LINE: message``, with exit code 2 for usage errors and 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import difflib
 import importlib
 import os
 import signal
 import sys
+import threading
 
 import click
-from click.shell_completion import CompletionItem
+from click.shell_completion import CompletionItem, shell_complete
 
 from divaeval import __version__
 from divaeval.atomic import Terminated
@@ -165,8 +167,6 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     instruction = os.environ.get(COMPLETE_VAR)
     if instruction and argv is None:  # shell completion (click's protocol)
-        from click.shell_completion import shell_complete
-
         return shell_complete(cli, {}, "divaeval", COMPLETE_VAR, instruction)
     debug = "--debug" in args
     if debug:
@@ -257,9 +257,6 @@ def exit_now(code: int) -> None:
     left to do: output flushed, ``atexit`` handlers run, no other thread alive. Otherwise (a
     thread still running, a stream that cannot be flushed, a profiler or debugger attached)
     the ordinary ``sys.exit``."""
-    import atexit
-    import threading
-
     try:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from typing import Any, TextIO
 
@@ -62,8 +63,6 @@ def metrics_command(pattern: str | None, long_form: bool, output_format: str) ->
     """List the metrics: one line each (name, definition, aliases); --long, or a PATTERN that
     names one metric, adds parameters, cutoffs, other tools' names, source and notes. PATTERN
     is a glob (*ndcg*) or a substring of a name, alias or family."""
-    import json
-
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval.api.metrics import list_metrics
 

@@ -75,7 +75,7 @@ def write_tables(
     stderr it is printed with ``--signature`` (``show_signature``), and always when the
     numbers come from resampling (``resampled``) and the format has no place for it (csv,
     tsv, jsonl, trec_eval), so that the seed used is always reported."""
-    from divaeval.report.frames import write_frames  # (json, html: not the main job's 3 ms)
+    from divaeval.report.frames import write_frames  # pandas: an analysis's, not the main job's
 
     if signature and (show_signature or (resampled and fmt in MACHINE_FORMATS)):
         click.echo(f"divaeval: signature: {signature}", err=True)

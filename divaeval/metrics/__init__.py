@@ -3,53 +3,26 @@
 Families live in :mod:`divaeval.metrics.families`; each module registers its metrics when
 imported. Adding a metric is one function plus one :func:`register` call in its family
 module; adding a family is one module plus one entry in :data:`FAMILIES` (which also fixes the
-family's place in the output order).
+family's place in the output order; :mod:`divaeval.metrics.registry` imports the families).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 
 import numpy as np
 
 from divaeval.metrics.parse import parse_measure, parse_measures
-from divaeval.metrics.registry import all_specs, get_spec, register, register_preset
-from divaeval.metrics.spec import Measure, MetricSpec, Param
-
-#: Family modules under divaeval.metrics.families, in output order.
-FAMILIES: tuple[str, ...] = (
-    "ndeval",
-    "ntcir",
-    "adhoc",
-    "trec_eval",
-    "cwl",
-    "recall",
-    "alpha_sharp",
-    "rbu",
-    "intent_aware",
-    "cascade",
+from divaeval.metrics.registry import (
+    FAMILIES,
+    all_specs,
+    get_spec,
+    load_families,
+    load_next_family,
+    register,
+    register_preset,
 )
-
-_loaded = 0  # the first families of FAMILIES imported so far
-
-
-def load_families() -> None:
-    """Import every family (``-m all``, ``divaeval metrics``)."""
-    while load_next_family():
-        pass
-
-
-def load_next_family() -> bool:
-    """Import the next family, in :data:`FAMILIES` order (so that registration order, the
-    order of ``-m all``, does not depend on which names were looked up first); False when all
-    are imported."""
-    global _loaded
-    if _loaded == len(FAMILIES):
-        return False
-    _loaded += 1
-    importlib.import_module(f"divaeval.metrics.families.{FAMILIES[_loaded - 1]}")
-    return True
+from divaeval.metrics.spec import Measure, MetricSpec, Param
 
 
 def compute_measures(jr, measures: Sequence[Measure]) -> dict[Measure, np.ndarray]:

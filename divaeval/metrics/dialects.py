@@ -205,3 +205,25 @@ def measures_signature(measures) -> str:
     """The measures of a settings signature: each resolved (every parameter bound), after its
     output name where that is not divaeval's (``map=AP(judged_only=False)@all``)."""
     return ",".join(m.resolved if m.label is None else f"{m.label}={m.resolved}" for m in measures)
+
+
+#: NTCIREVAL's label for each metric of the ntcir family in its output files (``--format
+#: ntcir`` prints these where NTCIREVAL's own label is unambiguous in a single stream).
+NTCIREVAL_LABELS: dict[str, str] = {
+    "I-rec": "I-rec",
+    "D-nDCG": "D-nDCG",  # NTCIREVAL: MSnDCG@l in .Dnev
+    "D#-nDCG": "D#-nDCG",
+    "D-Q": "D-Q",  # NTCIREVAL: Q@l in .Dnev
+    "D#-Q": "D#-Q",
+    "DIN-nDCG": "DIN-nDCG",  # NTCIREVAL: MSnDCG@l in .DINnev
+    "DIN#-nDCG": "DIN#-nDCG",
+    "DIN-Q": "DIN-Q",  # NTCIREVAL: Q@l in .DINnev
+    "DIN#-Q": "DIN#-Q",
+    "P+Q": "PplusQ",
+    "P+Q#": "PplusQ#",
+    "Q": "Q",
+    "P+": "P-plus",
+    "nERR": "nERR",
+    "jk-nDCG": "nDCG",
+    "EfP": "EfP",
+}

@@ -20,9 +20,9 @@ FORMATS: dict[str, str] = {
     "tsv": "longform",
     "jsonl": "longform",
     "json": "longform",
-    "table": "table",
-    "markdown": "table",
-    "html": "table",
+    "table": "frames",
+    "markdown": "frames",
+    "html": "frames",
 }
 
 

@@ -15,10 +15,13 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any, TextIO
 
+import pandas as pd
+
 from divaeval.report import TABLE_FORMATS
 from divaeval.report.numbers import cell, unsigned_zero
+from divaeval.report.table import print_table
 
-__all__ = ["TABLE_FORMATS", "write_frame", "write_frames"]
+__all__ = ["TABLE_FORMATS", "score_frame", "write", "write_frame", "write_frames"]
 
 #: decimals of the formats for people (and trec_eval) when ``--precision`` is not given
 DEFAULT_DECIMALS = 4
@@ -159,8 +162,6 @@ def write_frame(
         write_html(out, headers, rows, numeric, title=title, signature=signature)
         return
     if fmt == "table":
-        from divaeval.report.table import print_table
-
         position = frame.columns.get_loc(key) if key in frame.columns else 0
         print_table(
             out,
@@ -236,3 +237,38 @@ def write_html(
     if signature:
         parts.append(f'<p class="signature"><code>{escape(signature)}</code></p>')
     out.write("\n".join(parts) + "\n")
+
+
+def score_frame(evaluation, options):
+    """The score table as a frame: run, topic (``mean (N)`` for the mean over N topics), one
+    column per measure; counts (num_ret, ...) as integers."""
+    measures = evaluation.measures
+    rows: list[list[Any]] = []
+    for run in evaluation.runs:
+        if options.per_topic:
+            columns = [run.values[m].tolist() for m in measures]
+            for i, topic in enumerate(run.topics.tolist()):
+                rows.append([run.name, topic, *(column[i] for column in columns)])
+        if options.summary:
+            averaged = evaluation.means(run, options.mean)
+            rows.append([run.name, f"mean ({run.mean_count})", *(averaged[m] for m in measures)])
+    frame = pd.DataFrame(rows, columns=["run", "topic", *(m.name for m in measures)])
+    for measure in measures:
+        values = frame[measure.name]
+        counts = measure.spec.integer and evaluation.risk is None
+        if counts and len(values) and values.notna().all():
+            frame[measure.name] = values.round().astype("int64")
+        elif not len(values):
+            frame[measure.name] = values.astype("float64")
+    return frame
+
+
+def write(evaluation, out: TextIO, options) -> None:
+    """The score table in ``options.format``: table, markdown or html."""
+    write_frames(
+        [(None, score_frame(evaluation, options), "topic")],
+        out,
+        options.format,
+        precision=options.precision,
+        signature=options.signature,
+    )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from divaeval.metrics.dialects import NTCIREVAL_LABELS
 from divaeval.report.numbers import fixed
 
 NAME_WIDTH = 21
@@ -28,14 +29,12 @@ NAME_WIDTH = 21
 
 def ntcir_name(measure) -> str:
     """``D#-nDCG@0010``: NTCIREVAL's spelling of a measure's display name."""
-    from divaeval.metrics.families.ntcir import FAMILY, NTCIREVAL_LABELS
-
     spec = measure.spec
     base = measure.name
     if measure.cutoff is not None:
         base = base[: -len(f"@{measure.cutoff}")]
-    if spec.family == FAMILY:
-        base = NTCIREVAL_LABELS.get(spec.name, spec.name) + base[len(spec.name) :]
+    if spec.name in NTCIREVAL_LABELS:  # (a name is one family's: these are ntcir's)
+        base = NTCIREVAL_LABELS[spec.name] + base[len(spec.name) :]
     if measure.cutoff is not None:
         base += f"@{measure.cutoff:04d}"
     return base

@@ -1,5 +1,5 @@
-"""Tables for people: a rich table fitted to the terminal, and the score table (runs, and
-topics with ``-q``, by measures) in the formats for people (table, markdown, html).
+"""Tables for people: a rich table fitted to the terminal (``-f table``; the score table in
+the formats for people is written by :mod:`divaeval.report.frames`).
 
 A table wider than the terminal (``COLUMNS``, else the terminal's width; a file or a pipe
 without ``COLUMNS`` has no limit) is fitted without cutting anything: long column names wrap
@@ -235,42 +235,3 @@ def print_table(
         width = width or _SIGNATURE_WIDTH  # (folded at the width, not at its one space)
         lines = [signature[start : start + width] for start in range(0, len(signature), width)]
         print_rich(out, width, Text("\n".join(lines), style="dim"))
-
-
-def score_frame(evaluation, options):
-    """The score table as a frame: run, topic (``mean (N)`` for the mean over N topics), one
-    column per measure; counts (num_ret, ...) as integers."""
-    import pandas as pd
-
-    measures = evaluation.measures
-    rows: list[list[Any]] = []
-    for run in evaluation.runs:
-        if options.per_topic:
-            columns = [run.values[m].tolist() for m in measures]
-            for i, topic in enumerate(run.topics.tolist()):
-                rows.append([run.name, topic, *(column[i] for column in columns)])
-        if options.summary:
-            averaged = evaluation.means(run, options.mean)
-            rows.append([run.name, f"mean ({run.mean_count})", *(averaged[m] for m in measures)])
-    frame = pd.DataFrame(rows, columns=["run", "topic", *(m.name for m in measures)])
-    for measure in measures:
-        values = frame[measure.name]
-        counts = measure.spec.integer and evaluation.risk is None
-        if counts and len(values) and values.notna().all():
-            frame[measure.name] = values.round().astype("int64")
-        elif not len(values):
-            frame[measure.name] = values.astype("float64")
-    return frame
-
-
-def write(evaluation, out: TextIO, options) -> None:
-    """The score table in ``options.format``: table, markdown or html."""
-    from divaeval.report.frames import write_frames
-
-    write_frames(
-        [(None, score_frame(evaluation, options), "topic")],
-        out,
-        options.format,
-        precision=options.precision,
-        signature=options.signature,
-    )

@@ -314,27 +314,6 @@ def efp(jr, params, cutoffs):
 # ---------------------------------------------------------------------------------------------
 # registration
 
-#: NTCIREVAL's label for each metric in its output files (``--format ntcir`` uses these
-#: where NTCIREVAL's own label is unambiguous in a single stream).
-NTCIREVAL_LABELS: dict[str, str] = {
-    "I-rec": "I-rec",
-    "D-nDCG": "D-nDCG",  # NTCIREVAL: MSnDCG@l in .Dnev
-    "D#-nDCG": "D#-nDCG",
-    "D-Q": "D-Q",  # NTCIREVAL: Q@l in .Dnev
-    "D#-Q": "D#-Q",
-    "DIN-nDCG": "DIN-nDCG",  # NTCIREVAL: MSnDCG@l in .DINnev
-    "DIN#-nDCG": "DIN#-nDCG",
-    "DIN-Q": "DIN-Q",  # NTCIREVAL: Q@l in .DINnev
-    "DIN#-Q": "DIN#-Q",
-    "P+Q": "PplusQ",
-    "P+Q#": "PplusQ#",
-    "Q": "Q",
-    "P+": "P-plus",
-    "nERR": "nERR",
-    "jk-nDCG": "nDCG",
-    "EfP": "EfP",
-}
-
 _ROUNDING = (
     "NTCIREVAL rounds gains and combines 4-decimal values (differences up to ~1.5e-4); "
     "--compat ntcireval reproduces its printed values."
