@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 import scipy.stats
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from support import examples
@@ -29,6 +29,7 @@ from divaeval.risk_measures import (
     urisk,
     zrisk,
 )
+from divaeval.scores import EQUAL_TOLERANCE
 
 # ---------------------------------------------------------------------------------------------
 # hand-worked examples
@@ -215,12 +216,20 @@ def test_urisk_decreases_with_alpha_when_a_topic_loses(table, a1, a2):
 
 @given(tables(min_runs=2, min_topics=2), st.floats(0, 5))
 @settings(max_examples=examples(40), deadline=None)
+# risk values without spread (a constant gain of 1): TRisk is undefined, not of URisk's sign
+@example(table=np.array([[1.0, 1.0], [0.0, 0.0]]), alpha=0.0)
 def test_trisk_has_the_sign_of_urisk_and_is_the_paired_t_at_zero(table, alpha):
     run, base = table[0], table[1]
     statistic, p_value = trisk(run, base, alpha)
     u = urisk(run, base, alpha)[0]
     assert 0.0 <= p_value[0] <= 1.0
-    if abs(u) > 1e-12:
+    values = risk_values(run, base, alpha)
+    scale = (1.0 + alpha) * max(np.abs(run).max(), np.abs(base).max())
+    if np.ptp(values) <= EQUAL_TOLERANCE * scale:
+        # no spread, no evidence (test_trisk_degenerate_cases): TRisk 0 or NaN, p = 1
+        assert statistic[0] == 0.0 or math.isnan(statistic[0])
+        assert p_value[0] == 1.0
+    elif abs(u) > 1e-12:
         assert np.sign(statistic[0]) == np.sign(u)
     delta = run - base
     assume(np.ptp(delta) > 1e-6)
