@@ -305,6 +305,10 @@ def test_duplicate_docno_in_another_topic_is_fine(capsys, warnings):
             "1 Q0 d1 1 3.0 t\n1 Q0 d2\n",
             "r.txt:2: expected 6 columns (topic Q0 docno rank score tag), found 3",
         ),
+        (  # a control byte is data, not a delimiter (it was read as one: docno d2, rank 2)
+            "1 Q0 d1 1 3.0 t\n1 Q0 d2\x012 2.0 t\n",
+            "r.txt:2: expected 6 columns (topic Q0 docno rank score tag), found 5",
+        ),
         ("", "r.txt: run file has no lines"),
         ("# nothing\n\n   \n", "r.txt: run file has no lines"),
     ],

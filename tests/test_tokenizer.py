@@ -13,7 +13,7 @@ import struct
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import examples, row_lines
 
@@ -89,6 +89,8 @@ def texts(draw) -> bytes:
 
 @settings(max_examples=examples(120), deadline=None)
 @given(texts(), st.integers(1, 64), st.integers(1, 64), _LONG_LIMITS)
+# a control byte where the second line lacks a delimiter: not a grid of two fields
+@example(b"x x\n!\x01!\n", 64, 64, LONG_TOKEN_BYTES)
 def test_split_matches_reference(data, chunk, piece, long_limit):
     original = _tokens.CHUNK_BYTES, _text.PIECE_BYTES
     _tokens.CHUNK_BYTES = chunk  # tiny parts and pieces: every boundary case
@@ -128,14 +130,15 @@ def grids(draw) -> bytes:
     """Plain texts of rows with the same number of fields (the grid of ``_grid_fields``), and
     each of the ways a text is almost one: a field more or less on a line, a doubled or
     trailing delimiter, a blank line, the other delimiter, a lone ``\\r``, a control byte in
-    a token (data, but not a separator)."""
+    a token or in place of a delimiter (data, but not a separator)."""
     n_fields = draw(st.integers(1, 6))
     rows = draw(st.lists(st.lists(_PRINTED_TOKEN, min_size=n_fields, max_size=n_fields),
                          min_size=1, max_size=12))  # fmt: skip
     delimiter = draw(st.sampled_from([b" ", b"\t"]))
     lines = [delimiter.join(row) for row in rows]
     flaw = draw(st.sampled_from([None, "more", "fewer", "double", "trailing", "leading", "blank",
-                                 "other", "cr", "blank-end", "control"]))  # fmt: skip
+                                 "other", "cr", "blank-end", "control",
+                                 "control-delimiter"]))  # fmt: skip
     at = draw(st.integers(0, len(lines) - 1))
     if flaw == "more":
         lines[at] += delimiter + b"x"
@@ -153,9 +156,12 @@ def grids(draw) -> bytes:
         lines[at] += b" \t"[:: -1 if delimiter == b" " else 1][:1] + b"y"
     elif flaw == "cr":
         lines[at] += b"\r"
-    elif flaw == "control":
+    elif flaw in ("control", "control-delimiter"):
         control = bytes([draw(st.sampled_from([1, 8, 14, 27, 31]))])
-        lines[at] = lines[at][:1] + control + lines[at][1:]
+        if flaw == "control":
+            lines[at] = lines[at][:1] + control + lines[at][1:]
+        else:  # in place of a delimiter: a field fewer on the line, one token longer
+            lines[at] = lines[at].replace(delimiter, control, 1)
     text = b"\n".join(lines)
     if flaw == "blank-end":
         text += b"\n\n"

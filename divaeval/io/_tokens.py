@@ -303,7 +303,8 @@ def _grid_spans(data: bytes, text: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     separator ends a field: so the separators' positions, read as an [R, F] grid, are the ends
     of every row's fields, with no whitespace to classify and no tokens to group into rows. The
     grid holds if no field is empty (no two separators are adjacent, none starts the text),
-    their count is a multiple of F, and the newlines are exactly the grid's last column."""
+    their count is a multiple of F, the newlines are exactly the grid's last column, and every
+    other separator is the delimiter (not a control byte)."""
     first_end = data.find(b"\n")
     if first_end <= 0:
         return None
@@ -314,8 +315,10 @@ def _grid_spans(data: bytes, text: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     n_fields = data.count(delimiter, 0, first_end) + 1
     n = len(data)
     # Below 33, a plain text holds only newlines, its delimiter and (as data) control bytes:
-    # one comparison finds the separators. A control byte taken for one adds a separator but
-    # no newline, so the grid's rows outnumber the newlines, and the count below refuses it.
+    # one comparison finds the separators. A control byte taken for one adds a separator that
+    # is neither, so the separators outnumber the newlines and delimiters, and the counts below
+    # refuse it (also where it stands in for a missing delimiter: "x x\n!\x01!\n" is not
+    # two rows of two fields "x" and "!").
     ends = np.flatnonzero(text[:n] <= 32)
     n_rows = len(ends) // n_fields
     if not n_rows or len(ends) != n_rows * n_fields or ends[0] == 0:
@@ -326,9 +329,12 @@ def _grid_spans(data: bytes, text: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     lengths = ends - starts
     if not lengths.all():  # an empty field: a blank line, or two delimiters in a row
         return None
-    # each row's last separator is its newline, and no other is
-    last = text[ends[n_fields - 1 :: n_fields]]
-    if (last != 10).any() or np.count_nonzero(text[ends] == 10) != n_rows:
+    # each row's last separator is its newline, and every other one is the delimiter
+    separators = text[ends]
+    newlines = separators == 10
+    if not newlines[n_fields - 1 :: n_fields].all() or np.count_nonzero(newlines) != n_rows:
+        return None
+    if np.count_nonzero(separators == ord(delimiter)) != len(ends) - n_rows:
         return None
     return starts.reshape(n_rows, n_fields), lengths.reshape(n_rows, n_fields)
 
