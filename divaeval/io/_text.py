@@ -3,7 +3,7 @@ they are read, in pieces of whole lines.
 
 :func:`text_pieces` reads any input file (a path, ``-`` for stdin, a URL fsspec opens, or text
 given in memory; gzip detected by its magic bytes and decompressed as it is read) about
-:data:`PIECE_BYTES` at a time, and yields :class:`Piece` s of whole lines: a leading UTF-8
+:data:`PIECE_BYTES` at a time, and yields *pieces*, bytes of whole lines: a leading UTF-8
 byte-order mark dropped, ``\\n`` made of every line end (``\\r\\n`` and a lone ``\\r`` end a line
 as ``\\n`` does, so line numbers count all three), the last line ended too. Memory follows the
 piece, never the file: a gzip bomb is read a piece at a time, and a line longer than
@@ -43,13 +43,6 @@ PIECE_BYTES = 1 << 20
 MAX_LINE_BYTES = 16 << 20
 
 
-@dataclass(frozen=True)
-class Piece:
-    """Whole lines of a text: ``\\n`` line ends, the last line ended, no NUL byte."""
-
-    data: bytes
-
-
 class LineTooLong(DataError):
     """A line longer than :data:`MAX_LINE_BYTES`; the reader that counts lines locates it."""
 
@@ -75,7 +68,7 @@ class Source:
         return self.lines.lines_of(rows)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class LineMap:
     """The line of every row of a text, compactly: rows ``starts[g]`` … are on consecutive
     lines from ``first_lines[g]`` on (one segment per stretch of rows without a blank or
@@ -290,7 +283,7 @@ def text_pieces(
     piece_bytes: int | None = None,
     line_limit: bool = True,
     raw: bool = False,
-) -> Iterator[Piece]:
+) -> Iterator[bytes]:
     """The pieces of the input ``path`` (``-`` = stdin; ``text``: its content in memory,
     named ``path``), see the module docstring; ``piece_bytes``: read this many bytes at a time
     (default :data:`PIECE_BYTES`). ``line_limit=False``: lines of any length (XML, whose lines
@@ -315,7 +308,7 @@ def text_pieces(
                 start = False
             if not chunk:
                 if carry:
-                    yield Piece(carry + b"\n")
+                    yield carry + b"\n"
                 return
             if b"\0" in chunk:
                 raise binary_file(what, name)
@@ -337,14 +330,14 @@ def text_pieces(
                 piece, rest = chunk, b""
             else:
                 piece, rest = chunk[:end], chunk[end:]
-            yield Piece(carry + piece if carry else piece)
+            yield carry + piece if carry else piece
             carry = rest
 
 
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t\f\v]*#[^\n]*")
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class WholeText:
     """The whole text of an input file (:func:`read_source`)."""
 
@@ -355,7 +348,7 @@ class WholeText:
 def read_source(path: str, *, what: str, comments: bool = True) -> WholeText:
     """The whole text of ``path`` as :func:`text_pieces` reads it, comment lines blanked
     (unless ``comments`` is False), for the readers that take a file at once (score tables)."""
-    data = b"".join(piece.data for piece in text_pieces(path, what=what))
+    data = b"".join(text_pieces(path, what=what))
     if comments and b"#" in data:
         data = _COMMENT_LINE.sub(b"", data)
     return WholeText(display_name(path), data)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.io._numbers import parse_floats
-from divaeval.io._text import LineMap, LineTooLong, Piece, text_pieces
+from divaeval.io._text import LineMap, LineTooLong, text_pieces
 from divaeval.io._words import _PAD, decode, gather_words, pad_words
 
 CHUNK_BYTES = 1 << 17  # non-plain text is tokenized in ~128 KiB parts of whole lines
@@ -128,7 +128,7 @@ class Fields:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class BadNumber:
     """A token of a number field that is not a number (or, ``finite``, not a finite one)."""
 
@@ -150,7 +150,7 @@ def split_fields(
 
 
 def split_pieces(
-    pieces: Iterable[Piece],
+    pieces: Iterable[bytes],
     columns: Sequence[int],
     first_row: Sequence[int] = (),
     *,
@@ -173,7 +173,7 @@ def split_pieces(
             raise
         if piece is None:
             return
-        fields = split_piece(piece.data, columns, first_row, lines + 1, comments, numbers)
+        fields = split_piece(piece, columns, first_row, lines + 1, comments, numbers)
         lines += fields.n_lines
         yield fields
 

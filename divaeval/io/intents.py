@@ -200,7 +200,7 @@ def parse_topic_types(path: str, *, text: str | bytes | None = None) -> Intents:
     state.parser.EndElementHandler = state.end
     try:
         for piece in text_pieces(path, what="topics", text=text, line_limit=False):
-            state.parser.Parse(piece.data, False)
+            state.parser.Parse(piece, False)
         state.parser.Parse(b"", True)
     except xml.parsers.expat.ExpatError as exc:
         message = xml.parsers.expat.ErrorString(exc.code)

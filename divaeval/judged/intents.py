@@ -22,7 +22,7 @@ from divaeval.judged.pools import SubtopicColumns
 TYPE_NAMES = ("none", "inf", "nav")
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class TypeSource:
     """One file that types subtopics: its name, the [T * S] cells it types, their type codes
     (1 inf, 2 nav), and the line of its k-th entry."""
