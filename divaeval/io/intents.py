@@ -75,8 +75,13 @@ def read_intents(path: str, *, text: str | bytes | None = None) -> Intents:
     """Parse an intent-probability file (NTCIREVAL Iprob/DINprob shape; ``text``: its content in
     memory, named ``path``)."""
     pieces = text_pieces(path, what="intent", text=text)
-    fields = Fields.joined(list(split_pieces(pieces, (0, 1, 2, 3))))
-    source = Source(display_name(path), fields.lines)
+    return intents_of(display_name(path), Fields.joined(list(split_pieces(pieces, (0, 1, 2, 3)))))
+
+
+def intents_of(name: str, fields: Fields) -> Intents:
+    """The :class:`Intents` of the rows ``fields`` (fields 0-3) of the intent file ``name``,
+    checked."""
+    source = Source(name, fields.lines)
     if fields.n_rows == 0:
         raise DataError("intent file has no lines", file=source.name)
 

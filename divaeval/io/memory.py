@@ -59,7 +59,7 @@ from divaeval.io._forms import (
 from divaeval.io._text import LineMap
 from divaeval.io._tokens import BadNumber, Fields, number_field
 from divaeval.io._words import words_of
-from divaeval.io.intents import Intents, read_intents, read_topic_types
+from divaeval.io.intents import Intents, intents_of, read_topic_types
 from divaeval.io.qrels import Qrels, qrels_of
 from divaeval.io.runs import SCORE_FIELD, TAG_FIELD, Run, read_run, run_of
 
@@ -253,7 +253,7 @@ class MemoryInputs:
     def intents(self, intents: object) -> str | Intents:
         """A path stays a path; in-memory intent probabilities (a DataFrame ``topic, subtopic,
         probability[, type]``, or ``{topic: {subtopic: probability}}``) become
-        :class:`~divaeval.io.intents.Intents`, read as the file's lines would be."""
+        :class:`~divaeval.io.intents.Intents`, checked as the file's lines would be."""
         if _is_path(intents):
             return os.fspath(cast(str, intents))
         source = "intents"
@@ -283,17 +283,21 @@ class MemoryInputs:
         given = Origin(source, _id_fields(fields), columns.labels)
         ids = {f: _id_texts(fields[f], f, given) for f in ("topic", "subtopic")}
         origin = Origin(source, ids, columns.labels)
-        parts = [*ids.values(), _token_texts(fields["probability"], "probability", origin)]
-        if fields.get("type") is not None:
-            lines: Iterable[str] = (
-                " ".join(row) if row[3] else " ".join(row[:3])
-                for row in zip(*parts, _types(fields["type"], origin), strict=True)
-            )
-        else:
-            lines = map(" ".join, zip(*parts, strict=True))
+        n = len(fields["topic"])
+        probabilities = _token_texts(fields["probability"], "probability", origin)
+        types = _types(fields["type"], origin) if fields.get("type") is not None else [""] * n
         self.origins[source] = origin
+        rows = Fields(
+            row_count=np.where(np.array(types, dtype=object) != "", 4, 3).astype(np.int32),
+            columns={
+                j: _words(texts)
+                for j, texts in enumerate((ids["topic"], ids["subtopic"], probabilities, types))
+            },
+            first_row={},
+            lines=LineMap.empty(1),  # row i is "line" i + 1 (relocate names the row)
+        )
         try:
-            return read_intents(source, text=_encode("\n".join(lines) + "\n"))
+            return intents_of(source, rows)
         except DivaevalError as error:
             raise self.relocate(error) from None
 
