@@ -16,7 +16,7 @@ keyword arguments, or one :class:`Settings`.
   the ``meta`` analyses;
 - :func:`collection_table` — the collection analysis of the qrels; :func:`list_metrics` — the
   metrics (``divaeval metrics``); :func:`check` — the TREC submission checker
-  (``divaeval check``);
+  (``divaeval check``); :func:`gate` — the main command's quality gates for CI;
 - :func:`report_page` — the self-contained HTML page of runs (``.html``, ``.write(path)``); every
   result's ``.plot()`` draws its figure (the ``plot`` extra);
 - :func:`read_run`, :func:`read_qrels`, :func:`read_intents`, :func:`read_topic_types` — the
@@ -46,6 +46,7 @@ _LAZY = {
     "ties": ("divaeval.api", "ties"),
     "collection_table": ("divaeval.api", "collection_table"),
     "check": ("divaeval.api", "check"),
+    "gate": ("divaeval.api", "gate"),
     "list_metrics": ("divaeval.api", "list_metrics"),
     "Settings": ("divaeval.settings", "Settings"),
     "read_run": ("divaeval.api", "read_run"),

@@ -30,6 +30,8 @@ from divaeval.errors import printable
 
 ERROR = "error"
 WARNING = "warning"
+#: information that never fails a case (a gate that passed, with its numbers)
+NOTE = "note"
 #: the exit code of a check or gate that fails: the inputs could be read and judged, and they
 #: fall short (1: could not read, 2: usage)
 EXIT_FAILED = 4
@@ -257,7 +259,9 @@ def write_github(report: Report, out: TextIO) -> None:
     lines = []
     for case in report.cases:
         for finding in case.findings:
-            level = "error" if finding.severity == ERROR or report.strict else "warning"
+            level = {ERROR: "error", NOTE: "notice"}.get(
+                finding.severity, "error" if report.strict else "warning"
+            )
             properties = []
             if finding.file is not None:
                 properties.append(f"file={_github_property(finding.file)}")

@@ -40,6 +40,7 @@ VALID: dict[str, dict] = {
     "collection_table": dict(qrels=QRELS),
     "report_page": dict(runs=RUNS, qrels=QRELS, measures="P@5"),
     "check": dict(runs=RUNS[0], qrels=QRELS, depth=100),
+    "gate": dict(runs=RUNS[0], qrels=QRELS, measures="P@5", fail_under="P@5=0.1"),
     "list_metrics": dict(pattern="rbu"),
     "read_run": dict(source=RUNS[0]),
     "read_qrels": dict(source=QRELS),

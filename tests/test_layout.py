@@ -129,6 +129,8 @@ LAZY_IMPORTS = [
     ("divaeval.api.results", "check_plot", {"divaeval.plots.draw"}),
     ("divaeval.api.evaluator", "EvaluationResult.latex", {"divaeval.stats.tables"}),
     ("divaeval.api.evaluator", "EvaluationResult.figure", {"divaeval.plots"}),
+    # the quality gates (significance tests) load when asked, not for every main job
+    ("divaeval.cli.evaluate", "evaluate_command", {"divaeval.api.gating"}),
     # completing -m in the shell loads the measure registry (numpy), not every start-up
     ("divaeval.cli.options", "complete_measure", {"divaeval.metrics"}),
     # the analysis tables' writers (on pandas) load when an analysis writes, not for the main

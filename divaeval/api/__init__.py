@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them
     from divaeval.api.collection import collection_table
     from divaeval.api.comparison import compare
     from divaeval.api.evaluator import Evaluator, evaluate
+    from divaeval.api.gating import gate
     from divaeval.api.meta.agreement import agreement
     from divaeval.api.meta.axioms import axioms
     from divaeval.api.meta.correlation import correlation
@@ -78,6 +79,7 @@ __all__ = [
     "agreement",
     "axioms",
     "check",
+    "gate",
     "report_page",
     "collection_table",
     "compare",
@@ -118,6 +120,8 @@ _LAZY = {
     "collection_table": "collection",
     "check": "checking",
     "CheckResult": "checking",
+    "gate": "gating",
+    "GateResult": "gating",
     "COLLECTING": "collection",
     "list_metrics": "metrics",
     "MetricsResult": "metrics",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import TextIO
 
 import click
 
 from divaeval.cli.options import (
+    MAX_RESAMPLES,
     baseline_option,
     measure_option,
     output_file_option,
@@ -28,6 +30,9 @@ SCORE_FORMATS = (
     "trec_eval", "ndeval", "ntcir", "csv", "tsv", "jsonl", "json", "table", "latex", "markdown",
     "html",
 )  # fmt: skip
+#: formats of the quality gates' report alone (markdown adds the gates to the score table;
+#: the other formats print the scores, and the gates' report goes to stderr)
+GATE_FORMATS = ("junit", "github")
 
 
 @click.command(COMMAND_NAME)
@@ -41,9 +46,9 @@ SCORE_FORMATS = (
     "--format",
     "output_format",
     default=None,
-    type=click.Choice(SCORE_FORMATS),
+    type=click.Choice(SCORE_FORMATS + GATE_FORMATS),
     help="output format  [default: -o FILE's extension (.csv .tsv .jsonl .json .tex .md "
-    ".html), else trec_eval]",
+    ".html), else trec_eval]; junit and github: the quality gates' report",
 )
 @baseline_option(
     "risk-sensitive evaluation (ndeval's -baseline): every value becomes the run's minus this "
@@ -52,6 +57,39 @@ SCORE_FORMATS = (
 )
 @risk_alpha_option(
     "risk sensitivity 0 <= A <= 1e6 of --baseline (ndeval's -riskAlpha)  [default: 0]"
+)
+@click.option(
+    "--fail-under",
+    multiple=True,
+    metavar="MEASURE=VALUE",
+    help="quality gate, repeatable: exit 4 when a run's mean of MEASURE is below VALUE",
+)
+@click.option(
+    "--fail-if-worse",
+    type=INPUT,
+    metavar="FILE",
+    help="quality gate: exit 4 when a run is significantly worse than the baseline run FILE "
+    "on a measure (paired test over topics, Holm-corrected across the measures)",
+)
+@click.option(
+    "--test",
+    type=click.Choice(["t", "ttest", "randomization", "bootstrap"]),
+    default=None,
+    help="--fail-if-worse's test  [default: t, the paired t-test]",
+)
+@click.option(
+    "-B",
+    "--samples",
+    type=click.IntRange(1, MAX_RESAMPLES),
+    default=None,
+    help="--fail-if-worse: resamples of the randomization or bootstrap test",
+)
+@click.option("--seed", type=int, default=None, help="--fail-if-worse: random seed (default 42)")
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=None,
+    help="--fail-if-worse's significance level  [default: 0.05]",
 )
 @plot_option("the runs x topics heat map of each measure, and its curve over its cutoffs")
 @precision_option(default=None)
@@ -64,6 +102,12 @@ def evaluate_command(
     no_summary,
     baseline,
     risk_alpha,
+    fail_under,
+    fail_if_worse,
+    test,
+    samples,
+    seed,
+    alpha,
     plot,
     output_format,
     precision,
@@ -81,13 +125,70 @@ def evaluate_command(
     output_format = resolve_format(output_format, output, default="trec_eval", terminal="trec_eval")
     settings = settings_from(options)
     runs, qrels = runs_and_qrels(files)
-    result = evaluate(
-        runs, qrels, measures, baseline=baseline, risk_alpha=risk_alpha, settings=settings
-    )
+    gated = bool(fail_under) or fail_if_worse is not None
+    _check_gate_options(gated, output_format, baseline, fail_if_worse, test, samples, seed, alpha)
+    if gated:
+        # the gates (significance tests: scipy) load when asked, not for every main job
+        from divaeval.api.gating import gate
+
+        gates = gate(
+            runs,
+            qrels,
+            measures,
+            fail_under=list(fail_under),
+            fail_if_worse=fail_if_worse,
+            test=test or "t",
+            samples=samples,
+            seed=seed,
+            alpha=0.05 if alpha is None else alpha,
+            settings=settings,
+        )
+        result = gates.evaluation
+        if output_format in GATE_FORMATS:
+            if signature:
+                click.echo(gates.signature, err=True)
+            report_format = output_format
+
+            def write_gates(out: TextIO) -> None:
+                gates.write(report_format, out)
+
+            emit(write_gates, output)
+            raise click.exceptions.Exit(gates.exit_code)
+    else:
+        gates = None
+        result = evaluate(
+            runs, qrels, measures, baseline=baseline, risk_alpha=risk_alpha, settings=settings
+        )
     if plot:
         result.plot(plot)
     if signature:
-        click.echo(result.signature, err=True)
+        click.echo(result.signature if gates is None else gates.signature, err=True)
+    _print_scores(result, gates, output_format, output, per_topic, no_summary, precision)
+    if gates is not None:
+        if output_format != "markdown":
+            click.echo(gates.write("text"), err=True, nl=False)
+        raise click.exceptions.Exit(gates.exit_code)
+
+
+def _check_gate_options(gated, output_format, baseline, fail_if_worse, test, samples, seed, alpha):
+    """The gates' options, where they apply."""
+    if output_format in GATE_FORMATS and not gated:
+        raise click.UsageError(
+            f"-f {output_format} reports the quality gates: give --fail-under or --fail-if-worse"
+        )
+    if gated and baseline is not None:
+        raise click.UsageError(
+            "--baseline (risk values) and the quality gates do not go together: the gates "
+            "judge the runs' own scores"
+        )
+    given = [name for name, value in (("--test", test), ("-B", samples), ("--seed", seed),
+                                      ("--alpha", alpha)) if value is not None]  # fmt: skip
+    if given and fail_if_worse is None:
+        raise click.UsageError(f"{', '.join(given)} apply to --fail-if-worse: give it")
+
+
+def _print_scores(result, gates, output_format, output, per_topic, no_summary, precision):
+    """The scores in ``output_format`` (markdown: with the gates' report after them)."""
     if output_format == "latex":  # runs x measures with significance superscripts
         text = result.latex(precision=4 if precision is None else precision)
         emit(partial(write_text, text), output)
@@ -97,7 +198,14 @@ def evaluate_command(
         per_topic=per_topic or output_format == "ndeval",
         summary=not no_summary,
         precision=precision,
-        mean=settings.mean,
+        mean=result.settings.mean,
         signature=result.signature,
     )
-    emit(lambda out: write_report(result.evaluation, out, report), output)
+
+    def write(out: TextIO) -> None:
+        write_report(result.evaluation, out, report)
+        if gates is not None and output_format == "markdown":
+            out.write("\n")
+            gates.write("markdown", out)
+
+    emit(write, output)
