@@ -4,6 +4,7 @@ scipy and Holm's correction worked by hand, and every bad option value."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import scipy.stats
 from support import ROOT, SAMPLE_DATA
 
 import divaeval
+from divaeval.ci import ERROR, Case, Finding, Report, write_github
 from divaeval.errors import UsageError
 
 RUN, RUN2, RUN3 = (f"sample_data/{name}" for name in ("run.txt", "run2.txt", "run3.txt"))
@@ -204,3 +206,25 @@ def test_gate_api_arguments(collected_warnings):
     assert result.write("jsonl").splitlines()[-1].startswith('{"kind": "case"')
     assert SAMPLE_DATA.exists()
     assert any("lacks 1 qrels topics" in w for w in collected_warnings)
+
+
+def test_github_commands_escape_as_the_runner_reads_them(tmp_path):
+    # GitHub's rules: in the message % CR LF are escaped (%25 %0D %0A); in a property also
+    # ':' and ',' (%3A %2C), so that a file name cannot end a property or the command
+    (tmp_path / "a,b:c%d.run").write_text("1 Q0 d1 1 2.0 t\n1 Q0 d2 2 x t\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "divaeval", "check", "a,b:c%d.run", "-f", "github"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert done.returncode == 4
+    assert done.stdout.splitlines()[0] == (
+        "::error file=a%2Cb%3Ac%25d.run,line=2,title=divaeval check%3A score::"
+        "score 'x' is not a number"
+    )
+    report = Report("t: x", [Case("r", "c,d", "", [Finding(ERROR, "50%\r\nnext, a:b", "f:1")])])
+    out = io.StringIO()
+    write_github(report, out)
+    assert out.getvalue().splitlines()[0] == (
+        "::error file=f%3A1,title=t%3A x%3A c%2Cd::50%25%0D%0Anext, a:b"
+    )
