@@ -201,6 +201,10 @@ def test_gate_api_arguments(collected_warnings):
             {"a": {"1": {"d": 1.0}}}, {"1": {"d": 1}, "2": {"d": 1}}, "P@1",
             fail_if_worse={"2": {"d": 1.0}},
         )  # fmt: skip
+    with pytest.raises(UsageError, match="fail_if_worse: one baseline run"):
+        divaeval.gate(RUN, QRELS, "P@10", fail_if_worse=[RUN2, RUN3])
+    with pytest.raises(UsageError, match="fail_under: expected 'MEASURE=VALUE' or a list"):
+        divaeval.gate(RUN, QRELS, "P@10", fail_under=0.2)
     result = divaeval.gate(RUN, QRELS, "P@10", fail_under=["P@10=0.2"])
     assert result.passed and result.exit_code == 0
     assert result.write("jsonl").splitlines()[-1].startswith('{"kind": "case"')

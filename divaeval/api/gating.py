@@ -150,17 +150,30 @@ def gate(
     0        fail-under 0.35  0.2996   0.35     NaN   False
     1  fail-if-worse rm-cata  0.2996    NaN  0.8447    True)
     """
-    if test not in GATE_TESTS:
+    if not isinstance(test, str) or test not in GATE_TESTS:
         raise UsageError(f"test: expected one of {', '.join(GATE_TESTS)}, got {test!r}")
     _resampling(GATE_TESTS[test], samples, seed, alpha)
     chosen = _measures(measures) or list(DEFAULT_MEASURES)
-    texts = [fail_under] if isinstance(fail_under, str) else list(fail_under or ())
+    if fail_under is None:
+        texts = []
+    elif isinstance(fail_under, str):
+        texts = [fail_under]
+    elif isinstance(fail_under, (list, tuple)):
+        texts = list(fail_under)
+    else:
+        raise UsageError(
+            f"fail_under: expected 'MEASURE=VALUE' or a list of them, got {fail_under!r}"
+        )
     bounds = [parse_bound(text) for text in texts]
     if not bounds and fail_if_worse is None:
         raise UsageError("no gate: give fail_under (--fail-under) or fail_if_worse")
     _no_bytes(runs, "runs")
     _no_bytes(qrels, "qrels")
     _no_bytes(fail_if_worse, "fail_if_worse")
+    if isinstance(fail_if_worse, (list, tuple)) and not (
+        fail_if_worse and isinstance(fail_if_worse[0], tuple)  # (a run's records)
+    ):
+        raise UsageError("fail_if_worse: one baseline run (a path or a run in memory)")
     settings = _settings(settings, options, EVALUATING)
     with _library_call() as inputs:
         evaluator = Evaluator._from(inputs, qrels, chosen, settings)
