@@ -33,8 +33,12 @@ Jobs = int | str | None
 #: ranking orders (``--order``) and the tools that use them (see :class:`Settings`)
 ORDERS: tuple[str, ...] = ("score", "score-docno-asc", "score-file", "rank", "file")
 DEDUPES: tuple[str, ...] = ("error", "first")
-#: the reference tools whose quirks ``--compat`` reproduces
-COMPATS: tuple[str, ...] = ("ndeval", "ntcireval", "trec_eval")
+#: the reference tools whose quirks ``--compat`` reproduces when runs are scored
+SCORING_COMPATS: tuple[str, ...] = ("ndeval", "ntcireval", "trec_eval")
+#: ... and when runs are compared by lexicographic preferences (``divaeval prefer``)
+PREFERENCE_COMPATS: tuple[str, ...] = ("pref_eval",)
+#: every tool ``--compat`` names (each command offers those of its own work)
+COMPATS: tuple[str, ...] = tuple(sorted(SCORING_COMPATS + PREFERENCE_COMPATS))
 #: topic means (``--mean``): arithmetic, geometric (trec_eval's gm_map), 1 − difficulty weighted
 MEANS: tuple[str, ...] = ("arith", "geom", "dd")
 
@@ -91,6 +95,8 @@ class Option:
     minimum: int | None = None
     metavar: str | None = None
     cli_default: Any = None  # None: the field's default
+    #: the choices a command offers unless it names its own (default: all of ``choices``)
+    cli_choices: tuple[str, ...] = ()
     envvar: str | None = None
     show_default: bool = False
     #: how messages of the command line name it (default: the long flag)
@@ -246,6 +252,7 @@ class Settings:
         help="reproduce the named tool's quirks (documented per metric)",
         kind="choice",
         choices=COMPATS,
+        cli_choices=SCORING_COMPATS,
     )
     normalize_intents: bool = _option(
         False,
@@ -329,16 +336,29 @@ class Settings:
         command line's names for them in messages (``--chunk-size``, ``-l``)."""
         return cls(**_checked({**values, **fixed}, _flag))
 
-    def merged(self, options: Mapping[str, Any], accepted: Sequence[str], **fixed: Any) -> Settings:
+    def merged(
+        self,
+        options: Mapping[str, Any],
+        accepted: Sequence[str],
+        compats: Sequence[str] = SCORING_COMPATS,
+        **fixed: Any,
+    ) -> Settings:
         """These settings with ``options`` (an API function's keyword arguments) in place:
-        an option not among ``accepted`` is a usage error naming it and the accepted ones;
+        an option not among ``accepted`` is a usage error naming it and the accepted ones, and
+        so is a ``compat`` tool not among ``compats`` (the tools of the function's work);
         ``fixed`` values (what the function always uses, such as ``complete=True``) win."""
         unknown = [name for name in options if name not in accepted]
         if unknown:
             raise UsageError(
                 f"unknown option {unknown[0]!r}; the options here are {', '.join(accepted)}"
             )
-        return replace(self, **options, **fixed)
+        merged = replace(self, **options, **fixed)
+        if merged.compat is not None and merged.compat not in compats:
+            raise UsageError(
+                f"compat {merged.compat!r} does not apply here; the tools here are "
+                f"{', '.join(compats)}"
+            )
+        return merged
 
     @classmethod
     def of(
@@ -346,6 +366,7 @@ class Settings:
         settings: Settings | None,
         options: Mapping[str, Any],
         accepted: Sequence[str],
+        compats: Sequence[str] = SCORING_COMPATS,
         **fixed: Any,
     ) -> Settings:
         """``settings`` (default: the defaults) with the keyword ``options`` of an API
@@ -354,7 +375,7 @@ class Settings:
             settings = cls()
         elif not isinstance(settings, Settings):
             raise UsageError(f"settings must be a divaeval.Settings, got {_kind_of(settings)}")
-        return settings.merged(options, accepted, **fixed)
+        return settings.merged(options, accepted, compats, **fixed)
 
     # -- reading them ---------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -71,29 +72,101 @@ def _check_oracle(merged: pd.DataFrame) -> None:
     assert np.all(np.abs(expected - got) <= 1e-12)
 
 
+@pytest.mark.parametrize("compat", [None, "pref_eval"])
 @pytest.mark.parametrize(("oracle", "runs", "qrels", "level"), SMALL_CASES)
-def test_small_oracles(oracle, runs, qrels, level):
+def test_small_oracles(oracle, runs, qrels, level, compat):
     prefs = preferences(
-        [str(SMALL / r) for r in runs], str(SMALL / qrels), rel_level=level, run_names="file"
+        [str(SMALL / r) for r in runs],
+        str(SMALL / qrels),
+        rel_level=level,
+        run_names="file",
+        compat=compat,
     )
     expected = pd.read_csv(SMALL / oracle, sep="\t", dtype={"topic": str})
-    _check_oracle(_agreement(expected, prefs.long_frame()))
+    merged = _agreement(expected, prefs.long_frame())
+    _check_oracle(merged)
+    if compat == "pref_eval":  # pref_eval's own arithmetic, bit for bit
+        assert (merged["value_x"].astype(float) == merged["value_y"].astype(float)).all()
 
 
-def test_trec2012_oracle_all_28_pairs():
-    prefs = preferences(
+@pytest.fixture(scope="module")
+def trec2012_oracle() -> pd.DataFrame:
+    return pd.read_csv(
+        FIXTURES / "trec2012-lexi" / "lexi_pairs.tsv.gz", sep="\t", dtype={"topic": str}
+    )
+
+
+def _trec2012(compat):
+    return preferences(
         [str(T2012 / f"{name}.txt.gz") for name in INDRI],
         str(T2012 / "qrels-for-ndeval.txt.gz"),
         run_names="file",
+        compat=compat,
     )
-    expected = pd.read_csv(
-        FIXTURES / "trec2012-lexi" / "lexi_pairs.tsv.gz", sep="\t", dtype={"topic": str}
-    )
-    merged = _agreement(expected, prefs.long_frame())
+
+
+def test_trec2012_oracle_all_28_pairs_as_pref_eval(trec2012_oracle):
+    merged = _agreement(trec2012_oracle, _trec2012("pref_eval").long_frame())
     assert len(merged) == 28 * 50 * 3 + 28 * 3
     _check_oracle(merged)
-    # pref_eval's summary accumulation (Σ v/T in qrels order) is reproduced bit for bit
+    # pref_eval's arithmetic (1/x − 1/y; Σ v/T in qrels order) is reproduced bit for bit
     assert (merged["value_x"].astype(float) == merged["value_y"].astype(float)).all()
+
+
+def test_trec2012_exact_by_default(trec2012_oracle):
+    """Default: every value is the exact rational rounded once: per topic (y − x)/(x·y) for
+    rrlexiprecision, the mean (wins − losses)/T for the sign measures and Σ fractions / T for
+    rrlexiprecision. They agree with pref_eval's to 1e-12 and differ in the last bits where
+    pref_eval's sums round along the way."""
+    prefs = _trec2012(None)
+    merged = _agreement(trec2012_oracle, prefs.long_frame())
+    _check_oracle(merged)
+    vectors, runs = prefs.vectors, prefs.runs
+    topics = len(prefs.topics)
+    exact_means = 0
+    for row in merged.itertuples():
+        a, b = runs.index(row.run_a), runs.index(row.run_b)
+        values = [
+            _exact(vectors.ranks[a, t], vectors.ranks[b, t], row.measure) for t in range(topics)
+        ]
+        if row.topic == "all":
+            expected = float(sum(values, Fraction(0)) / topics)
+            exact_means += float(row.value_x) == expected
+        else:
+            expected = float(values[list(prefs.topics).index(row.topic)])
+        assert float(row.value_y) == expected, row
+    assert exact_means < 28 * 3  # pref_eval's sums are not all exact: the cases differ
+
+
+def _exact(x, y, measure) -> Fraction:
+    """The preference of x over y as a fraction, from the definitions (lexicographic.md §4)."""
+    differ = [i for i in range(len(x)) if x[i] != y[i]]
+    if not differ:
+        return Fraction(0)
+    i = differ[-1] if measure == "lexirecall" else differ[0]
+    if measure != "rrlexiprecision":
+        return Fraction(1 if x[i] < y[i] else -1)
+    reciprocal = [Fraction(0) if math.isinf(v) else Fraction(1, int(v)) for v in (x[i], y[i])]
+    return reciprocal[0] - reciprocal[1]
+
+
+def test_sample_data_means_are_exact_and_pref_eval_sums_are_kept():
+    """The issue's case: ql-cata against rm-cata on sample_data's 10 topics, lexiprecision
+    5 wins, 5 losses: (5 − 5)/10 = 0 exactly; pref_eval adds ten ±0.1 in qrels order and
+    gets −2.7755575615628914e-17. lexirecall ql-cata vs dssa 9 wins, 1 loss: 8/10 = 0.8
+    (pref_eval: 0.7999999999999999)."""
+    runs = [f"sample_data/{name}" for name in ("run.txt", "run2.txt", "run3.txt")]
+    exact = preferences(runs, "sample_data/qrels.txt")
+    as_pref_eval = preferences(runs, "sample_data/qrels.txt", compat="pref_eval")
+    assert exact.mean("lexiprecision")[0, 1] == 0.0
+    assert as_pref_eval.mean("lexiprecision")[0, 1] == -2.7755575615628914e-17
+    assert exact.mean("lexirecall")[0, 2] == 0.8
+    assert as_pref_eval.mean("lexirecall")[0, 2] == 0.7999999999999999
+    # the exact means are antisymmetric with no −0.0
+    for measure in exact.measures:
+        means = exact.mean(measure)
+        assert np.array_equal(means, -means.T)
+        assert not np.signbit(means[means == 0]).any()
 
 
 def test_hand_worked_ref_ex():
@@ -113,12 +186,13 @@ def test_hand_worked_ref_ex():
     assert list(prefs.topics) == ["1", "2"]
     lr, lp, rr = (prefs.tensors[m] for m in ("lexirecall", "lexiprecision", "rrlexiprecision"))
     assert lr[0, 1, 0] == 1 and lp[0, 1, 0] == -1
-    assert rr[0, 1, 0] == 1 / 5 - 1 / 4
+    assert rr[0, 1, 0] == -0.05  # exactly −1/20 rounded once (pref_eval: 1/5 − 1/4)
     assert lr[0, 1, 1] == 1 and lp[0, 1, 1] == 1
-    assert rr[0, 1, 1] == pytest.approx(1 / 3 - 1 / 4, abs=1e-15)
+    assert rr[0, 1, 1] == 1 / 12  # 1/3 − 1/4 = 1/12
     assert prefs.mean("lexirecall")[0, 1] == 1.0
     assert prefs.mean("lexiprecision")[0, 1] == 0.0
-    assert prefs.mean("rrlexiprecision")[0, 1] == pytest.approx((-0.05 + 1 / 12) / 2, abs=1e-15)
+    # (−1/20 + 1/12)/2 = 1/60 (pref_eval prints 0.016666666666666663)
+    assert prefs.mean("rrlexiprecision")[0, 1] == 1 / 60
     # runC, topic 2: every relevant document unretrieved; runA's first is at rank 1 → 1/1 − 0
     assert rr[0, 2, 1] == 1.0 and lr[1, 2, 1] == 1
     vectors = prefs.vectors
@@ -138,7 +212,7 @@ def test_hand_worked_adhoc_and_b2():
     assert list(prefs.topics) == ["101", "102"]
     assert prefs.tensors["lexirecall"][0, 1].tolist() == [1, 0]
     assert prefs.tensors["lexiprecision"][0, 1].tolist() == [-1, 0]
-    assert prefs.tensors["rrlexiprecision"][0, 1, 0] == 1 / 3 - 1 / 2
+    assert prefs.tensors["rrlexiprecision"][0, 1, 0] == -1 / 6
     assert prefs.vectors.ranks[2, 0, :3].tolist() == [2, 3, math.inf]
     assert prefs.mean("lexirecall")[0, 1] == 0.5 and prefs.mean("lexiprecision")[0, 1] == -0.5
     b2 = preferences(runs, qrels, rel_level=2)
@@ -150,9 +224,9 @@ def test_hand_worked_adhoc_and_b2():
     ("x", "y", "lr", "lp", "rr"),
     [
         # more retrieved relevant documents wins lexirecall; first difference decides LP
-        ([1, 2, 3, 5, 6, 7], [1, 2, 3, 4, 5, math.inf], 1, -1, 1 / 5 - 1 / 4),
+        ([1, 2, 3, 5, 6, 7], [1, 2, 3, 4, 5, math.inf], 1, -1, -0.05),
         # same count: compare from the worst retrieved rank upward (8 < 9)
-        ([2, 3, 8], [1, 3, 9], 1, -1, 1 / 2 - 1 / 1),
+        ([2, 3, 8], [1, 3, 9], 1, -1, -0.5),
         # identical vectors, including both empty
         ([1, math.inf], [1, math.inf], 0, 0, 0.0),
         ([math.inf, math.inf], [math.inf, math.inf], 0, 0, 0.0),
@@ -164,6 +238,12 @@ def test_compare_vectors_hand_cases(x, y, lr, lp, rr):
     assert compare_vectors(np.array(x, float), np.array(y, float), "lexirecall") == lr
     assert compare_vectors(np.array(x, float), np.array(y, float), "lexiprecision") == lp
     assert compare_vectors(np.array(x, float), np.array(y, float), "rrlexiprecision") == rr
+
+
+def test_compare_vectors_as_pref_eval_subtracts_the_reciprocals():
+    x, y = np.array([1, 2, 3, 5.0]), np.array([1, 2, 3, 4.0])
+    assert compare_vectors(x, y, "rrlexiprecision") == -0.05
+    assert compare_vectors(x, y, "rrlexiprecision", "pref_eval") == -0.04999999999999999
 
 
 @st.composite
@@ -197,6 +277,11 @@ def test_properties_antisymmetry_identity_recall(pair):
     assert np.sign(compare_vectors(x, y, "rrlexiprecision")) == compare_vectors(
         x, y, "lexiprecision"
     )
+    exact = _exact(x, y, "rrlexiprecision")  # the value is the fraction, rounded once
+    assert compare_vectors(x, y, "rrlexiprecision") == float(exact)
+    assert compare_vectors(x, y, "rrlexiprecision", "pref_eval") == pytest.approx(
+        float(exact), abs=1e-15
+    )
 
 
 def test_tensor_antisymmetric_on_real_runs():
@@ -226,6 +311,9 @@ def test_usage_errors():
     assert parse_preference_measures(["rrLP", "LR"]) == ["lexirecall", "rrlexiprecision"]
     with pytest.raises(UsageError):
         preferences([str(SMALL / "ref_ex" / "runA")], str(SMALL / "ref_ex" / "div.qrels"))
+    runs = [str(SMALL / "ref_ex" / r) for r in ("runA", "runB")]
+    with pytest.raises(UsageError, match="compat must be pref_eval or None, not 'ndeval'"):
+        preferences(runs, str(SMALL / "ref_ex" / "div.qrels"), compat="ndeval")
 
 
 def test_pairs_and_aggregation_ref_ex():
@@ -274,8 +362,21 @@ def test_cli_jsonl_keys_and_values():
     assert len(records) == 3 * 2 * 3 + 3 * 3
     first = {(r["run_a"], r["run_b"], r["topic"], r["measure"]): r["value"] for r in records}
     assert first[("runA", "runB", "1", "lexirecall")] == 1
-    assert first[("runA", "runB", "1", "rrlexiprecision")] == -0.04999999999999999
+    assert first[("runA", "runB", "1", "rrlexiprecision")] == -0.05
     assert first[("runA", "runB", "all", "lexiprecision")] == 0.0
+    assert first[("runA", "runB", "all", "rrlexiprecision")] == 1 / 60
+    as_pref_eval = CliRunner().invoke(
+        prefer_command,
+        [str(ref / name) for name in ("runA", "runB", "runC", "div.qrels")]
+        + ["-q", "-f", "jsonl", "--compat", "pref_eval"],
+    )
+    assert as_pref_eval.exit_code == 0, as_pref_eval.output
+    assert '"topic": "1", "measure": "rrlexiprecision", "value": -0.04999999999999999}' in (
+        as_pref_eval.stdout
+    )
+    assert '"topic": "all", "measure": "rrlexiprecision", "value": 0.016666666666666663}' in (
+        as_pref_eval.stdout
+    )
     # pairs are (earlier, later) in command-line order
     assert {(r["run_a"], r["run_b"]) for r in records} == {
         ("runA", "runB"),
@@ -296,3 +397,6 @@ def test_cli_tables():
     assert table.exit_code == 0 and "mc4" in table.stdout and "borda" in table.stdout
     bad = runner.invoke(prefer_command, [*files, "-f", "csv", "--table", "all"])
     assert bad.exit_code != 0
+    for tool in ("ndeval", "exact"):  # prefer reproduces pref_eval only
+        wrong = runner.invoke(prefer_command, [*files, "--compat", tool])
+        assert wrong.exit_code == 2 and "'pref_eval'" in wrong.output

@@ -17,6 +17,7 @@ from divaeval.settings import JUDGING, Settings, option_of
 
 QRELS = str(SAMPLE_DATA / "qrels.txt")
 RUN = str(SAMPLE_DATA / "run.txt")
+RUN2 = str(SAMPLE_DATA / "run2.txt")
 
 BAD_VALUES = [
     ("depth", "x", "depth must be an integer >= 1 or None, got 'x'"),
@@ -24,7 +25,7 @@ BAD_VALUES = [
     ("rel_level", 1.5, "relevance level rel_level must be an integer, got 1.5"),
     ("order", "best", "order must be one of score, score-docno-asc, score-file, rank, file"),
     ("dedupe", None, "dedupe must be one of error, first, got None"),
-    ("compat", "trec", "compat must be one of ndeval, ntcireval, trec_eval, got 'trec'"),
+    ("compat", "trec", "compat must be one of ndeval, ntcireval, pref_eval, trec_eval, got 'trec'"),
     ("complete", "yes", "complete must be True or False, got str"),
     ("normalize_intents", 1, "normalize_intents must be True or False, got int"),
     ("intents", 42, "intents must be a path (str), a DataFrame or a dict, got int"),
@@ -121,3 +122,18 @@ def test_settings_import_no_numpy():
     code = "import sys, divaeval.settings; print('numpy' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_a_compat_tool_applies_where_its_work_is_done():
+    """pref_eval's arithmetic applies to the preferences, the scoring tools' quirks to the
+    scores: each API function refuses the others' tools, naming its own."""
+    with pytest.raises(UsageError, match="^compat 'pref_eval' does not apply here; the tools "):
+        divaeval.evaluate(RUN, QRELS, "P@5", compat="pref_eval")
+    with pytest.raises(UsageError, match="compat 'ndeval' does not apply here.*pref_eval$"):
+        divaeval.prefer([RUN, RUN2], QRELS, compat="ndeval")
+    with pytest.raises(UsageError, match="compat 'pref_eval' does not apply here"):
+        divaeval.compare([RUN, RUN2], QRELS, "P@5", settings=Settings(compat="pref_eval"))
+    result = divaeval.prefer([RUN, RUN2], QRELS, "lexiprecision", compat="pref_eval")
+    assert "|compat=pref_eval|" in result.signature
+    assert result.pairs["mean"].tolist() == [-2.7755575615628914e-17]
+    assert divaeval.prefer([RUN, RUN2], QRELS, "lexiprecision").pairs["mean"].tolist() == [0.0]

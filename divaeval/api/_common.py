@@ -17,7 +17,7 @@ from divaeval.errors import DivaevalError, UsageError, library_warnings
 from divaeval.evaluation import closing_workers, same_file
 from divaeval.io import Intents
 from divaeval.io.memory import MemoryInputs
-from divaeval.settings import Settings
+from divaeval.settings import SCORING_COMPATS, Settings
 
 
 @contextmanager
@@ -67,9 +67,13 @@ def _measure_text(value: object, name: str) -> str:
 
 
 def _settings(
-    settings: Settings | None, options: dict[str, Any], accepted: Sequence[str], **fixed: Any
+    settings: Settings | None,
+    options: dict[str, Any],
+    accepted: Sequence[str],
+    compats: Sequence[str] = SCORING_COMPATS,
+    **fixed: Any,
 ) -> Settings:
-    return Settings.of(settings, options, accepted, **fixed)
+    return Settings.of(settings, options, accepted, compats, **fixed)
 
 
 def _in_memory(inputs: MemoryInputs, settings: Settings) -> Settings:

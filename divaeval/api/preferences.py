@@ -11,7 +11,7 @@ from divaeval import __version__
 from divaeval.api._common import _choice, _library_call, _measures, _probability, _settings
 from divaeval.api.results import Result
 from divaeval.plots.differences import preferences as preference_panels
-from divaeval.settings import Settings
+from divaeval.settings import PREFERENCE_COMPATS, Settings
 from divaeval.stats import CORRECTIONS
 from divaeval.stats.preferences import pair_table, preferences, ranking_table
 
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from divaeval.plots.figure import Figure
 
 
-#: the settings of :func:`prefer` (pref_eval's own)
-PREFERRING = ("rel_level", "depth", "order", "dedupe")
+#: the settings of :func:`prefer` (pref_eval's own, and ``compat="pref_eval"``)
+PREFERRING = ("rel_level", "depth", "order", "dedupe", "compat")
 
 
 @dataclass(eq=False, repr=False)
@@ -78,7 +78,8 @@ def prefer(
     rrlexiprecision): :meth:`~PreferenceResult.values` the preference of every pair per topic
     (+1: run_a preferred) and its mean (topic ``all``); ``pairs`` wins, ties, losses and a
     sign test per pair; ``ranking`` the runs ranked by ``aggregate`` (mc4, borda). The
-    options are pref_eval's: ``rel_level``, ``depth``, ``order``, ``dedupe``.
+    options are pref_eval's: ``rel_level``, ``depth``, ``order``, ``dedupe``; the values are
+    exact, or with ``compat="pref_eval"`` pref_eval's own floating-point sums, bit for bit.
 
     >>> result = divaeval.prefer(["sample_data/run.txt", "sample_data/run2.txt"],
     ...                          "sample_data/qrels.txt", "lexirecall")
@@ -92,7 +93,7 @@ def prefer(
     _choice(run_names, "run_names", ("tag", "file"))
     chosen = _measures(measures)
     methods = _measures(aggregate, "aggregate")
-    settings = _settings(settings, options, PREFERRING, complete=True)
+    settings = _settings(settings, options, PREFERRING, PREFERENCE_COMPATS, complete=True)
     with _library_call() as inputs:
         prefs = preferences(
             cast(Any, inputs.runs(runs)),
@@ -103,6 +104,7 @@ def prefer(
             order=settings.ranking_order,
             dedupe=settings.dedupe,
             run_names=run_names,
+            compat=settings.compat,
         )
     signature = (
         f"divaeval {__version__}|prefer|{settings.signature()}|test=sign|"

@@ -61,7 +61,9 @@ def _one_blas_thread_per_process(ctx: click.Context, param: click.Parameter, job
     return jobs
 
 
-def _click_option(name: str, help: str | None, default: Any) -> Decorator:
+def _click_option(
+    name: str, help: str | None, default: Any, choices: Sequence[str] | None = None
+) -> Decorator:
     """The click option of the setting ``name``, from its :class:`~divaeval.settings.Option`
     (values are checked by :meth:`Settings.from_command_line`, beyond click's types)."""
     option = option_of(name)
@@ -78,7 +80,7 @@ def _click_option(name: str, help: str | None, default: Any) -> Decorator:
     if option.kind == "flag":
         settings["is_flag"] = True
     elif option.kind == "choice":
-        settings["type"] = click.Choice(option.choices)
+        settings["type"] = click.Choice(choices or option.cli_choices or option.choices)
     elif option.kind == "int":
         settings["type"] = click.IntRange(min=option.minimum) if option.minimum else int
     elif option.kind == "jobs":
@@ -91,17 +93,23 @@ def _click_option(name: str, help: str | None, default: Any) -> Decorator:
 
 
 def settings_options(
-    *names: str, help: Mapping[str, str] | None = None, defaults: Mapping[str, Any] | None = None
+    *names: str,
+    help: Mapping[str, str] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+    choices: Mapping[str, Sequence[str]] | None = None,
 ) -> Decorator:
     """Decorate a click command with the options of the settings ``names`` (keyword arguments
-    named as the fields, for :meth:`Settings.from_command_line`); ``help`` and ``defaults``
-    give a command's own words and defaults for some of them."""
+    named as the fields, for :meth:`Settings.from_command_line`); ``help``, ``defaults`` and
+    ``choices`` give a command's own words, defaults and choices for some of them."""
 
     def decorate(command):
         for name in reversed(names):
-            command = _click_option(name, (help or {}).get(name), (defaults or {}).get(name))(
-                command
-            )
+            command = _click_option(
+                name,
+                (help or {}).get(name),
+                (defaults or {}).get(name),
+                (choices or {}).get(name),
+            )(command)
         return command
 
     return decorate

@@ -18,6 +18,7 @@ from divaeval.cli.output import keyed_frame as _keyed
 from divaeval.cli.output import resolve_format, write_tables
 from divaeval.cli.paths import INPUT
 from divaeval.errors import UsageError
+from divaeval.settings import PREFERENCE_COMPATS
 
 _SECTIONS = ("values", "pairs", "ranking")
 
@@ -64,13 +65,17 @@ def _values_for_trec_eval(frame):
     "depth",
     "order",
     "dedupe",
+    "compat",
     help={
         "rel_level": "relevant iff the document's largest grade >= this (pref_eval's -b)",
         "depth": "keep the first N documents per topic after ordering (pref_eval's --topk)",
         "order": "ranking order (score = pref_eval's and trec_eval's: score desc, docno desc)",
         "dedupe": "a docno repeated in a topic: error, or keep the first copy (pref_eval crashes)",
+        "compat": "pref_eval: its floating-point sums, bit for bit (-0.7999999999999999 where "
+        "the exact mean is -0.8)  [default: exact values]",
     },
     defaults={"order": "score"},
+    choices={"compat": PREFERENCE_COMPATS},
 )
 @click.option(
     "--run-names",
@@ -109,7 +114,9 @@ def prefer_command(
     """Lexicographic preferences between every pair of RUNs (QRELS last): lexirecall,
     lexiprecision and rrlexiprecision exactly as pref_eval computes them. Per pair: wins, ties,
     losses, the mean preference and a two-sided sign test with correction; runs ranked by MC4
-    and Borda. Values are +1 when run_a (the earlier run) is preferred, -1 when run_b is."""
+    and Borda. Values are +1 when run_a (the earlier run) is preferred, -1 when run_b is;
+    means are exact ((wins - losses) / topics), or pref_eval's own sums with --compat
+    pref_eval."""
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval.api.preferences import prefer
     from divaeval.api.results import check_plot

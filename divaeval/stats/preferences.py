@@ -27,9 +27,14 @@ Comparison rules (the paper's §4), for vectors x (run a) and y (run b):
 - lexiprecision: at the **first** index where they differ, the smaller rank wins;
 - rrlexiprecision: at that first index, 1/x_i − 1/y_i with 1/∞ = 0.
 
-Summary: the mean over topics, accumulated as pref_eval does it: Σ_t (v_t / T), added
-sequentially in the qrels file's order of first appearance (this reproduces its last bits, e.g.
-−0.8400000000000001 where Σ_t v_t / T gives −0.84). Duplicated documents in a run: pref_eval crashes
+Values are exact: a sign measure's mean is (wins − losses) / T, one division of integers;
+rrlexiprecision's per-topic value is (y_i − x_i) / (x_i·y_i) and its mean the sum of those
+fractions over the topics, divided by T, each rounded once to the nearest double (−0.05 where
+1/5 − 1/4 gives −0.04999999999999999, 0 where ten ±1/10 added in turn give
+−2.7755575615628914e-17). ``compat="pref_eval"`` computes them as pref_eval does, bit for bit:
+1/x_i − 1/y_i, and the mean Σ_t (v_t / T) added sequentially in the qrels file's order of
+first appearance (e.g. −0.8400000000000001 where the exact mean is −0.84). Duplicated
+documents in a run: pref_eval crashes
 on a duplicate relevant document and lets duplicate non-relevant ones occupy ranks; divaeval
 rejects any duplicate unless ``dedupe="first"`` (keep the best-ranked copy, with a warning).
 """
@@ -39,13 +44,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from divaeval.errors import DataError, UsageError, check_rel_level
 from divaeval.evaluation import _run_label, load_inputs
 from divaeval.judged import judge_run
-from divaeval.settings import Dedupe, Order, Settings
+from divaeval.settings import PREFERENCE_COMPATS, Dedupe, Order, Settings
 from divaeval.stats.corrections import correct_p_values
 from divaeval.stats.rank_fusion import fuse_preferences
 from divaeval.stats.significance import run_pair_indices, sign_test
@@ -182,13 +188,13 @@ def relevance_vectors(runs: Sequence, index, settings=None, rel_level: int = 1):
 # ---------------------------------------------------------------------------------------------
 
 
-def compare_vectors(x: np.ndarray, y: np.ndarray, measure: str) -> np.ndarray:
-    """Preference of x over y along the last axis (relevance vectors padded with +∞, same
-    length), broadcasting over leading axes.
-
-    lexirecall: sign at the last differing index; lexiprecision: sign at the first differing
-    index; rrlexiprecision: 1/x_i − 1/y_i at the first differing index (1/∞ = 0). Identical
-    vectors give 0. Signs are returned as floats (+1.0, −1.0, 0.0)."""
+def deciding_ranks(
+    x: np.ndarray, y: np.ndarray, measure: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(any difference, x_i, y_i) at the index that decides ``measure`` between relevance
+    vectors x and y (padded with +∞, same length) along the last axis, broadcasting over
+    leading axes: the last differing index for lexirecall, the first for lexiprecision and
+    rrlexiprecision."""
     x, y = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(y, np.float64))
     differ = x != y  # inf == inf: tied unretrieved documents never differ
     width = x.shape[-1]
@@ -201,15 +207,36 @@ def compare_vectors(x: np.ndarray, y: np.ndarray, measure: str) -> np.ndarray:
         raise UsageError(f"unknown preference measure {measure!r}")
     xi = np.take_along_axis(x, index[..., None], axis=-1)[..., 0]
     yi = np.take_along_axis(y, index[..., None], axis=-1)[..., 0]
-    if measure == "rrlexiprecision":
-        with np.errstate(divide="ignore"):
+    return any_diff, xi, yi
+
+
+def compare_vectors(
+    x: np.ndarray, y: np.ndarray, measure: str, compat: str | None = None
+) -> np.ndarray:
+    """Preference of x over y along the last axis (relevance vectors padded with +∞, same
+    length), broadcasting over leading axes.
+
+    lexirecall: sign at the last differing index; lexiprecision: sign at the first differing
+    index; rrlexiprecision: 1/x_i − 1/y_i at the first differing index (1/∞ = 0), computed as
+    (y_i − x_i) / (x_i·y_i), one rounding (``compat="pref_eval"``: as pref_eval subtracts the
+    two reciprocals). Identical vectors give 0. Signs are returned as floats (+1.0, −1.0,
+    0.0)."""
+    any_diff, xi, yi = deciding_ranks(x, y, measure)
+    if measure != "rrlexiprecision":
+        return np.where(any_diff, np.where(xi < yi, 1.0, -1.0), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if compat == "pref_eval":
             value = 1.0 / xi - 1.0 / yi  # 1/inf = 0.0, as pref_eval's 1/None = 0
-    else:
-        value = np.where(xi < yi, 1.0, -1.0)
+        else:  # ranks are integers: y − x and x·y are exact, the division rounds once
+            value = np.where(
+                np.isinf(yi), 1.0 / xi, np.where(np.isinf(xi), -1.0 / yi, (yi - xi) / (xi * yi))
+            )
     return np.where(any_diff, value, 0.0)
 
 
-def preference_tensor(vectors: RelevanceVectors, measure: str) -> np.ndarray:
+def preference_tensor(
+    vectors: RelevanceVectors, measure: str, compat: str | None = None
+) -> np.ndarray:
     """Preference tensor ``P[R, R, T]``: ``P[a, b, t]`` = preference of run a over run b on
     topic t (antisymmetric, zero diagonal). Loops over run a only; each step compares run a
     with every run at once."""
@@ -217,8 +244,31 @@ def preference_tensor(vectors: RelevanceVectors, measure: str) -> np.ndarray:
     n_runs, n_topics = ranks.shape[:2]
     out = np.zeros((n_runs, n_runs, n_topics))
     for a in range(n_runs):
-        out[a] = compare_vectors(ranks[a][None, :, :], ranks, measure)
+        out[a] = compare_vectors(ranks[a][None, :, :], ranks, measure, compat)
     return out
+
+
+def exact_reciprocal_means(vectors: RelevanceVectors) -> np.ndarray:
+    """``[R, R]`` rrlexiprecision means, exact: Σ_t (1/x_t − 1/y_t) / T as a fraction (the
+    reciprocals of equal ranks gathered first), rounded once to the nearest double."""
+    ranks = vectors.ranks
+    n_runs, n_topics = ranks.shape[:2]
+    means = np.zeros((n_runs, n_runs))
+    for a, b in run_pair_indices(n_runs):
+        any_diff, xi, yi = deciding_ranks(ranks[a], ranks[b], "rrlexiprecision")
+        plus, minus = xi[any_diff], yi[any_diff]
+        counts = dict.fromkeys(np.unique(np.concatenate([plus, minus])).tolist(), 0)
+        for rank in plus.tolist():
+            counts[rank] += 1
+        for rank in minus.tolist():
+            counts[rank] -= 1
+        total = sum(
+            (Fraction(count, int(rank)) for rank, count in counts.items() if rank != np.inf),
+            Fraction(0),
+        )
+        means[a, b] = float(total / n_topics)
+        means[b, a] = float(-total / n_topics)  # 0.0, not -0.0, when they tie
+    return means
 
 
 @dataclass(frozen=True)
@@ -230,13 +280,23 @@ class Preferences:
     measures: list[str]
     tensors: dict[str, np.ndarray]
     vectors: RelevanceVectors
+    #: ``"pref_eval"``: values and means computed as pref_eval computes them
+    compat: str | None = None
 
     def mean(self, measure: str) -> np.ndarray:
-        """``[R, R]`` summary = Σ_t (P[a, b, t] / T), added sequentially in qrels-file order
-        (pref_eval's accumulation, bit for bit)."""
-        order = np.argsort(self.vectors.qrels_order, kind="stable")
-        tensor = self.tensors[measure][:, :, order]
-        return np.cumsum(tensor / tensor.shape[2], axis=2)[:, :, -1]
+        """``[R, R]`` summary over the T topics: exact, (wins − losses) / T for a sign measure
+        and the exact mean of the fractions for rrlexiprecision; with ``compat="pref_eval"``
+        Σ_t (P[a, b, t] / T), added sequentially in qrels-file order (pref_eval's
+        accumulation, bit for bit)."""
+        tensor = self.tensors[measure]
+        if self.compat == "pref_eval":
+            order = np.argsort(self.vectors.qrels_order, kind="stable")
+            tensor = tensor[:, :, order]
+            return np.cumsum(tensor / tensor.shape[2], axis=2)[:, :, -1]
+        if measure in SIGN_MEASURES:
+            net = (tensor > 0).sum(axis=2) - (tensor < 0).sum(axis=2)
+            return net / tensor.shape[2]
+        return exact_reciprocal_means(self.vectors)
 
     def long_frame(self, *, per_topic: bool = True, summary: bool = True):
         """Long table: run_a, run_b, topic, measure, value for every pair (a, b) with a before
@@ -282,15 +342,21 @@ class Preferences:
         return pd.DataFrame(columns, dtype=object)
 
 
-def compute_preferences(vectors: RelevanceVectors, measures: Sequence[str] = LEXI_MEASURES):
-    """:class:`Preferences` of every measure from relevance vectors."""
+def compute_preferences(
+    vectors: RelevanceVectors,
+    measures: Sequence[str] = LEXI_MEASURES,
+    compat: str | None = None,
+):
+    """:class:`Preferences` of every measure from relevance vectors (``compat="pref_eval"``:
+    its arithmetic, bit for bit)."""
     chosen = parse_preference_measures(list(measures))
     return Preferences(
         runs=list(vectors.runs),
         topics=vectors.topics,
         measures=chosen,
-        tensors={m: preference_tensor(vectors, m) for m in chosen},
+        tensors={m: preference_tensor(vectors, m, compat) for m in chosen},
         vectors=vectors,
+        compat=compat,
     )
 
 
@@ -304,17 +370,24 @@ def preferences(
     order: Order = "score",
     dedupe: Dedupe = "error",
     run_names: str = "tag",
+    compat: str | None = None,
 ) -> Preferences:
     """Read runs and qrels and compute their lexicographic preferences (the API behind
     ``divaeval prefer``). ``run_names``: ``tag`` (divaeval's rule: the run tag, file names when
-    tags are shared) or ``file`` (pref_eval's rule: the file name without ``.txt``/``.gz``)."""
+    tags are shared) or ``file`` (pref_eval's rule: the file name without ``.txt``/``.gz``).
+    ``compat="pref_eval"``: rrlexiprecision and the means computed as pref_eval does, to the
+    last bit (default: exact)."""
     if len(run_paths) < 2:
         raise UsageError("need at least two runs to compare")
+    if compat not in (None, *PREFERENCE_COMPATS):
+        raise UsageError(
+            f"compat must be {' or '.join(PREFERENCE_COMPATS)} or None, not {compat!r}"
+        )
     settings = Settings(order=order, depth=depth, dedupe=dedupe, rel_level=rel_level)
     runs, index = load_inputs(list(run_paths), qrels_path, settings=settings)
     name_runs(runs, run_names)
     vectors = relevance_vectors(runs, index, settings, rel_level=rel_level)
-    return compute_preferences(vectors, measures)
+    return compute_preferences(vectors, measures, compat)
 
 
 def name_runs(runs: Sequence, how: str) -> None:
