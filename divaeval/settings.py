@@ -39,6 +39,10 @@ SCORING_COMPATS: tuple[str, ...] = ("ndeval", "ntcireval", "trec_eval")
 PREFERENCE_COMPATS: tuple[str, ...] = ("pref_eval",)
 #: every tool ``--compat`` names (each command offers those of its own work)
 COMPATS: tuple[str, ...] = tuple(sorted(SCORING_COMPATS + PREFERENCE_COMPATS))
+#: the settings a signature names by default (:meth:`Settings.signature`): how runs are judged
+SIGNED: tuple[str, ...] = (
+    "order", "rel_level", "depth", "complete", "dedupe", "compat", "intents", "topics",
+)  # fmt: skip
 #: topic means (``--mean``): arithmetic, geometric (trec_eval's gm_map), 1 − difficulty weighted
 MEANS: tuple[str, ...] = ("arith", "geom", "dd")
 
@@ -223,6 +227,7 @@ class Settings:
         help="keep the first N documents per topic after ordering",
         kind="int",
         minimum=1,
+        metavar="N",
     )
     rel_level: int = _option(
         1,
@@ -397,16 +402,26 @@ class Settings:
             if not _same(getattr(self, name), _FIELDS[name].default)
         ]
 
-    def signature(self) -> str:
-        """The judging part of a signature: ``order=…|rel=…|depth=…|topics=…|dedupe=…``
-        (``|compat=…``)."""
-        parts = [f"order={self.ranking_order}", f"rel={self.rel_level}"]
-        parts.append(f"depth={self.depth}" if self.depth else "depth=all")
-        parts.append("topics=qrels" if self.complete else "topics=common")
-        parts.append(f"dedupe={self.dedupe}")
-        if self.compat:
-            parts.append(f"compat={self.compat}")
-        return "|".join(parts)
+    def signature(self, names: Sequence[str] = SIGNED) -> str:
+        """The settings part of a signature, of those of ``names`` that a command takes (by
+        default the judging ones): ``order=…|rel=…|depth=…|topic_set=…|dedupe=…``, then
+        ``|compat=…``, ``|intents=FILE`` and ``|topic_types=FILE`` when given. ``topic_set``
+        says which topics are evaluated: ``qrels`` (all of the qrels', ``-c``) or ``common``
+        (those of both the run and the qrels); ``topic_types`` is the ``--topics`` file
+        (its name, or ``memory``)."""
+        parts = {
+            "order": f"order={self.ranking_order}",
+            "rel_level": f"rel={self.rel_level}",
+            "depth": f"depth={self.depth or 'all'}",
+            "complete": f"topic_set={'qrels' if self.complete else 'common'}",
+            "dedupe": f"dedupe={self.dedupe}",
+            "compat": f"compat={self.compat}" if self.compat else "",
+            "intents": f"intents={_input_name(self.intents)}" if self.intents is not None else "",
+            "topics": (
+                f"topic_types={_input_name(self.topics)}" if self.topics is not None else ""
+            ),
+        }
+        return "|".join(parts[name] for name in parts if name in names and parts[name])
 
     def mean_signature(self) -> str:
         """The averaging part of a signature: ``mean=…`` (``|dd_exponent=…`` with ``dd``)."""
@@ -437,6 +452,11 @@ WORKERS: tuple[str, ...] = ("jobs", "scheduler")
 COMPARING: tuple[str, ...] = tuple(name for name in JUDGING if name not in (*WORKERS, "chunk_size"))
 #: how per-topic values are averaged
 AVERAGING: tuple[str, ...] = ("mean", "dd_exponent")
+
+
+def _input_name(value: object) -> str:
+    """An input as a signature names it: a file by its name, data in memory as ``memory``."""
+    return os.path.basename(value) if isinstance(value, str) else "memory"
 
 
 def _same(value: Any, default: Any) -> bool:

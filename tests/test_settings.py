@@ -72,11 +72,29 @@ def test_the_order_follows_compat_until_given():
 
 
 def test_signature_parts():
-    assert Settings().signature() == "order=score|rel=1|depth=all|topics=common|dedupe=error"
+    assert Settings().signature() == "order=score|rel=1|depth=all|topic_set=common|dedupe=error"
     assert Settings(compat="ndeval", complete=True, depth=20).signature() == (
-        "order=rank|rel=1|depth=20|topics=qrels|dedupe=error|compat=ndeval"
+        "order=rank|rel=1|depth=20|topic_set=qrels|dedupe=error|compat=ndeval"
     )
     assert Settings(mean="dd").mean_signature() == "mean=dd|dd_exponent=xi"
+    # the topic set evaluated is not the --topics file (subtopic types), which has its own part
+    given = Settings(topics="sample_data/topics.xml", intents={"1": {"1": 1.0}}, complete=True)
+    assert given.signature() == (
+        "order=score|rel=1|depth=all|topic_set=qrels|dedupe=error|intents=memory|"
+        "topic_types=topics.xml"
+    )
+    assert given.signature(("rel_level", "topics", "mean")) == "rel=1|topic_types=topics.xml"
+
+
+def test_evaluate_and_sensitivity_sign_the_settings_they_use():
+    topics = str(SAMPLE_DATA / "topics.xml")
+    result = divaeval.evaluate(RUN, QRELS, "nDCG-IA@20", topics=topics, complete=True)
+    assert "|topic_set=qrels|dedupe=error|topic_types=topics.xml|mean=arith|" in result.signature
+    dss = divaeval.sensitivity(QRELS, "alpha-nDCG@20", samples=5, mean="dd", topics=topics)
+    assert dss.signature.startswith(
+        f"divaeval {divaeval.__version__}|meta sensitivity|rel=1|topic_types=topics.xml|"
+        "mean=dd|dd_exponent=xi|dss|samples=5|seed=42|rng=PCG64|measures=alpha-nDCG@20"
+    )
 
 
 def test_an_unknown_api_keyword_names_it_and_the_valid_ones():
@@ -116,6 +134,18 @@ def test_every_setting_of_a_command_is_one_of_its_options(capsys):
         assert code == 0
         for name in names:
             assert option_of(name).long_flag in out, (command, name)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["evaluate"], ["compare"], ["risk"], ["prefer"], ["report"], ["meta", "correlation"]],
+)
+def test_depth_reads_as_n_and_compat_offers_the_commands_tools(capsys, command):
+    code, out, _ = run_cli(capsys, *command, "--help")
+    assert code == 0
+    assert "-M, --depth N " in out and "INTEGER RANGE  " not in out.split("-M, --depth")[1][:20]
+    tools = "[pref_eval]" if command == ["prefer"] else "[ndeval|ntcireval|trec_eval]"
+    assert f"--compat {tools}" in out
 
 
 def test_settings_import_no_numpy():

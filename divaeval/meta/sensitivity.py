@@ -366,7 +366,7 @@ def selection_sensitivity(
         samples=samples,
         seed=seed,
         rel_level=rel_level,
-        signature=_signature(samples, seed, mean, dd_exponent, rel_level, bases, grid),
+        signature=_signature(samples, seed, bases, grid),
         grid_maxima=maxima,
     )
 
@@ -477,11 +477,12 @@ def _undefined_and_maxima(bases, expanded, grid, negative, dsss, averages):
     return maxima
 
 
-def _signature(samples, seed, mean, dd_exponent, rel_level, bases, grid) -> str:
+def _signature(samples, seed, bases, grid) -> str:
+    """The analysis part of the signature (the settings part is the settings' own:
+    :meth:`divaeval.settings.Settings.signature`)."""
     return (
-        f"dss|samples={samples}|seed={seed}|rng={GENERATOR_NAME}|mean={mean}|"
-        + (f"dd_exponent={dd_exponent}|" if mean == "dd" else "")
-        + f"rel={rel_level}|measures={','.join(m.name for m in bases)}"
+        f"dss|samples={samples}|seed={seed}|rng={GENERATOR_NAME}|"
+        f"measures={','.join(m.name for m in bases)}"
         + ("" if grid is None else f"|grid={grid.text}")
     )
 

@@ -124,4 +124,8 @@ def sensitivity(
             progress=progress,
             workers=workers,
         )
-    return SensitivityResult(f"divaeval {__version__}|meta sensitivity|{result.signature}", result)
+    signature = (
+        f"divaeval {__version__}|meta sensitivity|{settings.signature(SAMPLING)}|"
+        f"{settings.mean_signature()}|{result.signature}"
+    )
+    return SensitivityResult(signature, result)
