@@ -16,6 +16,7 @@ from divaeval.errors import UsageError
 from divaeval.judged import judge_texts
 from divaeval.plots import (
     asl,
+    colours,
     correlation,
     coverage,
     cutoffs,
@@ -100,6 +101,35 @@ def test_heatmap_ranks_runs_by_mean_and_keeps_every_value():
     assert panel.rows == ("b (0.450)", "a (0.300)")
     np.testing.assert_allclose(panel.values, [[0.2, 0.7], [0.5, 0.1]])
     assert panel.tips[0, 1] == "run b · topic t2 · M 0.7000"
+
+
+def test_differences_use_a_diverging_scale_centred_on_zero():
+    # differences against a baseline: −0.2 .. +0.1 → the scale runs from −0.2 to +0.2, so that
+    # white is no difference and equal gains and losses are equally strong
+    table = long_table({"a": {"t1": 0.1, "t2": -0.2}, "b": {"t1": 0.0, "t2": 0.05}})
+    (panel,) = heatmap.topic_heatmap(table, baseline="base").panels
+    assert panel.scale == "diverging" and (panel.low, panel.high) == (-0.2, 0.2)
+    assert colours.diverging(0.0, 0.2) == "#FFFFFF"
+    assert colours.diverging(0.2, 0.2) == colours.WIN == colours.diverging(1.0, 0.2)
+    assert colours.diverging(-0.2, 0.2) == colours.LOSS
+    # half way: half way between white and the hue, on either side alike (rounded to even):
+    # blue #0072B2 = (0, 114, 178): (127.5, 184.5, 216.5) → (128, 184, 216) = #80B8D8;
+    # vermillion #D55E00 = (213, 94, 0): (234, 174.5, 127.5) → (234, 174, 128) = #EAAE80
+    assert colours.diverging(0.1, 0.2) == "#80B8D8"
+    assert colours.diverging(-0.1, 0.2) == "#EAAE80"
+    drawn = svg.figure_html(heatmap.topic_heatmap(table, baseline="base"))
+    assert 'fill="#FFFFFF"' in drawn and f'fill="{colours.LOSS}"' in drawn
+    (plain,) = heatmap.topic_heatmap(table).panels
+    assert plain.scale == "sequential"
+
+
+def test_evaluate_with_a_baseline_maps_its_differences_on_the_diverging_scale():
+    result = divaeval.evaluate(RUNS[:2], QRELS, "alpha-nDCG@20", baseline=RUNS[2])
+    panel = result.figure().panels[0]
+    assert panel.scale == "diverging" and panel.low == -panel.high
+    assert divaeval.evaluate(RUNS, QRELS, "alpha-nDCG@20").figure().panels[0].scale == (
+        "sequential"
+    )
 
 
 def test_evaluate_figures_draw_the_values_evaluate_prints():

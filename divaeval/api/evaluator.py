@@ -126,7 +126,9 @@ class EvaluationResult(Result):
         families = cutoff_families(self.measures).values()
         inner = {name for cuts in families for _, name in cuts[:-1]}  # the largest k is shown
         mapped = [name for name in self.measures if name not in inner]
-        return combined([topic_heatmap(table, mapped), *([curves] if curves else [])])
+        risk = self.evaluation.risk  # with a baseline the values are differences against it
+        heatmap = topic_heatmap(table, mapped, risk.baseline if risk else None)
+        return combined([heatmap, *([curves] if curves else [])])
 
     def _run(self, run: str | None) -> Any:
         """The scores of the run named ``run`` (None: the only run)."""

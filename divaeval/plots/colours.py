@@ -1,5 +1,6 @@
 """Colour-blind-safe colours shared by the renderers: the Okabe-Ito palette for runs and for
-wins and losses (Okabe & Ito 2008), viridis for values low to high, one blue hue for grades."""
+wins and losses (Okabe & Ito 2008), viridis for values low to high, vermillion-white-blue for
+differences around 0 (losses, none, wins), one blue hue for grades."""
 
 from __future__ import annotations
 
@@ -52,10 +53,29 @@ def sequential(value: float, low: float, high: float) -> str:
     share = 0.0 if high <= low else min(max((value - low) / (high - low), 0.0), 1.0)
     position = share * (len(_VIRIDIS) - 1)
     i = min(int(position), len(_VIRIDIS) - 2)
-    f = position - i
-    a, b = _rgb(_VIRIDIS[i]), _rgb(_VIRIDIS[i + 1])
-    mixed = (round(x + (y - x) * f) for x, y in zip(a, b, strict=True))
-    return "#{:02X}{:02X}{:02X}".format(*mixed)
+    return _mixed(_VIRIDIS[i], _VIRIDIS[i + 1], position - i)
+
+
+#: a difference from its most negative to its most positive: a loss, none, a win
+_DIVERGING = (LOSS, "#FFFFFF", WIN)
+
+
+def _mixed(a: str, b: str, f: float) -> str:
+    pairs = zip(_rgb(a), _rgb(b), strict=True)
+    return "#{:02X}{:02X}{:02X}".format(*(round(x + (y - x) * f) for x, y in pairs))
+
+
+def diverging(value: float, bound: float) -> str:
+    """The colour of the difference ``value`` on [−bound, bound] (clipped), centred on 0:
+    vermillion below, white at 0, blue above (NaN: the empty colour)."""
+    if value != value:
+        return EMPTY
+    share = 0.0 if bound <= 0 else min(max(value / bound, -1.0), 1.0)
+    return _mixed(_DIVERGING[1], _DIVERGING[2] if share >= 0 else _DIVERGING[0], abs(share))
+
+
+def diverging_stops() -> tuple[str, ...]:
+    return _DIVERGING
 
 
 def grade(value: float, top: float) -> str:

@@ -115,6 +115,16 @@ def _grid(ax, panel: Grid) -> None:
         cmap = ListedColormap(["#FFFFFF", *(c for _, c in levels)]).with_extremes(bad=colours.EMPTY)
         bounds = np.arange(-0.5, len(levels) + 1.0)
         ax.imshow(values, cmap=cmap, norm=BoundaryNorm(bounds, cmap.N), aspect="auto")
+    elif panel.scale == "diverging":  # centred on 0: as far below as above
+        from matplotlib.colors import LinearSegmentedColormap
+
+        stops = colours.diverging_stops()
+        cmap = LinearSegmentedColormap.from_list("diverging", stops).with_extremes(
+            bad=colours.EMPTY
+        )
+        bound = max(abs(panel.low), abs(panel.high))
+        image = ax.imshow(values, cmap=cmap, vmin=-bound, vmax=bound, aspect="auto")
+        ax.figure.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
     else:
         from matplotlib import colormaps
 

@@ -172,7 +172,7 @@ def grid(panel: Grid) -> str:
                 f'<rect class="unjudged" x="{_n(left + greyed * cell_w)}" y="{top}" '
                 f'width="{_n(cell_w)}" height="{_n(n_rows * cell_h)}"/>'
             )
-    if panel.scale == "grades":  # only relevant cells are drawn: the frame is white
+    if panel.scale in ("grades", "diverging"):  # white cells (not relevant, no difference)
         body.append(
             f'<rect class="frame" x="{left}" y="{top}" width="{_n(n_columns * cell_w)}" '
             f'height="{_n(n_rows * cell_h)}"/>'
@@ -187,6 +187,8 @@ def grid(panel: Grid) -> str:
                 fill = colours.grade(value, panel.high)
             elif value != value:
                 continue
+            elif panel.scale == "diverging":
+                fill = colours.diverging(value, max(abs(panel.low), abs(panel.high)))
             else:
                 fill = colours.sequential(value, panel.low, panel.high)
             body.append(
@@ -236,15 +238,22 @@ def _legend(panel: Grid, left: float, y: float) -> str:
         parts.append(_swatch(x, y - 10, cls="unjudged"))
         parts.append(_text(x + 16, y, "unjudged", cls="tick"))
         return "".join(parts)
-    stops = colours.viridis_stops()
     width = 120.0
+    low, high = panel.low, panel.high
+    if panel.scale == "diverging":
+        high = max(abs(low), abs(high))
+        low = -high
+        steps = np.linspace(low, high, 9)
+        stops = tuple(colours.diverging(value, high) for value in steps)
+    else:
+        stops = colours.viridis_stops()
     for i, fill in enumerate(stops):
         parts.append(
             f'<rect x="{_n(left + i * width / len(stops))}" y="{_n(y - 10)}" '
             f'width="{_n(width / len(stops) + 0.5)}" height="12" fill="{fill}"/>'
         )
-    parts.append(_text(left - 4, y, _tick_text(round(panel.low, 4)), anchor="end", cls="tick"))
-    parts.append(_text(left + width + 4, y, _tick_text(round(panel.high, 4)), cls="tick"))
+    parts.append(_text(left - 4, y, _tick_text(round(low, 4)), anchor="end", cls="tick"))
+    parts.append(_text(left + width + 4, y, _tick_text(round(high, 4)), cls="tick"))
     return "".join(parts)
 
 
