@@ -13,6 +13,7 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 import scipy.stats
+import yaml
 from support import ROOT, SAMPLE_DATA
 
 import divaeval
@@ -232,3 +233,46 @@ def test_github_commands_escape_as_the_runner_reads_them(tmp_path):
     assert out.getvalue().splitlines()[0] == (
         "::error file=f%3A1,title=t%3A x%3A c%2Cd::50%25%0D%0Anext, a:b"
     )
+
+
+def ci_job_commands(page) -> list[str]:
+    """The divaeval commands of the page's CI jobs (``yaml`` blocks): GitHub Actions steps'
+    ``run`` and GitLab jobs' ``script`` lines."""
+    from test_docs import fenced_blocks
+
+    commands: list[str] = []
+    for language, _, text in fenced_blocks(page):
+        if language != "yaml":
+            continue
+        for document in yaml.safe_load_all(text):
+            for job in (document.get("jobs") or {}).values():  # GitHub Actions
+                commands += [step["run"] for step in job["steps"] if "run" in step]
+            commands += [line for job in document.values() if isinstance(job, dict)
+                         for line in job.get("script", [])]  # fmt: skip
+    return [command for command in commands if command.startswith("divaeval ")]
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/ci.md"])
+def test_the_ci_jobs_of_the_docs_run(page, tmp_path):
+    """The GitHub Actions and GitLab CI jobs as written: each divaeval step exits 0 in a clone
+    of the repository, the step summary gets the gates' Markdown, the JUnit reports parse."""
+    commands = ci_job_commands(ROOT / page)
+    assert len(commands) == 4, commands  # check and the gates, on GitHub and on GitLab
+    (tmp_path / "sample_data").symlink_to(SAMPLE_DATA)
+    summary = tmp_path / "summary.md"
+    for command in commands:
+        script = f'divaeval() {{ "{sys.executable}" -m divaeval "$@"; }}\nset -e\n{command}'
+        done = subprocess.run(
+            ["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin",
+                 "GITHUB_STEP_SUMMARY": str(summary)},
+        )  # fmt: skip
+        assert done.returncode == 0, f"{command}\n{done.stderr}"
+    assert "### ✅ divaeval gates: 0 errors, 0 warnings: passed" in summary.read_text()
+    for report, cases in (("check.xml", 12), ("gates.xml", 3)):  # 12 rules (no --docno)
+        root = ElementTree.parse(tmp_path / report).getroot()
+        assert (root.tag, root.get("tests"), root.get("failures")) == (
+            "testsuites",
+            str(cases),
+            "0",
+        )
