@@ -2,7 +2,8 @@
 
 Modelled on the checking scripts TREC tracks give participants, a run file is read as the
 readers read it (:func:`divaeval.io._text.read_source`: gzip, stdin, line ends, ``#``
-comments; the fields by the readers' tokenizer, numbers by their parsers) and every line is
+comments; the fields by the readers' tokenizer, numbers by their parsers:
+:mod:`divaeval.io.run_lines`) and every line is
 checked against every rule, so that one pass reports every problem, each at its line (or at
 its topic where no line is at fault). Rules (:data:`RULES`), errors first:
 
@@ -34,18 +35,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from divaeval.ci import ERROR, WARNING, Case, Finding, Report
 from divaeval.errors import DataError, UsageError, clip, shown
-from divaeval.io._numbers import integer_tokens, parse_floats, parse_integers
-from divaeval.io._text import read_source, text_pieces
-from divaeval.io._tokens import Fields, split_pieces
-from divaeval.io._words import byte_ranks, decode, factorize
+from divaeval.io._numbers import integer_tokens
+from divaeval.io._text import read_source
+from divaeval.io._words import decode
 from divaeval.io.intents import read_topic_types
 from divaeval.io.qrels import read_qrels
+from divaeval.io.run_lines import (
+    RunLines,
+    first_of_groups,
+    read_run_lines,
+    score_text,
+    trec_order,
+)
 from divaeval.io.runs import RUN_COLUMNS, too_few_columns
 from divaeval.topics import sort_topics
 
@@ -138,95 +145,6 @@ def read_topic_set(qrels: str | None = None, topics: str | None = None) -> Topic
     return TopicSet(frozenset(found), source.name)
 
 
-# ---------------------------------------------------------------------------------------------
-# one run
-
-
-@dataclass
-class _Run:
-    """One run file as the rules see it (rows = non-blank, non-comment lines)."""
-
-    name: str
-    n_rows: int
-    line: np.ndarray  # [R] 1-based line numbers
-    fields: np.ndarray  # [R] field counts
-    ok: np.ndarray  # [R] bool: 6 fields or more
-    topic_code: np.ndarray  # [R] (rows without 6 fields: meaningless)
-    topics: np.ndarray  # [T] str
-    doc_code: np.ndarray  # [R]
-    docnos: np.ndarray  # [D] str
-    doc_words: np.ndarray  # [R, W] the docno words (ties are broken by their byte order)
-    rank: np.ndarray  # [R] int64
-    rank_ok: np.ndarray  # [R] bool
-    rank_words: np.ndarray
-    score: np.ndarray  # [R] float64
-    score_ok: np.ndarray  # [R] bool
-    score_text: np.ndarray
-    q0: np.ndarray  # [R] str
-    tag_code: np.ndarray  # [R]
-    tags: np.ndarray  # [G] str
-    words: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
-
-
-def _read(path: str) -> tuple[str, _Run | None]:
-    """(the file's name in messages, its rows; None when it has none)."""
-    pieces = text_pieces(path, what="run")
-    fields = Fields.joined(list(split_pieces(pieces, (0, 1, 2, 3, 4, 5))))
-    name = "<stdin>" if path == "-" else path
-    n = fields.n_rows
-    if n == 0:
-        return name, None
-    starts, first_lines = fields.lines.starts, fields.lines.first_lines
-    sizes = np.diff(np.append(starts, n))
-    line = np.arange(n) - np.repeat(starts, sizes) + np.repeat(first_lines, sizes)
-    columns = fields.columns
-    ok = fields.row_count >= 6
-    topic_code, topic_words = factorize(columns[0])
-    doc_code, doc_words = factorize(columns[2])
-    q0_code, q0_words = factorize(columns[1])
-    tag_code, tag_words = factorize(columns[5])
-    rank, rank_ok = parse_integers(columns[3])
-    score, score_ok = _scores(columns[4])
-    return name, _Run(
-        name=name,
-        n_rows=n,
-        line=line,
-        fields=fields.row_count,
-        ok=ok,
-        topic_code=topic_code,
-        topics=decode(topic_words),
-        doc_code=doc_code,
-        docnos=decode(doc_words),
-        doc_words=columns[2],
-        rank=rank,
-        rank_ok=rank_ok & ok,
-        rank_words=columns[3],
-        score=score,
-        score_ok=score_ok & ok,
-        score_text=columns[4],
-        q0=decode(q0_words)[q0_code],
-        tag_code=tag_code,
-        tags=decode(tag_words),
-    )
-
-
-def _scores(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(values, finite) of the score tokens, read by the run reader's parser; where it
-    stops at a token that is not a number (it names the first only), every token it could
-    not read fast is read once more by Python's ``float``, as the parser reads a long token
-    (digit-group underscores refused)."""
-    values, first_bad = parse_floats(words)
-    if first_bad is not None:
-        for row, text in enumerate(decode(words).tolist()):
-            if "_" in text or not np.isfinite(values[row]):
-                try:
-                    values[row] = float(text) if "_" not in text else np.nan
-                except ValueError:
-                    values[row] = np.nan
-    with np.errstate(invalid="ignore"):
-        return values, np.isfinite(values)
-
-
 class _Collector:
     """The cases of one run, findings capped at ``limit`` per rule (the rest counted)."""
 
@@ -270,7 +188,7 @@ def _each(collector: _Collector, rule: str, rows: np.ndarray, message) -> None:
 
 def check_run(path: str, options: CheckOptions) -> list[Case]:
     """Every rule on the run file ``path``: one case per applicable rule."""
-    name, read = _read(path)
+    name, read = read_run_lines(path)
     collector = _Collector(name, options)
     if read is None:
         collector.add("fields", "run file has no lines")
@@ -327,11 +245,11 @@ def check_run(path: str, options: CheckOptions) -> list[Case]:
     return list(collector.cases.values())
 
 
-def _topic(run: _Run, row: int) -> str:
+def _topic(run: RunLines, row: int) -> str:
     return str(run.topics[run.topic_code[row]])
 
 
-def _check_fields(run: _Run, collector: _Collector) -> None:
+def _check_fields(run: RunLines, collector: _Collector) -> None:
     def message(row: int):
         found = int(run.fields[row])
         if found < 6:
@@ -344,7 +262,7 @@ def _check_fields(run: _Run, collector: _Collector) -> None:
     _each(collector, "fields", np.flatnonzero(run.fields != 6), message)
 
 
-def _bad_rank(run: _Run, row: int) -> str:
+def _bad_rank(run: RunLines, row: int) -> str:
     words = run.rank_words[row : row + 1]
     text = shown(decode(words)[0])
     if integer_tokens(words)[0]:
@@ -352,7 +270,7 @@ def _bad_rank(run: _Run, row: int) -> str:
     return f"rank {text} is not an integer"
 
 
-def _bad_score(run: _Run, row: int) -> str:
+def _bad_score(run: RunLines, row: int) -> str:
     text = decode(run.score_text[row : row + 1])[0]
     value = run.score[row]
     if value != value and text.lstrip("+-").lower() != "nan":
@@ -362,19 +280,11 @@ def _bad_score(run: _Run, row: int) -> str:
     return f"score {shown(text)} is not a finite number{why}"
 
 
-def _first_of_groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(first index of each key's group, inverse, counts) for int64 ``keys`` in order."""
-    _, first, inverse, counts = np.unique(
-        keys, return_index=True, return_inverse=True, return_counts=True
-    )
-    return first, inverse.reshape(-1), counts
-
-
-def _check_duplicates(run: _Run, rows: np.ndarray, collector: _Collector) -> None:
+def _check_duplicates(run: RunLines, rows: np.ndarray, collector: _Collector) -> None:
     if not len(rows):
         return
     pair = run.topic_code[rows] * (len(run.docnos) + 1) + run.doc_code[rows]
-    first, inverse, _ = _first_of_groups(pair)
+    first, inverse, _ = first_of_groups(pair)
     repeated = np.flatnonzero(first[inverse] != np.arange(len(rows)))
 
     def message(i: int):
@@ -390,7 +300,9 @@ def _check_duplicates(run: _Run, rows: np.ndarray, collector: _Collector) -> Non
     _each(collector, "duplicate", repeated, message)
 
 
-def _check_tags(run: _Run, rows: np.ndarray, collector: _Collector, options: CheckOptions) -> None:
+def _check_tags(
+    run: RunLines, rows: np.ndarray, collector: _Collector, options: CheckOptions
+) -> None:
     if not len(rows):
         return
     codes = run.tag_code[rows]
@@ -427,7 +339,7 @@ def _check_tags(run: _Run, rows: np.ndarray, collector: _Collector, options: Che
         )
 
 
-def _check_topic_set(run: _Run, rows: np.ndarray, collector: _Collector, topic_set: TopicSet):
+def _check_topic_set(run: RunLines, rows: np.ndarray, collector: _Collector, topic_set: TopicSet):
     present = run.topic_code[rows]
     known = np.array([t in topic_set.topics for t in run.topics.tolist()], dtype=bool)
     outside = [int(c) for c in dict.fromkeys(present.tolist()) if not known[c]]
@@ -455,7 +367,7 @@ def _check_topic_set(run: _Run, rows: np.ndarray, collector: _Collector, topic_s
         )
 
 
-def _check_depth(run: _Run, rows: np.ndarray, collector: _Collector, depth: int) -> None:
+def _check_depth(run: RunLines, rows: np.ndarray, collector: _Collector, depth: int) -> None:
     codes = run.topic_code[rows]
     order = np.argsort(codes, kind="stable")
     ordered = codes[order]
@@ -479,25 +391,7 @@ def _check_depth(run: _Run, rows: np.ndarray, collector: _Collector, depth: int)
     _each(collector, "depth", beyond, message)
 
 
-def trec_order(run: _Run, rows: np.ndarray) -> np.ndarray:
-    """``rows`` grouped by topic (code) and in trec_eval's order within each: score
-    descending, ties by docno descending (byte order, as trec_eval's ``strcmp``; only the
-    tied docnos are ranked)."""
-    perm = rows[np.lexsort((-run.score[rows], run.topic_code[rows]))]
-    topic, score = run.topic_code[perm], run.score[perm]
-    tie_next = (topic[1:] == topic[:-1]) & (score[1:] == score[:-1])
-    if tie_next.any():
-        in_tie = np.zeros(len(perm), dtype=bool)
-        in_tie[:-1] |= tie_next
-        in_tie[1:] |= tie_next
-        group = np.cumsum(np.r_[True, ~tie_next])  # equal (topic, score) share a group
-        positions = np.flatnonzero(in_tie)
-        doc_rank = byte_ranks(run.doc_words[perm[positions]])
-        perm[positions] = perm[positions][np.lexsort((-doc_rank, group[positions]))]
-    return perm
-
-
-def _check_order(run: _Run, by_score: np.ndarray, collector: _Collector) -> None:
+def _check_order(run: RunLines, by_score: np.ndarray, collector: _Collector) -> None:
     """Per topic, the first document whose place by score (trec_eval's order:
     ``by_score``) differs from its place by rank (ndeval), with the count of documents placed
     differently; and a rank repeated within a topic (ndeval's order needs distinct ranks)."""
@@ -528,7 +422,7 @@ def _check_order(run: _Run, by_score: np.ndarray, collector: _Collector) -> None
             (
                 row,
                 f"topic {clip(_topic(run, row))}: ranks and scores disagree: docno {doc} (rank "
-                f"{run.rank[row]}, score {_score_text(run, row)}) is #{position[at] + 1} by score "
+                f"{run.rank[row]}, score {score_text(run, row)}) is #{position[at] + 1} by score "
                 f"(trec_eval, divaeval's default --order score) but #{place_by_rank[row] + 1} by "
                 f"rank (ndeval, --order rank); {len(moved)} of {size} documents are placed "
                 "differently",
@@ -554,11 +448,7 @@ def _check_order(run: _Run, by_score: np.ndarray, collector: _Collector) -> None
     )
 
 
-def _score_text(run: _Run, row: int) -> str:
-    return decode(run.score_text[row : row + 1])[0]
-
-
-def _check_ties(run: _Run, ordered: np.ndarray, collector: _Collector) -> None:
+def _check_ties(run: RunLines, ordered: np.ndarray, collector: _Collector) -> None:
     """Per topic, the first line (in the file) whose score another document of the topic
     shares, with the number of documents in ties (``ordered``: rows in trec_eval's order,
     so that ties are neighbours)."""
@@ -583,7 +473,7 @@ def _check_ties(run: _Run, ordered: np.ndarray, collector: _Collector) -> None:
     def message(i: int):
         row, other = int(earlier[i]), int(later[i])
         return (
-            f"topic {clip(_topic(run, row))}: score {_score_text(run, row)} is shared with line "
+            f"topic {clip(_topic(run, row))}: score {score_text(run, row)} is shared with line "
             f"{run.line[other]} ({counts[run.topic_code[row]]} documents of this topic share a "
             "score): trec_eval and divaeval order ties by docno (descending), ndeval by rank, "
             "NTCIREVAL and the RBU code as listed",
@@ -614,7 +504,7 @@ class Fixed:
 
 def fixed_run(path: str, options: CheckOptions) -> Fixed:
     """The run ``path`` normalised (see the module docstring), and the list of changes."""
-    name, read = _read(path)
+    name, read = read_run_lines(path)
     if read is None:
         return Fixed("", [f"{name}: the run has no lines: nothing written but an empty file"])
     run = read
@@ -644,7 +534,7 @@ def fixed_run(path: str, options: CheckOptions) -> Fixed:
     ordered = trec_order(run, rows)
     if len(ordered):
         pair = run.topic_code[ordered] * (len(run.docnos) + 1) + run.doc_code[ordered]
-        first, inverse, _ = _first_of_groups(pair)
+        first, inverse, _ = first_of_groups(pair)
         keep = first[inverse] == np.arange(len(ordered))
         note(
             int((~keep).sum()),
@@ -686,7 +576,7 @@ def fixed_run(path: str, options: CheckOptions) -> Fixed:
     ordered, rank = ordered[by_topic], rank[by_topic]
     lines = [
         f"{run.topics[run.topic_code[row]]} Q0 {run.docnos[run.doc_code[row]]} {r} "
-        f"{_score_text(run, row)} {tag}\n"
+        f"{score_text(run, row)} {tag}\n"
         for row, r in zip(ordered.tolist(), rank.tolist(), strict=True)
     ]
     if not changes:

@@ -40,100 +40,23 @@ from divaeval.metrics.common import (
 )
 from divaeval.metrics.gain_lists import q_measure as blended_q_measure
 from divaeval.metrics.registry import family_registrar, register_form
+from divaeval.metrics.relevance import (
+    doc_grades,
+    hits,
+    ideal_grades,
+    judged_mask,
+    num_rel,
+    positive_gains,
+    ranking,
+    relevance_level,
+    trec_relevant,
+)
 from divaeval.metrics.spec import Param, in_open_unit_interval, non_negative
 
 FAMILY = "adhoc"
 TREC_SOURCE = "trec_eval 10.0 (usnistgov/trec_eval)"
 #: trec_eval's default cutoffs for P, recall and ndcg_cut
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-
-
-# --------------------------------------------------------------------------------------------
-# per-document grades and trec_eval relevance (shared with the recall family)
-
-
-def doc_grades(jr, length: int) -> np.ndarray:
-    """[T, K] int: each ranked document's grade, the maximum over the topic's subtopic
-    columns (0 for unjudged documents and beyond the ranking)."""
-    key = ("doc-grades", length)
-    if key not in jr.cache:
-        grades = jr.padded_to(length)
-        if grades.shape[2] == 1:
-            out = grades[:, :, 0].astype(np.int64)
-        else:
-            valid = jr.material.subtopic_valid[:, None, :]
-            out = np.where(valid, grades, np.int16(-32768)).max(axis=2).astype(np.int64)
-        jr.cache[key] = out
-    return jr.cache[key]
-
-
-def judged_mask(jr, length: int) -> np.ndarray:
-    """[T, K] bool: ``jr.judged`` padded (False) or cut to ``length`` ranks."""
-    judged = jr.judged[:, :length]
-    if length > jr.depth:
-        judged = np.concatenate([judged, np.zeros((jr.n_topics, length - jr.depth), bool)], 1)
-    return judged
-
-
-def relevance_level(jr, params: dict | None = None) -> int:
-    """The minimum relevant grade: the measure's ``rel`` parameter (ir_measures' ``rel=``),
-    else ``-l``."""
-    rel = None if params is None else params.get("rel")
-    return int(jr.material.rel_level) if rel is None else int(rel)
-
-
-def ranking(jr, params: dict):
-    """The rankings a measure sees: without unjudged documents for ``judged_only=True``
-    (trec_eval ``-J``)."""
-    return jr.judged_only() if params.get("judged_only") else jr
-
-
-def trec_relevant(jr, length: int, level: int | None = None) -> np.ndarray:
-    """[T, K] bool: trec_eval relevance: judged, grade >= level (default ``-l``) and >= 0."""
-    level = relevance_level(jr) if level is None else level
-    key = ("trec-relevant", level, length)
-    if key not in jr.cache:
-        grade = doc_grades(jr, length)
-        relevant = grade >= max(level, 0)
-        if level <= 0:
-            relevant &= judged_mask(jr, length)
-        jr.cache[key] = relevant
-    return jr.cache[key]
-
-
-def num_rel(jr, level: int | None = None) -> np.ndarray:
-    """[T] float: trec_eval's num_rel (judged documents with a relevant grade)."""
-    level = relevance_level(jr) if level is None else level
-    return jr.material.relevant_documents(level).astype(np.float64)
-
-
-def hits(jr, length: int, level: int | None = None) -> np.ndarray:
-    """[T, K] float: number of relevant documents at ranks <= i."""
-    level = relevance_level(jr) if level is None else level
-    key = ("trec-hits", level, length)
-    if key not in jr.cache:
-        jr.cache[key] = np.cumsum(trec_relevant(jr, length, level), axis=1).astype(np.float64)
-    return jr.cache[key]
-
-
-def positive_gains(jr, length: int) -> np.ndarray:
-    """[T, K] float: the grade where positive, else 0 (trec_eval/NTCIREVAL linear gain)."""
-    return np.maximum(doc_grades(jr, length), 0).astype(np.float64)
-
-
-def ideal_grades(jr, length: int) -> np.ndarray:
-    """[T, length] float: the topic's positive per-document grades sorted descending, padded
-    with zeros (the ideal ranking of trec_eval's ndcg and of the Q-measure)."""
-    material = jr.material
-    key = ("ideal-doc-grades",)
-    cached = material.cache.get(key)
-    if cached is None:
-        grades = np.maximum(material.pool_grades.max(axis=2), 0).astype(np.float64)
-        cached = -np.sort(-grades, axis=1)
-        material.cache[key] = cached
-    if cached.shape[1] >= length:
-        return cached[:, :length]
-    return np.concatenate([cached, np.zeros((len(cached), length - cached.shape[1]))], axis=1)
 
 
 def _length(jr, cutoffs) -> int:

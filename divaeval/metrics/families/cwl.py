@@ -38,8 +38,8 @@ import numpy as np
 
 from divaeval.errors import UsageError
 from divaeval.metrics.common import rank_sum, repeated_powers
-from divaeval.metrics.families.adhoc import doc_grades, judged_mask
 from divaeval.metrics.registry import family_registrar
+from divaeval.metrics.relevance import doc_grades, judged_mask
 from divaeval.metrics.spec import Param, in_unit_interval, non_negative
 
 FAMILY = "cwl"

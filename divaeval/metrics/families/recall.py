@@ -28,8 +28,8 @@ import numpy as np
 
 from divaeval.errors import UsageError
 from divaeval.metrics.common import depth_for
-from divaeval.metrics.families.adhoc import hits, num_rel, trec_relevant
 from divaeval.metrics.registry import family_registrar
+from divaeval.metrics.relevance import hits, num_rel, trec_relevant
 from divaeval.metrics.spec import Param, in_open_unit_interval, non_negative
 
 FAMILY = "recall"

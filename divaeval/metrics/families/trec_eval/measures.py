@@ -15,11 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from divaeval.metrics.common import at_cutoffs, depth_for, log2_discount, rank_sum, safe_divide
-from divaeval.metrics.families.adhoc import (
+from divaeval.metrics.families.adhoc import gain_of_grades, ideal_gains
+from divaeval.metrics.relevance import (
     doc_grades,
-    gain_of_grades,
     hits,
-    ideal_gains,
     judged_mask,
     num_rel,
     ranking,
