@@ -102,12 +102,14 @@ class Case:
 class Report:
     """Every case of one command, in order; ``title`` names the command (``divaeval check``),
     ``notes`` are lines for people (what a fix changed), printed by the text and markdown
-    formats."""
+    formats; ``case_kind`` names a case in the markdown table (``check``, ``gate``)."""
 
     title: str
     cases: list[Case]
     strict: bool = False
     notes: list[str] = field(default_factory=list)
+    #: what a case is, in the markdown table's header (a rule of check, a gate)
+    case_kind: str = "check"
 
     @property
     def failed(self) -> bool:
@@ -301,7 +303,10 @@ def write_markdown(report: Report, out: TextIO) -> None:
     (at most :data:`MARKDOWN_FINDINGS` rows; the rest counted)."""
     verdict = "❌" if report.failed else "✅"
     lines = [f"### {verdict} {_md(report.title)}: {_md(report.summary())}", ""]
-    lines += ["| run | check | result | errors | warnings |", "|---|---|---|---:|---:|"]
+    lines += [
+        f"| run | {report.case_kind} | result | errors | warnings |",
+        "|---|---|---|---:|---:|",
+    ]
     for case in report.cases:
         result = "failed" if case.failed(report.strict) else "passed"
         lines.append(

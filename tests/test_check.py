@@ -65,7 +65,7 @@ EXPECTED = {
         "by rank, NTCIREVAL and the RBU code as listed"
     ),
     "q0": "bad.run:4: warning: second column 'X' is not Q0 (trec_eval and divaeval ignore it)",
-    "docno": ("bad.run:8: warning: docno 'e7' does not match --docno 'd\\\\d+'"),
+    "docno": ("bad.run:8: warning: docno 'e7' does not match --docno 'd\\d+'"),
     "tag-name": (
         "long.run:1: warning: run tag 'a-very-long-run-tag-name' is 24 characters long, more "
         "than --max-tag-length 20"

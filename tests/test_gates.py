@@ -148,6 +148,8 @@ def test_github_and_markdown_reports_of_the_gates():
     lines = done.stdout.splitlines()
     assert lines[0] == "| run | topic | P@10 |"  # the scores, then the gates
     assert "### ✅ divaeval gates: 0 errors, 0 warnings: passed" in lines
+    assert "| run | gate | result | errors | warnings |" in lines
+    assert "| ql-cata | fail-under P@10=0.2 | passed | 0 | 0 |" in lines
     assert done.stderr == ""
 
 

@@ -209,7 +209,7 @@ def gate(
             "|correction=holm"
         )
     signature = f"{evaluation.signature} ; divaeval {__version__}|gates|{'|'.join(parts)}"
-    report = Report("divaeval gates", cases)
+    report = Report("divaeval gates", cases, case_kind="gate")
     return GateResult(signature, evaluation, baseline, report, rows)
 
 

@@ -230,7 +230,7 @@ def check_run(path: str, options: CheckOptions) -> list[Case]:
             bad,
             lambda r: (
                 f"docno {shown(run.docnos[run.doc_code[r]])} does not match --docno "
-                f"{shown(options.docno or '')}",
+                f"'{clip(options.docno or '')}'",  # as typed (repr would double each \\)
                 int(run.line[r]),
                 _topic(run, r),
             ),
