@@ -183,6 +183,7 @@ def test_gates_with_other_formats_keep_stdout_for_the_scores(tmp_path):
          "quality gates do not go together"),
         (["--fail-if-worse", RUN3, "--alpha", "1"], "Invalid value for '--alpha'"),
         (["--fail-if-worse", RUN3, "-B", "0"], "Invalid value for '-B' / '--samples'"),
+        (["--fail-if-worse", RUN3, "--seed", "x"], "Invalid value for '--seed'"),
         (["--fail-if-worse", RUN3, "--test", "tukey-hsd"], "Invalid value for '--test'"),
         (["--fail-if-worse", "missing.txt"], "cannot open run file: no such file"),
     ],
