@@ -131,6 +131,11 @@ LAZY_IMPORTS = [
     ("divaeval.api.evaluator", "EvaluationResult.figure", {"divaeval.plots"}),
     # the quality gates (significance tests) load when asked, not for every main job
     ("divaeval.cli.evaluate", "evaluate_command", {"divaeval.api.gating"}),
+    # compare's figure loads the figures' package (pandas), which its machine formats do not
+    ("divaeval.api.comparison", "ComparisonResult.figure", {"divaeval.plots"}),
+    # the sensitivity analysis (on divaeval.collection: pandas) loads when first named, not
+    # when compare reads score files through divaeval.meta.scores
+    ("divaeval.meta", "__getattr__", {"divaeval.meta.sensitivity"}),
     # completing -m in the shell loads the measure registry (numpy), not every start-up
     ("divaeval.cli.options", "complete_measure", {"divaeval.metrics"}),
     # the analysis tables' writers (on pandas) load when an analysis writes, not for the main

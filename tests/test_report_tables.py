@@ -8,6 +8,7 @@ import io
 import json
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -188,3 +189,41 @@ def test_text_cells_stay_whole_when_splitting_the_table_keeps_them_so(capsys, mo
     assert "(1 of 2)" in out and "(2 of 2)" in out
     assert "148,92,99,89,87" in out and "0.0163,0.2449,0.2163,0.2571,0.2653" in out
     assert sum("│ 151 " in line for line in out.splitlines()) == 2  # one line in each part
+
+
+_TEXT = st.text(alphabet=st.sampled_from("ab ,;\t\"'\n\r-_é0.9"), max_size=6)
+_FLOAT = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1e-5, 1e-4, 0.1 + 0.2, 1e15, 1e16, 123456789.0, -2.5e-300]),
+)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    st.integers(min_value=0, max_value=6).flatmap(
+        lambda n: st.tuples(
+            st.lists(_TEXT, min_size=n, max_size=n),
+            st.lists(_FLOAT, min_size=n, max_size=n),
+            st.lists(st.booleans(), min_size=n, max_size=n),
+            st.lists(st.integers(-(2**40), 2**40), min_size=n, max_size=n),
+        )
+    ),
+    st.sampled_from(["csv", "tsv", "jsonl", "json", "trec_eval"]),
+    st.sampled_from([None, 0, 3]),
+)
+def test_a_table_given_as_columns_prints_as_its_dataframe(values, fmt, precision):
+    """The machine formats print a table's columns (no pandas: compare's output) byte for byte
+    as they print its DataFrame (pandas' to_csv): quoting, NaN, inf, -0.0, exponents."""
+    names, floats, flags, counts = values
+    columns = {
+        "name": names,
+        "value": np.array(floats, dtype=float),
+        "flag": np.array(flags, dtype=bool),
+        "count": np.array(counts, dtype=np.int64),
+    }
+    printed = []
+    for table in (columns, pd.DataFrame(columns)):
+        out = io.StringIO()
+        write_frame(table, out, fmt, key="name", precision=precision, signature="s")
+        printed.append(out.getvalue())
+    assert printed[0] == printed[1]

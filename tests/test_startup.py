@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from support import SAMPLE_DATA
 
 #: the packages a main job may load besides the standard library
@@ -62,3 +63,15 @@ def test_the_main_job_loads_numpy_and_click_only():
     assert packages <= PACKAGES, packages - PACKAGES
     heavy = {m for m in modules if m in HEAVY_STANDARD or m.split(".")[0] in HEAVY_STANDARD}
     assert not heavy, sorted(heavy)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl", "json", "trec_eval"])
+@pytest.mark.parametrize("table", ["pairs", "runs"])
+def test_compare_in_a_machine_format_loads_no_pandas(fmt, table):
+    """``compare`` (issue 27: ≤ 1.5 × a plain numpy Tukey HSD) prints its columns in the
+    machine formats: pandas (and pyarrow, which it loads) cost more than the test itself."""
+    runs = [str(SAMPLE_DATA / name) for name in ("run.txt", "run2.txt", "run3.txt")]
+    args = [*runs, str(SAMPLE_DATA / "qrels.txt"), "-m", "alpha-nDCG@20", "--test", "tukey-hsd"]
+    code, packages, _ = _loaded("compare", *args, "-B", "100", "-f", fmt, "--table", table)
+    assert code == 0
+    assert not packages & {"pandas", "pyarrow", "scipy", "rich", "matplotlib"}, packages

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from divaeval import __version__
 from divaeval.api._common import (
@@ -23,12 +22,16 @@ from divaeval.api._tables import _analysed_tables
 from divaeval.api.results import Result
 from divaeval.errors import UsageError
 from divaeval.parallel import Workers
-from divaeval.plots.differences import between_pairs
-from divaeval.plots.figure import Figure, long_from_tables
 from divaeval.settings import JUDGING, Settings
 from divaeval.stats import CORRECTIONS, Comparison, compare_runs, comparison_to_latex
 from divaeval.stats.significance import DEFAULT_SEED
 from divaeval.stats.tables import comparisons_latex
+
+if TYPE_CHECKING:
+    # pandas lazily: csv, tsv, jsonl, json and trec_eval print the columns without it
+    import pandas as pd
+
+    from divaeval.plots.figure import Figure
 
 
 @dataclass(eq=False, repr=False)
@@ -48,13 +51,32 @@ class ComparisonResult(Result):
 
     def figure(self) -> Figure:
         """Every pair's per-topic differences, sorted (the mean of a panel is its ``diff``)."""
+        from divaeval.plots.differences import between_pairs  # pandas: only for a figure
+        from divaeval.plots.figure import long_from_tables
 
         if self.tables is None or self.topics is None:
             return super().figure()
         return between_pairs(long_from_tables(self.run_names, self.topics, self.tables))
 
     @cached_property
+    def pair_columns(self) -> dict[str, Any]:
+        """The pairs of every measure as columns: measure, then
+        :data:`~divaeval.stats.compare.PAIR_COLUMNS` (:attr:`pairs` without pandas)."""
+        return _joined_columns(
+            {name: comparison.pair_columns for name, comparison in self.comparisons.items()}
+        )
+
+    @cached_property
+    def run_columns(self) -> dict[str, Any]:
+        """The runs of every measure as columns: measure, run, mean, beats (lists of run
+        names; :attr:`run_table` without pandas)."""
+        return _joined_columns(
+            {name: comparison.run_columns for name, comparison in self.comparisons.items()}
+        )
+
+    @cached_property
     def pairs(self) -> pd.DataFrame:
+        import pandas as pd  # lazily: the machine formats print pair_columns
 
         frames = []
         for name, comparison in self.comparisons.items():
@@ -65,6 +87,7 @@ class ComparisonResult(Result):
 
     @cached_property
     def run_table(self) -> pd.DataFrame:
+        import pandas as pd  # lazily: the machine formats print run_columns
 
         frames = []
         for name, comparison in self.comparisons.items():
@@ -112,6 +135,20 @@ class ComparisonResult(Result):
                 for name, comparison in self.comparisons.items()
             ]
         return "\n".join(texts)
+
+
+def _joined_columns(parts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One table's columns from each measure's (measure name -> columns), with a leading
+    ``measure`` column naming each row's measure."""
+    sizes = {name: len(next(iter(part.values()))) for name, part in parts.items()}
+    joined: dict[str, Any] = {"measure": [n for n, size in sizes.items() for _ in range(size)]}
+    for column, values in next(iter(parts.values())).items():
+        pieces = [part[column] for part in parts.values()]
+        if isinstance(values, np.ndarray):
+            joined[column] = np.concatenate(pieces)
+        else:
+            joined[column] = [value for piece in pieces for value in piece]
+    return joined
 
 
 def compare(

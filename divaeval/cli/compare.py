@@ -156,13 +156,14 @@ def _write_titled_tables(result: ComparisonResult, shown: Shown) -> None:
 
 
 def _write_long_table(result: ComparisonResult, shown: Shown) -> None:
-    """The pairs (or ``--table runs``) of every measure in one table; trec_eval's lines
-    ``column<TAB>measure<TAB>run(s)<TAB>value``, each alone."""
+    """The pairs (or ``--table runs``) of every measure in one table, as columns (the machine
+    formats need no pandas); trec_eval's lines ``column<TAB>measure<TAB>run(s)<TAB>value``,
+    each alone."""
     if shown.which == "runs":
-        frame = result.run_table.copy()
-        frame["beats"] = frame["beats"].map(" ".join)
+        frame = {**result.run_columns}
+        frame["beats"] = [" ".join(beats) for beats in frame["beats"]]
     else:
-        frame = result.pairs
+        frame = result.pair_columns
     key = "measure"
     if shown.fmt == "trec_eval":
         runs = ["measure", "run"] if shown.which == "runs" else ["measure", "run_a", "run_b"]

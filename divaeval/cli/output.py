@@ -162,8 +162,13 @@ def write_text(text: str, out: TextIO) -> None:
 
 
 def keyed_frame(frame: Any, columns: list[str], name: str = "key") -> Any:
-    """``frame`` with ``columns`` joined by tabs into one leading key column, for the trec_eval
-    layout: every line ``column<TAB>key fields...<TAB>value`` stands alone."""
+    """``frame`` (a DataFrame, or its columns: a dict) with ``columns`` joined by tabs into
+    one leading key column, for the trec_eval layout: every line ``column<TAB>key
+    fields...<TAB>value`` stands alone."""
+    if isinstance(frame, dict):
+        fields = zip(*(frame[column] for column in columns), strict=True)
+        keys = ["\t".join(map(str, row)) for row in fields]
+        return {name: keys, **{c: v for c, v in frame.items() if c not in columns}}
     keyed = frame.drop(columns=columns)
     keyed.insert(0, name, frame[columns].astype(str).agg("\t".join, axis=1))
     return keyed

@@ -7,6 +7,8 @@ al., SIGIR 2018). On the qrels alone: document selection sensitivity (Golbus et 
 :mod:`.axioms`) and ties (:mod:`.ties`). A new analysis is a module here, exported below.
 """
 
+from typing import Any
+
 from divaeval.meta.correlation import (
     kendall_tau,
     rank_correlation,
@@ -22,7 +24,6 @@ from divaeval.meta.discriminative_power import (
     discriminative_power,
 )
 from divaeval.meta.intuitiveness import IntuitivenessResult, intuitiveness, intuitiveness_table
-from divaeval.meta.sensitivity import SensitivityResult, selection_sensitivity
 from divaeval.meta.unanimity import UnanimityResult, metric_unanimity, metric_unanimity_table
 
 __all__ = [
@@ -45,3 +46,14 @@ __all__ = [
     "system_ranking",
     "tau_ap",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The sensitivity analysis's names, imported when first used: it needs the qrels
+    statistics of :mod:`divaeval.collection` and pandas, which the analyses of runs (compare,
+    reading score files through :mod:`divaeval.meta.scores`) do not."""
+    if name in ("SensitivityResult", "selection_sensitivity"):
+        from divaeval.meta.sensitivity import SensitivityResult, selection_sensitivity
+
+        return SensitivityResult if name == "SensitivityResult" else selection_sensitivity
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

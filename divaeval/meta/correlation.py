@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from divaeval.errors import DataError, UsageError, warn
 from divaeval.stats.significance import check_score_table
+
+if TYPE_CHECKING:
+    import pandas as pd  # (lazily below: compare reads score files through divaeval.meta)
 
 CORRELATION_MEASURES = ("tau_b", "tau_a", "tau_ap", "tau_ap_sym")
 
@@ -157,6 +160,8 @@ def rank_correlation_matrix(
     the asymmetric ``tau_ap`` the cell (row, column) is τ_ap(row | column), i.e. the column
     metric is the reference.
     """
+    import pandas as pd  # lazily: only the tables need pandas
+
     means = _means_by_metric(scores_by_metric, runs)
     names = list(means)
     matrix = np.array(
@@ -170,6 +175,8 @@ def rank_correlations(
 ) -> pd.DataFrame:
     """Long table over unordered metric pairs: metric_a, metric_b, tau_b, tau_a,
     tau_ap_a_given_b (a as candidate), tau_ap_b_given_a, tau_ap_sym."""
+    import pandas as pd  # lazily: only the tables need pandas
+
     means = _means_by_metric(scores_by_metric, runs)
     names = list(means)
     rows = []

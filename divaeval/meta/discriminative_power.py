@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from divaeval.errors import UsageError
 from divaeval.parallel import InProcess, Workers
@@ -36,6 +36,9 @@ from divaeval.stats.significance import (
     pairwise_tests,
     randomized_tukey_hsd_tables,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd  # (lazily below: compare reads score files through divaeval.meta)
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ class DiscriminativePower:
     def table(self) -> pd.DataFrame:
         """One row per metric: metric, test, alpha, significant, pairs, power, power_percent,
         required_delta."""
+        import pandas as pd  # lazily: only the tables need pandas
+
         rows = [
             {
                 "metric": name,
@@ -101,6 +106,8 @@ class DiscriminativePower:
     def asl_curves(self) -> pd.DataFrame:
         """Long table of ASL curves: metric, rank (1-based), run_a, run_b, asl; per metric the
         pairs sorted by ASL ascending (ties in pair order)."""
+        import pandas as pd  # lazily: only the tables need pandas
+
         frames = []
         for name, item in self.metrics.items():
             order = np.argsort(item.tests.p_values, kind="stable")

@@ -13,12 +13,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from divaeval.errors import DataError, UsageError
 from divaeval.stats.significance import check_score_table, run_pair_indices
+
+if TYPE_CHECKING:
+    import pandas as pd  # (lazily below: compare reads score files through divaeval.meta)
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ def intuitiveness_table(
     Columns: metric_1, metric_2, gold, disagreements, correct_1, correct_2, intuitiveness_1,
     intuitiveness_2 (NaN when there is no disagreement).
     """
+    import pandas as pd  # lazily: only the tables need pandas
+
     if len(scores_by_metric) < 2:
         raise UsageError("intuitiveness needs at least two metrics to compare")
     if not 1 <= len(gold_by_name) <= 2:

@@ -19,12 +19,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from divaeval.errors import DataError, UsageError, warn
 from divaeval.stats.significance import check_score_table
+
+if TYPE_CHECKING:
+    import pandas as pd  # (lazily below: compare reads score files through divaeval.meta)
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,8 @@ def metric_unanimity_table(
 
     Columns: metric, mu, p_joint, p_unanimous, pairs.
     """
+    import pandas as pd  # lazily: only the tables need pandas
+
     if len(scores_by_metric) < 2:
         raise UsageError("metric unanimity needs at least two metrics")
     tables = {

@@ -10,12 +10,13 @@ environment; ``markdown`` a pipe table; ``html`` a table in a small HTML page.
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Sequence
 from html import escape
 from typing import Any, TextIO
 
-import pandas as pd
+import numpy as np
 
 from divaeval.report import TABLE_FORMATS
 from divaeval.report.numbers import cell, unsigned_zero
@@ -25,6 +26,9 @@ __all__ = ["TABLE_FORMATS", "score_frame", "write", "write_frame", "write_frames
 
 #: decimals of the formats for people (and trec_eval) when ``--precision`` is not given
 DEFAULT_DECIMALS = 4
+
+#: the formats that print a table given as columns without making it a DataFrame
+COLUMN_FORMATS = ("csv", "tsv", "jsonl", "json", "trec_eval")
 
 _HTML_HEAD = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>divaeval</title>
@@ -113,22 +117,37 @@ def write_frame(
     decimals for trec_eval, table, latex, markdown and html, full precision for csv, tsv,
     jsonl and json. Integers print as integers and zero as zero (never ``-0.0``). An html
     table alone is a fragment (:func:`write_frames` makes the page)."""
-    frame = _rounded(frame, precision)
+    if isinstance(frame, dict) and fmt not in COLUMN_FORMATS:
+        import pandas as pd  # lazily: only the formats for people make columns a DataFrame
+
+        frame = pd.DataFrame(frame)
     decimals = DEFAULT_DECIMALS if precision is None else precision
-    if fmt in ("csv", "tsv"):
-        if precision is not None:  # fixed decimals: 0.300, not 0.3
-            frame = frame.copy()
-            for column in frame.columns:
-                if frame[column].dtype.kind == "f":
-                    frame[column] = [cell(value, precision) for value in frame[column]]
-        frame.to_csv(
-            out, sep="," if fmt == "csv" else "\t", index=False, lineterminator="\n", na_rep="NaN"
-        )
-        return
-    records = [
-        {c: _plain(v) for c, v in zip(frame.columns, row, strict=True)}
-        for row in frame.itertuples(index=False, name=None)
-    ]
+    if isinstance(frame, dict):
+        columns = _rounded_columns(frame, precision)
+        if fmt in ("csv", "tsv"):
+            _write_delimited(columns, out, "," if fmt == "csv" else "\t", precision)
+            return
+        names = list(columns)
+        rows: Any = zip(*(_listed(values) for values in columns.values()), strict=True)
+    else:
+        frame = _rounded(frame, precision)
+        if fmt in ("csv", "tsv"):
+            if precision is not None:  # fixed decimals: 0.300, not 0.3
+                frame = frame.copy()
+                for column in frame.columns:
+                    if frame[column].dtype.kind == "f":
+                        frame[column] = [cell(value, precision) for value in frame[column]]
+            frame.to_csv(
+                out,
+                sep="," if fmt == "csv" else "\t",
+                index=False,
+                lineterminator="\n",
+                na_rep="NaN",
+            )
+            return
+        names = list(frame.columns)
+        rows = frame.itertuples(index=False, name=None)
+    records = [{c: _plain(v) for c, v in zip(names, row, strict=True)} for row in rows]
     if fmt == "jsonl":
         out.write("".join(json.dumps(r) + "\n" for r in records))
         return
@@ -174,6 +193,46 @@ def write_frame(
         )
         return
     raise ValueError(f"unknown table format {fmt!r}")
+
+
+def _listed(values) -> list:
+    """A column's values as Python objects."""
+    return values.tolist() if isinstance(values, np.ndarray) else list(values)
+
+
+def _rounded_columns(columns: dict[str, Any], precision: int | None) -> dict[str, Any]:
+    """:func:`_rounded` of a table given as columns: float arrays rounded (numpy's round, as
+    pandas rounds) and their negative zeros made zeros."""
+    return {
+        name: (values if precision is None else values.round(precision)) + 0.0
+        if isinstance(values, np.ndarray) and values.dtype.kind == "f"
+        else values
+        for name, values in columns.items()
+    }
+
+
+def _write_delimited(columns: dict[str, Any], out: TextIO, sep: str, precision: int | None) -> None:
+    """csv or tsv of a table given as columns, byte for byte what pandas' ``to_csv`` writes
+    of its DataFrame (the csv module's minimal quoting; NaN and None as ``NaN``): a float
+    ``str(numpy.float64)``, or with ``precision`` its fixed decimals."""
+    texts = []
+    for values in columns.values():
+        if isinstance(values, np.ndarray) and values.dtype.kind == "f" and precision is not None:
+            texts.append([cell(value, precision) for value in values.tolist()])
+        elif isinstance(values, np.ndarray):
+            text = values.astype(str).astype(object)
+            if values.dtype.kind == "f":
+                text[np.isnan(values)] = "NaN"
+            texts.append(text.tolist())
+        else:
+            texts.append(["NaN" if _missing(value) else value for value in values])
+    writer = csv.writer(out, delimiter=sep, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(list(columns))
+    writer.writerows(zip(*texts, strict=True))
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
 
 
 def identifying_columns(frame, key_position: int) -> int:
@@ -242,6 +301,8 @@ def write_html(
 def score_frame(evaluation, options):
     """The score table as a frame: run, topic (``mean (N)`` for the mean over N topics), one
     column per measure; counts (num_ret, ...) as integers."""
+    import pandas as pd  # lazily: the analyses' machine formats print columns without pandas
+
     measures = evaluation.measures
     rows: list[list[Any]] = []
     for run in evaluation.runs:

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,7 +52,7 @@ from divaeval.stats.significance import (
 )
 
 if TYPE_CHECKING:
-    import pandas as pd  # (lazily below: resampling workers import divaeval.stats, not pandas)
+    import pandas as pd  # (lazily below: workers and the machine formats need no pandas)
 
 PAIR_COLUMNS = (
     "run_a",
@@ -72,10 +73,13 @@ RUN_COLUMNS = ("run", "mean", "beats")
 
 @dataclass(frozen=True)
 class Comparison:
-    """Result of :func:`compare_runs`."""
+    """Result of :func:`compare_runs`: the tables :attr:`pairs` and :attr:`runs`, built (with
+    pandas) when first read from their columns, which the machine formats print as they are."""
 
-    pairs: pd.DataFrame  # one row per unordered pair, columns PAIR_COLUMNS
-    runs: pd.DataFrame  # one row per run: run, mean, beats (list of run names)
+    #: :data:`PAIR_COLUMNS` -> one value per unordered pair (names in lists, numbers in arrays)
+    pair_columns: dict[str, Any]
+    #: :data:`RUN_COLUMNS` -> one value per run (``beats``: lists of run names)
+    run_columns: dict[str, Any]
     signature: str
     test: str
     B: int | None
@@ -85,6 +89,20 @@ class Comparison:
     ci: str
     ci_B: int | None
     tests: PairwiseTests  # the raw test result (p-values, counts, Δ estimate)
+
+    @cached_property
+    def pairs(self) -> pd.DataFrame:
+        """One row per unordered pair, the columns of :data:`PAIR_COLUMNS`."""
+        import pandas as pd  # lazily: the machine formats print the columns without pandas
+
+        return pd.DataFrame(self.pair_columns, columns=list(PAIR_COLUMNS))
+
+    @cached_property
+    def runs(self) -> pd.DataFrame:
+        """One row per run: run, mean, beats (a list of run names)."""
+        import pandas as pd  # lazily: the machine formats print the columns without pandas
+
+        return pd.DataFrame(self.run_columns, columns=list(RUN_COLUMNS))
 
 
 def comparison_signature(
@@ -164,7 +182,7 @@ def compare_runs(
         interval = pairwise_bootstrap_cis(table, B=ci_B, seed=seed, alpha=alpha, workers=workers)
     else:
         interval = pairwise_t_cis(table, alpha=alpha)
-    pairs = _pairs_table(table, run_names, result, adjusted, adjusted < alpha, interval)
+    pairs = _pair_columns(table, run_names, result, adjusted, adjusted < alpha, interval)
     uses_seed = (test != "ttest" and not result.exact) or ci == "bootstrap"
     signature = comparison_signature(
         test,
@@ -178,8 +196,8 @@ def compare_runs(
         exact=result.exact,
     )
     return Comparison(
-        pairs=pairs,
-        runs=_runs_table(table, run_names, pairs),
+        pair_columns=pairs,
+        run_columns=_run_columns(table, run_names, pairs),
         signature=signature,
         test=test,
         B=result.B,
@@ -210,57 +228,51 @@ def _correction_of(test: str, ci: str, correction: str | None) -> str:
     return "none"
 
 
-def _pairs_table(
+def _pair_columns(
     table: np.ndarray,
     runs: list[str],
     result: PairwiseTests,
     adjusted: np.ndarray,
     significant: np.ndarray,
     interval: tuple[np.ndarray, np.ndarray],
-) -> pd.DataFrame:
-    """One row per run pair: the columns of :data:`PAIR_COLUMNS`."""
-    import pandas as pd  # lazily: resampling workers import divaeval.stats, not pandas
-
+) -> dict[str, Any]:
+    """The columns of :data:`PAIR_COLUMNS`, one value per run pair."""
     means = row_means(table)  # the means evaluate and risk print, to the last bit
     first, second = result.pairs[:, 0], result.pairs[:, 1]
-    return pd.DataFrame(
-        {
-            "run_a": [runs[i] for i in first],
-            "run_b": [runs[j] for j in second],
-            "mean_a": means[first],
-            "mean_b": means[second],
-            "diff": (table[first] - table[second]).mean(axis=1),
-            "effect_size": pairwise_effect_sizes(table),
-            "ci_low_unadjusted": interval[0],
-            "ci_high_unadjusted": interval[1],
-            "statistic": result.statistics,
-            "p_value": result.p_values,
-            "p_adjusted": adjusted,
-            "significant": significant,
-        },
-        columns=list(PAIR_COLUMNS),
-    )
+    return {
+        "run_a": [runs[i] for i in first],
+        "run_b": [runs[j] for j in second],
+        "mean_a": means[first],
+        "mean_b": means[second],
+        "diff": (table[first] - table[second]).mean(axis=1),
+        "effect_size": pairwise_effect_sizes(table),
+        "ci_low_unadjusted": interval[0],
+        "ci_high_unadjusted": interval[1],
+        "statistic": result.statistics,
+        "p_value": result.p_values,
+        "p_adjusted": adjusted,
+        "significant": significant,
+    }
 
 
-def _runs_table(table: np.ndarray, runs: list[str], pairs: pd.DataFrame) -> pd.DataFrame:
-    """One row per run: its mean and the runs it significantly beats, in run order."""
-    import pandas as pd  # lazily: resampling workers import divaeval.stats, not pandas
-
+def _run_columns(table: np.ndarray, runs: list[str], pairs: dict[str, Any]) -> dict[str, Any]:
+    """The columns of :data:`RUN_COLUMNS`: each run's mean and the runs it significantly
+    beats, in run order."""
     beats: dict[str, list[str]] = {name: [] for name in runs}
-    for row in pairs.itertuples(index=False):
-        if row.significant and row.diff > 0:
-            beats[row.run_a].append(row.run_b)
-        elif row.significant and row.diff < 0:
-            beats[row.run_b].append(row.run_a)
+    for run_a, run_b, diff, significant in zip(
+        pairs["run_a"], pairs["run_b"], pairs["diff"].tolist(), pairs["significant"].tolist(),
+        strict=True,
+    ):  # fmt: skip
+        if significant and diff > 0:
+            beats[run_a].append(run_b)
+        elif significant and diff < 0:
+            beats[run_b].append(run_a)
     order = {name: k for k, name in enumerate(runs)}
-    return pd.DataFrame(
-        {
-            "run": runs,
-            "mean": row_means(table),
-            "beats": [sorted(beats[name], key=order.__getitem__) for name in runs],
-        },
-        columns=list(RUN_COLUMNS),
-    )
+    return {
+        "run": runs,
+        "mean": row_means(table),
+        "beats": [sorted(beats[name], key=order.__getitem__) for name in runs],
+    }
 
 
 def _warn_without_variance(table: np.ndarray, runs: list[str], test: str) -> None:
