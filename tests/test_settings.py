@@ -4,6 +4,7 @@ values are usage errors naming the option as the caller spelled it."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from dataclasses import fields
@@ -167,3 +168,45 @@ def test_a_compat_tool_applies_where_its_work_is_done():
     assert "|compat=pref_eval|" in result.signature
     assert result.pairs["mean"].tolist() == [-2.7755575615628914e-17]
     assert divaeval.prefer([RUN, RUN2], QRELS, "lexiprecision").pairs["mean"].tolist() == [0.0]
+
+
+def test_every_analysis_of_runs_signs_how_they_were_judged(tmp_path):
+    """compare and the meta analyses of runs name the judging settings (-M 5 changes every
+    number); from --scores files, which no judging setting applies to, they name the files."""
+    runs = [RUN, RUN2, str(SAMPLE_DATA / "run3.txt")]
+    judged = "|order=score|rel=1|depth=5|topic_set=qrels|dedupe=error|"
+    results = [
+        divaeval.compare(runs, QRELS, "alpha-nDCG@20", depth=5),
+        divaeval.correlation(runs, QRELS, ["alpha-nDCG@20", "ERR-IA@20"], depth=5),
+        divaeval.discriminative_power(runs, QRELS, "alpha-nDCG@20", samples=20, depth=5),
+        divaeval.intuitiveness(
+            runs, QRELS, ["alpha-nDCG@20", "ERR-IA@20"], gold="I-rec@20", depth=5
+        ),
+        divaeval.unanimity(runs, QRELS, ["alpha-nDCG@20", "ERR-IA@20"], depth=5),
+    ]
+    for result in results:
+        assert judged in result.signature + "|", result.signature
+    scores = tmp_path / "scores.tsv"
+    divaeval.evaluate(runs, QRELS, ["alpha-nDCG@20", "ERR-IA@20"], complete=True).table(
+        summary=False
+    )[["run", "topic", "measure", "value"]].to_csv(scores, sep="\t", index=False)
+    from_scores = divaeval.correlation(scores=str(scores))
+    assert from_scores.signature.endswith("|runs=3|scores=scores.tsv")
+
+
+@pytest.mark.parametrize(
+    ("command", "constant"),
+    [
+        (["evaluate"], "divaeval.evaluation:DEFAULT_MEASURES"),
+        (["report"], "divaeval.api.report:REPORT_MEASURES"),
+        (["meta", "agreement"], "divaeval.meta.agreement:DIAZ_MEASURES"),
+        (["meta", "degradation"], "divaeval.meta.agreement:DIAZ_MEASURES"),
+    ],
+)
+def test_the_measures_help_says_the_commands_own_default(capsys, command, constant):
+    # the help writes the defaults out (--help imports no analysis): they must not drift
+    module, name = constant.split(":")
+    defaults = getattr(importlib.import_module(module), name)
+    code, out, _ = run_cli(capsys, *command, "--help")
+    assert code == 0
+    assert f"[default: {', '.join(defaults)}" in " ".join(out.split())

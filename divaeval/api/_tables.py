@@ -76,3 +76,18 @@ def _analysed_tables(
             raise UsageError(f"scores: expected a file or a DataFrame, got {type(source).__name__}")
     table = read_score_table(sources, measures)
     return table.runs, table.tables, [str(topic) for topic in table.topics]
+
+
+def _inputs_signature(settings: Settings, scores: Any) -> str:
+    """The inputs' part of an analysis's signature: how the runs were judged
+    (:meth:`Settings.signature`) when they were scored from runs and qrels, or
+    ``scores=NAME,...`` (the score files' names; ``memory`` for a DataFrame), which no judging
+    setting applies to."""
+    if scores is None:
+        return settings.signature()
+    given = scores if isinstance(scores, (list, tuple)) else [scores]
+    names = [
+        os.path.basename(os.fspath(source)) if isinstance(source, (str, os.PathLike)) else "memory"
+        for source in given
+    ]
+    return f"scores={','.join(names)}"

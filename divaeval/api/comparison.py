@@ -18,7 +18,7 @@ from divaeval.api._common import (
     _settings,
     _workers,
 )
-from divaeval.api._tables import _analysed_tables
+from divaeval.api._tables import _analysed_tables, _inputs_signature
 from divaeval.api.results import Result
 from divaeval.errors import UsageError
 from divaeval.parallel import Workers
@@ -192,8 +192,9 @@ def compare(
         if len(names) < 2:
             raise UsageError("compare needs at least two runs")
         comparisons = testing.compare(tables, names, workers)
+    judged = _inputs_signature(settings, scores)
     signatures = {
-        name: f"divaeval {__version__}|compare|measure={name}|{comparison.signature}"
+        name: f"divaeval {__version__}|compare|measure={name}|{judged}|{comparison.signature}"
         for name, comparison in comparisons.items()
     }
     return ComparisonResult(

@@ -158,8 +158,9 @@ def complete_measure(ctx: click.Context, param: click.Parameter, incomplete: str
     return sorted(name for name in names if name.lower().startswith(typed))
 
 
-def measure_option() -> Decorator:
-    """``-m``: the same in every command that scores runs; default ndeval's 21 columns."""
+def measure_option(default: str = "ndeval, ndeval's 21 columns") -> Decorator:
+    """``-m``: the same in every command that scores runs; ``default`` says what the command
+    takes without it (written out: the analyses' defaults are not imported for ``--help``)."""
     return click.option(
         "-m",
         "--measure",
@@ -168,7 +169,7 @@ def measure_option() -> Decorator:
         metavar="MEASURE",
         shell_complete=complete_measure,
         help="NAME[(p=v,...)][@k,...] or a preset; repeatable (see 'divaeval metrics') "
-        "[default: ndeval, ndeval's 21 columns]",
+        f"[default: {default}]",
     )
 
 

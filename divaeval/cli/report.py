@@ -25,7 +25,7 @@ from divaeval.settings import JUDGING
 
 @click.command("report")
 @click.argument("files", nargs=-1, required=True, metavar="RUN... QRELS", type=INPUT)
-@measure_option()
+@measure_option("alpha-nDCG@20, ERR-IA@20")
 @baseline_option("the run every other run is compared with  [default: the first RUN]")
 @risk_alpha_option("also draw each loss against the baseline 1 + A times (the URisk view)")
 @resampling_options("ttest", ("ttest", "bootstrap", "randomization", "tukey-hsd"))

@@ -15,7 +15,7 @@ from divaeval.api._common import (
     _settings,
     _workers,
 )
-from divaeval.api._tables import _analysed_tables
+from divaeval.api._tables import _analysed_tables, _inputs_signature
 from divaeval.api.results import TableResult
 from divaeval.meta import rank_correlation_matrix, rank_correlations
 from divaeval.plots.correlation import tau_scatter
@@ -66,7 +66,7 @@ def correlation(
         frame = pairs
     signature = (
         f"divaeval {__version__}|meta correlation|runs={len(names)}|"
-        f"topics={'qrels' if scores is None else 'scores'}"
+        f"{_inputs_signature(settings, scores)}"
     )
     return TableResult(signature, frame, partial(_tau_figure, names, tables, pairs))
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from divaeval import __version__
 from divaeval.api._common import _library_call, _measures, _settings, _workers
-from divaeval.api._tables import _analysed_tables
+from divaeval.api._tables import _analysed_tables, _inputs_signature
 from divaeval.api.results import TableResult
 from divaeval.errors import UsageError
 from divaeval.meta import intuitiveness_table
@@ -69,6 +69,7 @@ def intuitiveness(
         names,
     )
     signature = (
-        f"divaeval {__version__}|meta intuitiveness|gold={'+'.join(gold_names)}|runs={len(names)}"
+        f"divaeval {__version__}|meta intuitiveness|gold={'+'.join(gold_names)}|"
+        f"runs={len(names)}|{_inputs_signature(settings, scores)}"
     )
     return TableResult(signature, frame)

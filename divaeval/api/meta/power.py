@@ -18,7 +18,7 @@ from divaeval.api._common import (
     _settings,
     _workers,
 )
-from divaeval.api._tables import _analysed_tables
+from divaeval.api._tables import _analysed_tables, _inputs_signature
 from divaeval.api.results import TableResult, check_plot
 from divaeval.meta import discriminative_power as power_of
 from divaeval.meta.overlap import overlap_frame, power_overlap
@@ -104,7 +104,10 @@ def discriminative_power(
             progress=progress,
             workers=workers,
         )
-    signature = f"divaeval {__version__}|meta discriminative-power|{power.signature}"
+    signature = (
+        f"divaeval {__version__}|meta discriminative-power|"
+        f"{_inputs_signature(settings, scores)}|{power.signature}"
+    )
     result = DiscriminativePowerResult(signature, power.table(), power=power)
     if plot is not None:
         result.plot(plot)

@@ -15,7 +15,7 @@ from divaeval.api._common import (
     _settings,
     _workers,
 )
-from divaeval.api._tables import _analysed_tables
+from divaeval.api._tables import _analysed_tables, _inputs_signature
 from divaeval.api.results import TableResult
 from divaeval.errors import UsageError
 from divaeval.evaluation import load_inputs
@@ -71,7 +71,10 @@ def unanimity(
         names, tables, topics = _analysed_tables(
             inputs, runs, qrels, chosen, scores, settings, options, workers
         )
-    signature = f"divaeval {__version__}|meta unanimity|runs={len(names)}|pmi=log2"
+    signature = (
+        f"divaeval {__version__}|meta unanimity|runs={len(names)}|pmi=log2|"
+        f"{_inputs_signature(settings, scores)}"
+    )
     frame = metric_unanimity_table(tables, names)
     return TableResult(signature, frame, partial(_unanimity_figure, frame))
 

@@ -19,7 +19,7 @@ from divaeval.settings import COMPARING
 
 @click.command("agreement")
 @click.argument("files", nargs=-1, metavar="RUN... QRELS", type=INPUT)
-@measure_option()
+@measure_option("R@1000, Rprec, AP, nDCG, RR, nDCG@10, as Diaz et al.")
 @settings_options(*COMPARING)
 @output_options
 def agreement_command(files, measures, output_format, precision, output, signature, **options):

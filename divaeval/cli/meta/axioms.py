@@ -15,7 +15,7 @@ from divaeval.errors import UsageError
 
 
 @click.command("axioms")
-@measure_option()
+@measure_option("none: give -m or --table1")
 @click.option(
     "--table1",
     is_flag=True,

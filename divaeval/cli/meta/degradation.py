@@ -21,7 +21,7 @@ from divaeval.settings import COMPARING
 
 @click.command("degradation")
 @click.argument("files", nargs=-1, metavar="RUN... QRELS", type=INPUT)
-@measure_option()
+@measure_option("R@1000, Rprec, AP, nDCG, RR, nDCG@10, as Diaz et al.")
 @click.option(
     "--fractions",
     default="0.1,0.3,0.5,0.7,0.9",

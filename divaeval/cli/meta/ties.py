@@ -39,7 +39,7 @@ from divaeval.errors import UsageError
     show_default=True,
     help="k of the analytic R@k",
 )
-@measure_option()
+@measure_option("none: TSE, R@k, RP and LR, exact")
 @click.option(
     "-B",
     "--samples",
