@@ -110,7 +110,14 @@ def test_fail_if_worse_resampling_tests_report_their_seed():
     done = divaeval_process(RUN, QRELS, "-m", "P@10", "--fail-if-worse", RUN3, "--test",
                             "randomization", "--signature", "-f", "jsonl")  # fmt: skip
     assert done.returncode == 4
-    assert "|test=randomization|B=10000|seed=42|" in done.stderr
+    # 10 topics: the randomization test enumerates all 2^10 sign flips (as compare's), no seed
+    assert "|test=randomization|B=exact|alpha=0.05|correction=holm" in done.stderr
+    assert "p = 0.01172 (randomization, exact: all 2^10 sign flips, Holm over 1" in done.stderr
+    assert "against dssa over 10 topics, p = 0.006 (bootstrap, B=1000, seed 42, Holm" in (
+        divaeval_process(
+            RUN, QRELS, "-m", "P@10", "--fail-if-worse", RUN3, "--test", "bootstrap"
+        ).stderr  # fmt: skip
+    )
 
 
 def test_junit_report_of_the_gates():

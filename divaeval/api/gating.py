@@ -203,7 +203,13 @@ def gate(
             )
     parts = [f"fail_under={','.join(b.text for b in bounds)}"] if bounds else []
     if baseline is not None:
-        resampled = "" if GATE_TESTS[test] == "ttest" else f"|B={samples}|seed={seed}"
+        exact = all(row.get("exact") for row in rows if "p_value" in row)
+        if GATE_TESTS[test] == "ttest":
+            resampled = ""
+        elif exact:  # every randomization test enumerated its sign flips: no seed in play
+            resampled = "|B=exact"
+        else:
+            resampled = f"|B={samples}|seed={seed}"
         parts.append(
             f"fail_if_worse={baseline.runs[0]}|test={GATE_TESTS[test]}{resampled}|alpha={alpha}"
             "|correction=holm"
@@ -289,19 +295,28 @@ def _worse(
             f"{len(common)} topic(s); a paired test needs at least 2"
         )
     theirs = [at[topics[i]] for i in common]
-    differences, p_values = [], []
+    differences, p_values, exacts = [], [], []
     for measure in measures:
         table = np.vstack([run.values[measure][common], base.values[measure][theirs]])
         differences.append(float(table[0].mean() - table[1].mean()))
-        p_values.append(float(pairwise_tests(table, test, samples, seed, alpha).p_values[0]))
+        tested = pairwise_tests(table, test, samples, seed, alpha)
+        p_values.append(float(tested.p_values[0]))
+        exacts.append(bool(getattr(tested, "exact", False)))  # randomization on few topics
     adjusted = holm(np.nan_to_num(np.array(p_values), nan=1.0))
     cases = []
-    for measure, diff, p, p_holm in zip(measures, differences, p_values, adjusted, strict=True):
+    for measure, diff, p, p_holm, exact in zip(
+        measures, differences, p_values, adjusted, exacts, strict=True
+    ):
         worse = diff < 0 and p_holm < alpha
         case = Case(run.name, f"fail-if-worse {measure.name}",
                     f"not significantly worse than {base.name}")  # fmt: skip
         verdict = "significantly worse" if worse else "not significantly worse"
-        how = "paired t-test" if test == "ttest" else f"{test}, B={samples}, seed {seed}"
+        if test == "ttest":
+            how = "paired t-test"
+        elif exact:
+            how = f"{test}, exact: all 2^{len(common)} sign flips"
+        else:
+            how = f"{test}, B={samples}, seed {seed}"
         case.findings.append(
             Finding(
                 ERROR if worse else NOTE,
@@ -315,6 +330,6 @@ def _worse(
         rows.append({"run": run.name, "gate": f"fail-if-worse {base.name}",
                      "measure": measure.name, "value": float(run.values[measure][common].mean()),
                      "difference": diff, "p_value": p, "p_holm": float(p_holm),
-                     "passed": not worse})  # fmt: skip
+                     "passed": not worse, "exact": exact})  # fmt: skip
         cases.append(case)
     return cases
