@@ -286,3 +286,13 @@ def test_the_ci_jobs_of_the_docs_run(page, tmp_path):
             str(cases),
             "0",
         )
+
+
+def test_gates_report_to_a_file_with_the_figure(tmp_path):
+    report, figure = tmp_path / "gates.xml", tmp_path / "scores.svg"
+    done = divaeval_process(RUN, QRELS, "-m", "P@10", "--fail-under", "P@10=0.5", "-f", "junit",
+                            "-o", report, "--plot", figure)  # fmt: skip
+    assert done.returncode == 4 and done.stdout == "", done.stderr
+    failure = ElementTree.parse(report).getroot().find("testsuite/testcase/failure")
+    assert failure is not None and "P@10: mean 0.2300 is below 0.5" in failure.get("message")
+    assert figure.read_text().startswith("<?xml")  # the figure is drawn for the gates too

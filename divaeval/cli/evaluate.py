@@ -144,16 +144,6 @@ def evaluate_command(
             settings=settings,
         )
         result = gates.evaluation
-        if output_format in GATE_FORMATS:
-            if signature:
-                click.echo(gates.signature, err=True)
-            report_format = output_format
-
-            def write_gates(out: TextIO) -> None:
-                gates.write(report_format, out)
-
-            emit(write_gates, output)
-            raise click.exceptions.Exit(gates.exit_code)
     else:
         gates = None
         result = evaluate(
@@ -163,6 +153,14 @@ def evaluate_command(
         result.plot(plot)
     if signature:
         click.echo(result.signature if gates is None else gates.signature, err=True)
+    if gates is not None and output_format in GATE_FORMATS:  # the gates' report alone
+        report_format = output_format
+
+        def write_gates(out: TextIO) -> None:
+            gates.write(report_format, out)
+
+        emit(write_gates, output)
+        raise click.exceptions.Exit(gates.exit_code)
     _print_scores(result, gates, output_format, output, per_topic, no_summary, precision)
     if gates is not None:
         if output_format != "markdown":
