@@ -132,30 +132,39 @@ def write_frame(
     else:
         frame = _rounded(frame, precision)
         if fmt in ("csv", "tsv"):
-            if precision is not None:  # fixed decimals: 0.300, not 0.3
-                frame = frame.copy()
-                for column in frame.columns:
-                    if frame[column].dtype.kind == "f":
-                        frame[column] = [cell(value, precision) for value in frame[column]]
-            frame.to_csv(
-                out,
-                sep="," if fmt == "csv" else "\t",
-                index=False,
-                lineterminator="\n",
-                na_rep="NaN",
-            )
+            _write_csv(frame, out, "," if fmt == "csv" else "\t", precision)
             return
         names = list(frame.columns)
         rows = frame.itertuples(index=False, name=None)
     records = [{c: _plain(v) for c, v in zip(names, row, strict=True)} for row in rows]
+    if fmt in ("jsonl", "json", "trec_eval"):
+        _write_records(records, out, fmt, key=key, decimals=decimals, signature=signature)
+    else:
+        _write_for_people(
+            frame, records, out, fmt, key=key, decimals=decimals, title=title, signature=signature
+        )
+
+
+def _write_csv(frame, out: TextIO, separator: str, precision: int | None) -> None:
+    """A DataFrame as pandas writes it (fixed decimals with ``precision``: 0.300, not 0.3)."""
+    if precision is not None:
+        frame = frame.copy()
+        for column in frame.columns:
+            if frame[column].dtype.kind == "f":
+                frame[column] = [cell(value, precision) for value in frame[column]]
+    frame.to_csv(out, sep=separator, index=False, lineterminator="\n", na_rep="NaN")
+
+
+def _write_records(
+    records: list[dict], out: TextIO, fmt: str, *, key: str, decimals: int, signature: str
+) -> None:
+    """The rows as jsonl or json objects, or as trec_eval's lines (``column key value``)."""
     if fmt == "jsonl":
         out.write("".join(json.dumps(r) + "\n" for r in records))
-        return
-    if fmt == "json":
+    elif fmt == "json":
         json.dump({"signature": signature, "results": records}, out, indent=1)
         out.write("\n")
-        return
-    if fmt == "trec_eval":
+    else:
         lines = []
         for record in records:
             for column, value in record.items():
@@ -163,7 +172,20 @@ def write_frame(
                     continue
                 lines.append(f"{column:<22}\t{record[key]}\t{cell(value, decimals)}\n")
         out.write("".join(lines))
-        return
+
+
+def _write_for_people(
+    frame,
+    records: list[dict],
+    out: TextIO,
+    fmt: str,
+    *,
+    key: str,
+    decimals: int,
+    title: str | None,
+    signature: str,
+) -> None:
+    """The rows as a LaTeX, Markdown or HTML table, or a rich table fitted to the terminal."""
     headers = [str(column) for column in frame.columns]
     rows = [[cell(record[c], decimals) for c in frame.columns] for record in records]
     numeric = numeric_columns(frame)
@@ -173,14 +195,11 @@ def write_frame(
         for row in rows:
             out.write(" & ".join(text.replace("_", "\\_") for text in row) + " \\\\\n")
         out.write("\\bottomrule\n\\end{tabular}\n")
-        return
-    if fmt == "markdown":
+    elif fmt == "markdown":
         write_markdown(out, headers, rows, numeric, title=title, signature=signature)
-        return
-    if fmt == "html":
+    elif fmt == "html":
         write_html(out, headers, rows, numeric, title=title, signature=signature)
-        return
-    if fmt == "table":
+    elif fmt == "table":
         position = frame.columns.get_loc(key) if key in frame.columns else 0
         print_table(
             out,
@@ -191,8 +210,8 @@ def write_frame(
             title=title,
             signature=signature,
         )
-        return
-    raise ValueError(f"unknown table format {fmt!r}")
+    else:
+        raise ValueError(f"unknown table format {fmt!r}")
 
 
 def _listed(values) -> list:
