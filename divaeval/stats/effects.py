@@ -105,10 +105,42 @@ class _IntervalWork:
 
 
 def _interval_chunk(work: _IntervalWork, span: tuple[int, int]) -> np.ndarray:
-    """The (low, high) quantiles ``[2, chunk]`` of the pairs ``span`` (one task)."""
+    """The (low, high) quantiles ``[2, chunk]`` of the pairs ``span`` (one task): each pair's
+    resampled means sorted in a row of their own (numpy's sort is about three times as fast
+    as the partition of ``np.quantile``, 17 against 56 ms for 400 pairs at B = 10,000), then
+    :func:`sorted_quantiles`."""
     start, stop = span
     means = work.counts @ work.z[start:stop].T / work.z.shape[1]  # [B, chunk]
-    return np.quantile(means, [work.alpha / 2.0, 1.0 - work.alpha / 2.0], axis=0)
+    rows = np.ascontiguousarray(means.T)  # [chunk, B]
+    rows.sort(axis=1)
+    return sorted_quantiles(rows, [work.alpha / 2.0, 1.0 - work.alpha / 2.0])
+
+
+def sorted_quantiles(rows: np.ndarray, levels: Sequence[float]) -> np.ndarray:
+    """``np.quantile(rows, levels, axis=1)`` (type 7, "linear"), the same bits, of rows
+    sorted ascending: numpy's own arithmetic (virtual index (n − 1)·q, its floor and the next
+    index, the top clipped to the last value; the interpolation a + (b − a)·γ, or
+    b − (b − a)·(1 − γ) for γ ≥ 0.5; NaN for a row with a NaN, which sorts last) without its
+    partition, nor the numpy.ma that its np.unique imports (a test holds it to np.quantile;
+    of a row holding both 0.0 and -0.0, equal values, either zero may come out).
+    """
+    n = rows.shape[1]
+    quantiles = np.asarray(levels, dtype=np.float64)
+    virtual = (n - 1) * quantiles
+    previous = np.floor(virtual)
+    following = previous + 1
+    above = virtual >= n - 1
+    previous[above] = following[above] = -1
+    below = virtual < 0
+    previous[below] = following[below] = 0
+    previous_index, following_index = previous.astype(np.intp), following.astype(np.intp)
+    gamma = (virtual - previous_index)[:, None]
+    low, high = rows[:, previous_index].T, rows[:, following_index].T  # [levels, rows]
+    difference = high - low
+    result = low + difference * gamma
+    np.subtract(high, difference * (1 - gamma), out=result, where=gamma >= 0.5)
+    result[:, np.isnan(rows[:, -1])] = np.nan
+    return result
 
 
 def _percentile_intervals(
