@@ -154,26 +154,7 @@ def gate(
         raise UsageError(f"test: expected one of {', '.join(GATE_TESTS)}, got {test!r}")
     _resampling(GATE_TESTS[test], samples, seed, alpha)
     chosen = _measures(measures) or list(DEFAULT_MEASURES)
-    if fail_under is None:
-        texts = []
-    elif isinstance(fail_under, str):
-        texts = [fail_under]
-    elif isinstance(fail_under, (list, tuple)):
-        texts = list(fail_under)
-    else:
-        raise UsageError(
-            f"fail_under: expected 'MEASURE=VALUE' or a list of them, got {fail_under!r}"
-        )
-    bounds = [parse_bound(text) for text in texts]
-    if not bounds and fail_if_worse is None:
-        raise UsageError("no gate: give fail_under (--fail-under) or fail_if_worse")
-    _no_bytes(runs, "runs")
-    _no_bytes(qrels, "qrels")
-    _no_bytes(fail_if_worse, "fail_if_worse")
-    if isinstance(fail_if_worse, (list, tuple)) and not (
-        fail_if_worse and isinstance(fail_if_worse[0], tuple)  # (a run's records)
-    ):
-        raise UsageError("fail_if_worse: one baseline run (a path or a run in memory)")
+    bounds = _gates(fail_under, fail_if_worse, runs, qrels)
     settings = _settings(settings, options, EVALUATING)
     with _library_call() as inputs:
         evaluator = Evaluator._from(inputs, qrels, chosen, settings)
@@ -201,22 +182,65 @@ def gate(
                     rows,
                 )  # fmt: skip
             )
+    signature = (
+        f"{evaluation.signature} ; divaeval {__version__}|gates|"
+        f"{_gates_signature(bounds, baseline, GATE_TESTS[test], samples, seed, alpha, rows)}"
+    )
+    report = Report("divaeval gates", cases, case_kind="gate")
+    return GateResult(signature, evaluation, baseline, report, rows)
+
+
+def _gates(fail_under: Any, fail_if_worse: Any, runs: Any, qrels: Any) -> list[Bound]:
+    """The ``fail_under`` bounds (one ``MEASURE=VALUE`` text or a list of them), checked with
+    ``fail_if_worse`` (one baseline run) and the inputs: at least one gate is given, and no
+    path is bytes."""
+    if fail_under is None:
+        texts = []
+    elif isinstance(fail_under, str):
+        texts = [fail_under]
+    elif isinstance(fail_under, (list, tuple)):
+        texts = list(fail_under)
+    else:
+        raise UsageError(
+            f"fail_under: expected 'MEASURE=VALUE' or a list of them, got {fail_under!r}"
+        )
+    bounds = [parse_bound(text) for text in texts]
+    if not bounds and fail_if_worse is None:
+        raise UsageError("no gate: give fail_under (--fail-under) or fail_if_worse")
+    _no_bytes(runs, "runs")
+    _no_bytes(qrels, "qrels")
+    _no_bytes(fail_if_worse, "fail_if_worse")
+    if isinstance(fail_if_worse, (list, tuple)) and not (
+        fail_if_worse and isinstance(fail_if_worse[0], tuple)  # (a run's records)
+    ):
+        raise UsageError("fail_if_worse: one baseline run (a path or a run in memory)")
+    return bounds
+
+
+def _gates_signature(
+    bounds: list[Bound],
+    baseline: Any,
+    test: str,
+    samples: int | None,
+    seed: int,
+    alpha: float,
+    rows: list[dict[str, Any]],
+) -> str:
+    """The gates' part of the signature: the bounds, and the baseline's test (its B and seed
+    unless every randomization test enumerated its sign flips)."""
     parts = [f"fail_under={','.join(b.text for b in bounds)}"] if bounds else []
     if baseline is not None:
         exact = all(row.get("exact") for row in rows if "p_value" in row)
-        if GATE_TESTS[test] == "ttest":
+        if test == "ttest":
             resampled = ""
         elif exact:  # every randomization test enumerated its sign flips: no seed in play
             resampled = "|B=exact"
         else:
             resampled = f"|B={samples}|seed={seed}"
         parts.append(
-            f"fail_if_worse={baseline.runs[0]}|test={GATE_TESTS[test]}{resampled}|alpha={alpha}"
-            "|correction=holm"
+            f"fail_if_worse={baseline.runs[0]}|test={test}{resampled}|alpha={alpha}|correction=holm"
         )
-    signature = f"{evaluation.signature} ; divaeval {__version__}|gates|{'|'.join(parts)}"
-    report = Report("divaeval gates", cases, case_kind="gate")
-    return GateResult(signature, evaluation, baseline, report, rows)
+    return "|".join(parts)
 
 
 def _computed(measure: Measure) -> tuple:
