@@ -23,7 +23,8 @@ def sort_topics(topics: Iterable[str]) -> list[str]:
 
 
 def ndeval_topic_number(topic: str, *, run: bool = False) -> int | None:
-    """The topic number ndeval reads from a topic field (``reference/ndeval.md`` §3.1, §3.3),
+    """The topic number ndeval reads from a topic field (ndeval 4.5's ``atoi``-style
+    reading of the qrels' and the run's topic fields),
     or None where ndeval would stop with a syntax error: a natural number (ASCII digits only,
     leading zeros allowed: ``01`` is 1); in a run, a field that does not start with a digit
     loses everything up to its first ``-`` (``wt09-1`` is 1). (ndeval also refuses numbers

@@ -1,5 +1,6 @@
 """NTCIREVAL's text layout (``--format ntcir``), so that scripts written for its ``.Dnev`` /
-``.DINnev`` files keep working (``reference/ntcireval.md`` §7).
+``.DINnev`` files keep working (the per-topic files that NTCIREVAL 190111's ``D-NTCIR-eval``
+and ``DIN-NTCIR-eval`` scripts write).
 
 - Per-topic lines (``-q``) are ``<topic> <Name>=<spaces><value>``: ``<Name>=`` left-justified
   and padded to 21 characters, the value printed with 4 decimals (C ``%.4f``), cutoffs as ``@``
