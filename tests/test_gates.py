@@ -177,11 +177,11 @@ def test_gates_with_other_formats_keep_stdout_for_the_scores(tmp_path):
          "finite number"),
         (["--fail-under", "P@10=nan"], "the bound 'nan' is not a finite number"),
         (["--fail-under", "=0.2"], "--fail-under =0.2: no measure before '='"),
-        (["--fail-under", "nosuch=0.2"], "unknown measure 'nosuch'"),
+        (["--fail-under", "nosuch=0.2"], "--fail-under nosuch=0.2: unknown measure 'nosuch'"),
         (["-m", "alpha-nDCG@20", "--fail-under", "P@10=0.2"], "--fail-under P@10=0.2: P@10 "
          "is not among the measures evaluated: add -m P@10"),
         (["--fail-under", "P@10=0.2"], "P@10 is not among the measures evaluated"),
-        (["--test", "bootstrap"], "--test apply to --fail-if-worse: give it"),
+        (["--test", "bootstrap"], "--test applies to --fail-if-worse: give it"),
         (["--seed", "3", "--alpha", "0.1"], "--seed, --alpha apply to --fail-if-worse"),
         (["-f", "junit"], "-f junit reports the quality gates: give --fail-under or "
          "--fail-if-worse"),

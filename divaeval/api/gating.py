@@ -78,7 +78,11 @@ def parse_bound(text: object) -> Bound:
         raise UsageError(f"--fail-under {text}: the bound {value!r} is not a finite number")
     if not name.strip():
         raise UsageError(f"--fail-under {text}: no measure before '='")
-    return Bound(text, tuple(parse_measures([name])), bound)
+    try:
+        measures = tuple(parse_measures([name]))
+    except UsageError as error:  # named with the gate it came from
+        raise UsageError(f"--fail-under {text}: {error}") from None
+    return Bound(text, measures, bound)
 
 
 @dataclass(eq=False, repr=False)

@@ -182,7 +182,8 @@ def _check_gate_options(gated, output_format, baseline, fail_if_worse, test, sam
     given = [name for name, value in (("--test", test), ("-B", samples), ("--seed", seed),
                                       ("--alpha", alpha)) if value is not None]  # fmt: skip
     if given and fail_if_worse is None:
-        raise click.UsageError(f"{', '.join(given)} apply to --fail-if-worse: give it")
+        verb = "applies" if len(given) == 1 else "apply"
+        raise click.UsageError(f"{', '.join(given)} {verb} to --fail-if-worse: give it")
 
 
 def _print_scores(result, gates, output_format, output, per_topic, no_summary, precision):
