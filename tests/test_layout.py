@@ -133,6 +133,8 @@ LAZY_IMPORTS = [
     ("divaeval.cli.evaluate", "evaluate_command", {"divaeval.api.gating"}),
     # compare's figure loads the figures' package (pandas), which its machine formats do not
     ("divaeval.api.comparison", "ComparisonResult.figure", {"divaeval.plots"}),
+    # the score files' reader loads (with divaeval.meta) for --scores, not for runs and qrels
+    ("divaeval.api._tables", "_analysed_tables", {"divaeval.meta.scores"}),
     # the sensitivity analysis (on divaeval.collection: pandas) loads when first named, not
     # when compare reads score files through divaeval.meta.scores
     ("divaeval.meta", "__getattr__", {"divaeval.meta.sensitivity"}),
