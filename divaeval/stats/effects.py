@@ -106,23 +106,23 @@ class _IntervalWork:
 
 def _interval_chunk(work: _IntervalWork, span: tuple[int, int]) -> np.ndarray:
     """The (low, high) quantiles ``[2, chunk]`` of the pairs ``span`` (one task): each pair's
-    resampled means sorted in a row of their own (numpy's sort is about three times as fast
-    as the partition of ``np.quantile``, 17 against 56 ms for 400 pairs at B = 10,000), then
-    :func:`sorted_quantiles`."""
+    resampled means in a row of their own, then :func:`row_quantiles`."""
     start, stop = span
     means = work.counts @ work.z[start:stop].T / work.z.shape[1]  # [B, chunk]
     rows = np.ascontiguousarray(means.T)  # [chunk, B]
-    rows.sort(axis=1)
-    return sorted_quantiles(rows, [work.alpha / 2.0, 1.0 - work.alpha / 2.0])
+    return row_quantiles(rows, [work.alpha / 2.0, 1.0 - work.alpha / 2.0])
 
 
-def sorted_quantiles(rows: np.ndarray, levels: Sequence[float]) -> np.ndarray:
-    """``np.quantile(rows, levels, axis=1)`` (type 7, "linear"), the same bits, of rows
-    sorted ascending: numpy's own arithmetic (virtual index (n − 1)·q, its floor and the next
-    index, the top clipped to the last value; the interpolation a + (b − a)·γ, or
-    b − (b − a)·(1 − γ) for γ ≥ 0.5; NaN for a row with a NaN, which sorts last) without its
-    partition, nor the numpy.ma that its np.unique imports (a test holds it to np.quantile;
-    of a row holding both 0.0 and -0.0, equal values, either zero may come out).
+def row_quantiles(rows: np.ndarray, levels: Sequence[float]) -> np.ndarray:
+    """``np.quantile(rows, levels, axis=1)`` (type 7, "linear") of finite rows, the same
+    bits; the values of each row are reordered in place.
+
+    numpy's own arithmetic: the virtual index (n − 1)·q, its floor and the next index (the top
+    clipped to the last value), the interpolation a + (b − a)·γ, or b − (b − a)·(1 − γ) for
+    γ ≥ 0.5. The order statistics come from :func:`_order_statistics`, not from the partition
+    np.quantile makes, at every position at once, numpy's general path (four times as long as
+    a sort; nor the numpy.ma its np.unique imports). A test holds it to np.quantile; of a row
+    holding both 0.0 and -0.0, equal values, either zero may come out.
     """
     n = rows.shape[1]
     quantiles = np.asarray(levels, dtype=np.float64)
@@ -130,17 +130,49 @@ def sorted_quantiles(rows: np.ndarray, levels: Sequence[float]) -> np.ndarray:
     previous = np.floor(virtual)
     following = previous + 1
     above = virtual >= n - 1
-    previous[above] = following[above] = -1
+    previous[above] = following[above] = n - 1  # (numpy's -1: the last value)
     below = virtual < 0
     previous[below] = following[below] = 0
     previous_index, following_index = previous.astype(np.intp), following.astype(np.intp)
-    gamma = (virtual - previous_index)[:, None]
-    low, high = rows[:, previous_index].T, rows[:, following_index].T  # [levels, rows]
+    gamma = (virtual - np.where(above, -1, previous_index))[:, None]
+    values = _order_statistics(rows, sorted({*previous_index.tolist(), *following_index.tolist()}))
+    low = np.stack([values[k] for k in previous_index.tolist()])  # [levels, rows]
+    high = np.stack([values[k] for k in following_index.tolist()])
     difference = high - low
     result = low + difference * gamma
     np.subtract(high, difference * (1 - gamma), out=result, where=gamma >= 0.5)
-    result[:, np.isnan(rows[:, -1])] = np.nan
     return result
+
+
+def _order_statistics(rows: np.ndarray, positions: list[int]) -> dict[int, np.ndarray]:
+    """Position -> the value at that position of each row sorted (``positions`` ascending):
+    found by partitions of the rows at one position each (numpy's vectorised selection), each
+    of the part after the positions found before; of two neighbouring positions the one
+    partitioned at is the one with the smaller part beside it, whose extreme is the other (at
+    B = 10,000 and α = 0.05, 8.7 ms for 400 rows where a sort takes 13.7)."""
+    found: dict[int, np.ndarray] = {}
+    start = 0  # rows[:, :start] hold each row's `start` smallest values
+    remaining = list(positions)
+    while remaining:
+        position = remaining.pop(0)
+        part = rows[:, start:]
+        if remaining and remaining[0] == position + 1:
+            remaining.pop(0)
+            if position + 1 - start <= rows.shape[1] - position - 1:
+                part.partition(position + 1 - start, axis=1)
+                found[position + 1] = part[:, position + 1 - start].copy()
+                found[position] = part[:, : position + 1 - start].max(axis=1)
+                start = position + 2
+            else:
+                part.partition(position - start, axis=1)
+                found[position] = part[:, position - start].copy()
+                found[position + 1] = part[:, position + 1 - start :].min(axis=1)
+                start = position + 1
+        else:
+            part.partition(position - start, axis=1)
+            found[position] = part[:, position - start].copy()
+            start = position + 1
+    return found
 
 
 def _percentile_intervals(
