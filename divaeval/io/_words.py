@@ -218,10 +218,14 @@ def factorize_with_keys(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 def _factorize_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    if words.shape[1] == 1:  # the word is the token: exact
+    if words.shape[1] == 1 and _has_room(words[:, 0]):  # the word is the token: exact
         uniques, codes, _ = unique_inverse(words[:, 0])
         return codes, uniques[:, None], None
-    hashes, codes, first = unique_inverse(_hash(words))
+    # (a single word of 7 or 8 bytes leaves no room for the row number in its sort; its hash
+    # is a bijection of the word, so it is exact and sorts as fast as short words do)
+    hashes, codes, first = unique_inverse(_hash(words), hashed=True)
+    if words.shape[1] == 1:
+        return codes, np.take(words, first, axis=0), hashes
     if not _groups_agree(words, codes, first):  # a hash collision: sort exactly
         codes, first = _exact_codes(words)
         return codes, np.take(words, first, axis=0), None
@@ -236,13 +240,15 @@ def _groups_agree(words: np.ndarray, codes: np.ndarray, first: np.ndarray) -> bo
     return bool(np.array_equal(np.take(words, repeated, axis=0), others))
 
 
-def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def unique_inverse(
+    keys: np.ndarray, *, hashed: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(uniques, codes, rows) of uint64 ``keys``: the distinct keys in increasing order,
     ``uniques[codes] == keys`` (int64 codes), and a row holding each unique; what
     ``np.unique(keys, return_inverse=True, return_index=True)`` gives (but for which of the
-    rows of a key), faster (:func:`_sorted`)."""
+    rows of a key), faster (:func:`_sorted`; ``hashed``: the keys are hashes)."""
     n = len(keys)
-    order, ordered = _sorted(keys)
+    order, ordered = _sorted(keys, hashed=hashed)
     new = np.empty(n, dtype=bool)
     new[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
@@ -253,24 +259,34 @@ def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return ordered[new], codes, order[new]
 
 
-def _sorted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _has_room(keys: np.ndarray) -> bool:
+    """Whether uint64 ``keys`` leave room in their high bits for the row numbers that
+    :func:`_sorted` packs into their low bits."""
+    bits = max(1, (len(keys) - 1).bit_length())
+    return len(keys) < 2 or (bits <= 32 and int(keys.max()) >> (64 - bits) == 0)
+
+
+def _sorted(keys: np.ndarray, *, hashed: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(order, keys[order]): an argsort of uint64 ``keys`` (equal keys in any order) and the
     keys in order, by numpy's sort of the keys with the row number packed into their low bits
     (numpy sorts integers with SIMD: 5 ms for a million, against 17 for ``argsort`` and 90
     for a stable one).
 
     Keys that leave room for the row number (short tokens as words) are shifted left to make
-    it, and come back sorted with it; others (hashes, tokens of 7 or 8 bytes) give up their low
-    bits to it, which orders them by their high bits only: if that misorders two keys
-    (different keys sharing their high bits), it is ``argsort`` after all."""
+    it, and come back sorted with it. ``hashed`` keys (spread over all 64 bits) give up their
+    low bits to it, which orders them by their high bits only: if that misorders two keys
+    (different keys sharing their high bits, rare for hashes), it is ``argsort`` after all.
+    Other keys without room (tokens of 7 or 8 bytes as words, whose low bits are their first
+    bytes: the high bits of a million of them misorder some) are sorted by ``argsort``."""
     n = len(keys)
     bits = max(1, (n - 1).bit_length())
-    if n < 2 or bits > 32:
+    room = _has_room(keys)
+    if n < 2 or bits > 32 or not (room or hashed):
         order = np.argsort(keys)
         return order, keys[order]
     row = np.arange(n, dtype=np.uint64)
     low = np.uint64((1 << bits) - 1)
-    if int(keys.max()) >> (64 - bits) == 0:  # room: shift
+    if room:  # shift
         packed = keys << np.uint64(bits)
         packed |= row
         del row
@@ -318,15 +334,19 @@ class TokenTable:
 
     def __init__(self, words: np.ndarray):
         self.words = words
-        self._keys: dict[int, tuple] = {}  # padded width -> (sorted keys, order, padded words)
+        #: padded width -> (sorted keys, order, padded words, keys unique, keys are hashes)
+        self._keys: dict[int, tuple] = {}
 
     def _prepared(self, width: int) -> tuple:
         if width not in self._keys:
             table = pad_words(self.words, width)
-            keys = table[:, 0] if width == 1 else _hash(table)
-            order, keys = _sorted(keys)
+            # the word itself where it is the token and sorts fast; else its hash (of a
+            # single word: a bijection, so the keys are unique)
+            hashed = width > 1 or not _has_room(table[:, 0])
+            keys = _hash(table) if hashed else table[:, 0]
+            order, keys = _sorted(keys, hashed=hashed)
             unique = not (keys[1:] == keys[:-1]).any()  # else two tokens share a hash
-            self._keys[width] = (keys, order, table, unique)
+            self._keys[width] = (keys, order, table, unique, hashed)
         return self._keys[width]
 
     def find(self, words: np.ndarray, hashes: np.ndarray | None = None) -> np.ndarray:
@@ -334,7 +354,7 @@ class TokenTable:
         the table. Exact. ``hashes``: the rows' hashes if known (from
         :func:`factorize_with_keys`)."""
         width = max(self.words.shape[1], words.shape[1])
-        keys, order, table, unique = self._prepared(width)
+        keys, order, table, unique, hashed = self._prepared(width)
         words = pad_words(words, width)
         if not unique:  # sort table and probes together, exactly
             codes, _ = _exact_codes(np.concatenate([table, words]))
@@ -342,9 +362,10 @@ class TokenTable:
             row_of_code[codes[: len(table)]] = np.arange(len(table))
             return row_of_code[codes[len(table) :]]
         # (the hash ignores zero padding, so known hashes of narrower rows serve)
-        if hashes is None or width == 1:
-            hashes = words[:, 0] if width == 1 else _hash(words)
-        probes = hashes
+        if not hashed:
+            probes = words[:, 0]
+        else:
+            probes = _hash(words) if hashes is None else hashes
         if len(keys) == 0:
             return np.full(len(words), -1, dtype=np.int64)
         at = np.minimum(np.searchsorted(keys, probes), len(keys) - 1)
