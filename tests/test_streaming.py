@@ -127,6 +127,22 @@ def _varied_collection(tmp_path, seed: int = 7, topics: int = 12):
     return paths, str(tmp_path / "q.txt")
 
 
+def test_sorted_judgment_keys_join_as_the_direct_table(
+    tmp_path, measures, monkeypatch, collected_warnings
+):
+    # collections too large for a direct (topic, docno) table search sorted judgment keys
+    # (QrelsIndex.judged_rows): the same judged rankings, so the same bits
+    import divaeval.judged.index
+
+    runs, qrels = _varied_collection(tmp_path)
+    config = Settings(complete=True)
+    direct = run_evaluation(runs, qrels, measures, settings=config)
+    monkeypatch.setattr(divaeval.judged.index, "DENSE_KEYS", 0)
+    searched = run_evaluation(runs, qrels, measures, settings=config)
+    assert searched.index.judged_row_of_key is None and searched.index.judged_keys is not None
+    _assert_same_bits(direct, searched)
+
+
 @pytest.mark.parametrize("chunk_bytes", [1, 20_000, 300_000])
 def test_varied_rankings_score_the_same_bits_in_any_block_size(
     tmp_path, measures, chunk_bytes, collected_warnings

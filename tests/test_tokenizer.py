@@ -364,6 +364,29 @@ def check_factorize_table_and_ranks(tokens, probes):
         assert found_uniques[probe_codes].tolist() == found.tolist()
 
 
+def test_seven_digit_docnos_by_their_hash():
+    # 7-digit docnos as single words leave no room for 12 bits of row number in their sort:
+    # factorized and found by their hash (a bijection of one word), exactly
+    rng = np.random.default_rng(7)
+    tokens = [b"%07d" % v for v in rng.integers(0, 10**7, 3000)] + [b"12345678", b"1234567"]
+    words = split_fields(b"\n".join(tokens), (0,)).columns[0]
+    assert words.shape[1] == 1 and not _words._has_room(words[:, 0])
+    codes, uniques, keys = factorize_with_keys(words)
+    assert [tokens_of(uniques)[c] for c in codes] == tokens
+    assert len(set(tokens_of(uniques))) == len(uniques) and keys is not None
+    probes = [b"%07d" % v for v in rng.integers(0, 10**7, 500)] + tokens[:100] + [b"123456"]
+    probe_words = split_fields(b"\n".join(probes), (0,)).columns[0]
+    table = tokens_of(uniques)
+    expected = [p if p in table else None for p in probes]
+    found = TokenTable(uniques).find(probe_words)
+    assert [table[i] if i >= 0 else None for i in found] == expected
+    probe_codes, probe_uniques, probe_keys = factorize_with_keys(probe_words)
+    found_uniques = TokenTable(uniques).find(probe_uniques, probe_keys)
+    assert found_uniques[probe_codes].tolist() == found.tolist()
+    ordered = sorted(set(tokens))
+    assert byte_ranks(words).tolist() == [ordered.index(t) for t in tokens]
+
+
 def test_hash_collisions_fall_back_to_exact(monkeypatch):
     # A constant hash: every pair of tokens collides, so only the exact paths answer.
     monkeypatch.setattr(_words, "_hash", lambda words: np.zeros(len(words), dtype=np.uint64))
@@ -411,10 +434,12 @@ def test_sort_order_of_hashes_sharing_their_high_bits():
 
 
 def _assert_sorts(keys: np.ndarray) -> None:
-    """``_sorted(keys)`` is an argsort of ``keys`` and the keys in its order."""
-    order, ordered = _words._sorted(keys)
-    assert sorted(order.tolist()) == list(range(len(keys)))  # a permutation
-    assert ordered.tolist() == keys[order].tolist() == sorted(keys.tolist())
+    """``sort_keys(keys)`` is an argsort of ``keys`` and the keys in its order, whether they
+    are taken for hashes or not."""
+    for hashed in (False, True):
+        order, ordered = _words.sort_keys(keys, hashed=hashed)
+        assert sorted(order.tolist()) == list(range(len(keys)))  # a permutation
+        assert ordered.tolist() == keys[order].tolist() == sorted(keys.tolist())
 
 
 def test_decode():
