@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from support import SAMPLE_DATA, examples, run_cli
 
 from divaeval.report.frames import write_frame
-from divaeval.report.numbers import cell, fixed, without_negative_zeros
+from divaeval.report.numbers import cell, fixed, fixed_rows, without_negative_zeros
 from divaeval.report.table import print_table, wrapped
 
 RUNS = [SAMPLE_DATA / "run.txt", SAMPLE_DATA / "run2.txt", SAMPLE_DATA / "run3.txt"]
@@ -42,6 +42,38 @@ def printed(headers, rows, numeric, width, keys=1, monkeypatch=None, title=None)
 
 # ---------------------------------------------------------------------------------------------
 # numbers
+
+
+def percent_rows(matrix: np.ndarray, precision: int) -> list[str]:
+    line = ",".join([f"%.{precision}f"] * matrix.shape[1])
+    return [line % tuple(row) for row in matrix.tolist()]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=24),
+    st.integers(0, 12),
+    st.integers(1, 4),
+)
+def test_fixed_rows_print_as_percent_f(values, precision, n_columns):
+    # the vectorised %.Pf (ndeval's 10,000 x 21 values) gives the bytes of %, value by value
+    values += [0.0] * (-len(values) % n_columns)
+    matrix = np.array(values, dtype=np.float64).reshape(-1, n_columns)
+    assert fixed_rows(matrix, precision) == percent_rows(matrix, precision)
+
+
+def test_fixed_rows_round_exact_halves_and_near_halves_as_printf():
+    # 0.0000005 is below the half in binary (prints 0.000000), 0.0000015 above (0.000002);
+    # x.5 at 10^P is a tie only where the double is exact (2.5e-6 is not)
+    halves = (np.arange(-2000, 2000) + 0.5) / 10**6
+    near = np.nextafter(halves, np.inf), np.nextafter(halves, -np.inf)
+    special = [0.0, -0.0, -1e-9, 5e-7, 1.5e-6, 2.5e-6, 9.9999995, 1e300, -4.5e9, 2.0**53, 1e-320]
+    for values in (halves, *near, np.array(special * 2)):
+        matrix = values.reshape(-1, 2)
+        for precision in (1, 3, 6, 9):
+            assert fixed_rows(matrix, precision) == percent_rows(matrix, precision)
+    scores = np.random.default_rng(5).random((300, 21))
+    assert fixed_rows(scores, 6) == percent_rows(scores, 6)
 
 
 def test_zero_prints_as_zero():

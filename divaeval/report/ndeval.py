@@ -11,14 +11,14 @@ from typing import TextIO
 
 import numpy as np
 
+from divaeval.report.numbers import fixed_rows
 from divaeval.topics import sort_topics
 
 
 def _rows(matrix: np.ndarray, precision: int) -> list[str]:
     """Each row of ``matrix`` as ndeval prints it: ``%.6f`` values joined by commas, NaN as
     ``-nan`` (glibc's printf of ndeval's NaNs)."""
-    line = ",".join([f"%.{precision}f"] * matrix.shape[1])  # (one % per row: faster)
-    rows = [line % tuple(row) for row in matrix.tolist()]
+    rows = fixed_rows(matrix, precision)
     if np.isnan(matrix).any():
         rows = [row.replace("nan", "-nan") for row in rows]
     return rows
