@@ -166,37 +166,49 @@ def topic_counts(
     )
 
 
+def _index_type(bound: int) -> type:
+    """The smaller integer type that holds the numbers in [-1, ``bound``)."""
+    return np.int32 if bound < 1 << 31 else np.int64
+
+
 @dataclass(eq=False)
 class IdealPools:
     """Per topic, its positively judged documents, docno descending (see the module doc)."""
 
     grades: np.ndarray  # [T, P, S] int16
     size: np.ndarray  # [T]
-    rows: np.ndarray  # [T, P] int64: the judged row of each document (-1 on padding)
-    lines: np.ndarray  # [T, P] int64: the 0-based qrels line of its first judgment
+    rows: np.ndarray  # [T, P] int32 or int64: the judged row of each document (-1 on padding)
+    lines: np.ndarray  # [T, P] int32 or int64: the 0-based qrels line of its first judgment
 
 
 def ideal_pools(judged: JudgedDocuments, doc_words: np.ndarray, n_topics: int) -> IdealPools:
     """The :class:`IdealPools` of the judged documents (``doc_words``: the qrels' docnos)."""
     n_judged, width = len(judged.keys), judged.grades.shape[1]
     n_docs = judged.n_docs
-    first_line = np.full(n_judged, len(judged.row), dtype=np.int64)
-    np.minimum.at(first_line, judged.row, np.arange(len(judged.row)))
     positive = np.zeros(n_judged, dtype=bool)
     for s in range(width):  # faster than .max(axis=1) over a short axis
         positive |= judged.grades[:n_judged, s] > 0
     pool_rows = np.flatnonzero(positive)
+    del positive
     pool_keys = judged.keys[pool_rows]
     pool_topic = pool_keys // n_docs
     # (ranked among the pool's documents only: a third of all judged ones, in the 2012 qrels)
     pool_docs, pool_doc, _ = unique_inverse((pool_keys % n_docs).view(np.uint64))
     del pool_keys
     doc_rank = byte_ranks(doc_words[pool_docs.view(np.int64)])[pool_doc]
+    del pool_docs, pool_doc  # (temporaries of a million rows are let go as soon as they can)
     # by topic, then docno descending: distinct keys, so their ranks are the order
-    _, slot = unique_keys(pool_topic * n_docs + (n_docs - 1 - doc_rank), n_topics * n_docs)
+    key = pool_topic * n_docs
+    key += n_docs - 1
+    key -= doc_rank
+    del doc_rank
+    _, slot = unique_keys(key, n_topics * n_docs)
+    del key
     order = np.empty_like(slot)
     order[slot] = np.arange(len(slot))
+    del slot
     pool_rows, pool_topic = pool_rows[order], pool_topic[order]
+    del order
     size = np.bincount(pool_topic, minlength=n_topics)
     starts = np.r_[0, np.cumsum(size)[:-1]]
     position = np.arange(len(pool_rows)) - starts[pool_topic]
@@ -204,8 +216,12 @@ def ideal_pools(judged: JudgedDocuments, doc_words: np.ndarray, n_topics: int) -
     cell = pool_topic * pool_width + position  # flat [T, P]
     grades = np.zeros((n_topics, pool_width, width), np.int16)
     rows_view(grades.reshape(-1, width))[cell] = rows_view(judged.grades)[pool_rows]
-    rows = np.full((n_topics, pool_width), -1, dtype=np.int64)
+    # (int32 where the rows and lines fit: half the memory, in every topic subset's copy)
+    rows: np.ndarray = np.full((n_topics, pool_width), -1, dtype=_index_type(n_judged))
     rows.reshape(-1)[cell] = pool_rows
-    lines = np.zeros((n_topics, pool_width), dtype=np.int64)
+    line_type = _index_type(len(judged.row))
+    first_line: np.ndarray = np.full(n_judged, len(judged.row), dtype=line_type)
+    np.minimum.at(first_line, judged.row, np.arange(len(judged.row), dtype=line_type))
+    lines: np.ndarray = np.zeros((n_topics, pool_width), dtype=line_type)
     lines.reshape(-1)[cell] = first_line[pool_rows]
     return IdealPools(grades, size, rows, lines)
