@@ -419,6 +419,19 @@ def test_usage_errors_exit_2(capsys):
 # qrels
 
 
+@pytest.mark.parametrize(
+    ("topics", "order"),
+    [(["10", "2", "1", "2"], ["1", "2", "10"]), (["b", "a10", "a9", "b"], ["a10", "a9", "b"])],
+)
+def test_qrels_topics_are_read_in_topic_order(topics, order):
+    # the qrels index numbers topics in this order, and takes read qrels' codes as they are
+    text = "".join(f"{topic} 1 d{i} 1\n" for i, topic in enumerate(topics))
+    qrels = divaeval.read_qrels(write("q.txt", text))
+    assert qrels.topic_names.tolist() == order
+    assert qrels.topic_names[qrels.topic_codes].tolist() == topics
+    assert qrels.frame["topic"].tolist() == topics
+
+
 def test_qrels_variants():
     text = (
         "# comment\r\n"

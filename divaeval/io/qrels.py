@@ -40,7 +40,7 @@ class Qrels:
 
     source: Source
     topic_codes: np.ndarray  # [N] int64: index into ``topic_names``
-    topic_names: np.ndarray  # [T] str (object): distinct topic ids
+    topic_names: np.ndarray  # [T] str (object): distinct topic ids (read: in topic order)
     subtopic_codes: np.ndarray  # [N] int64: index into ``subtopic_names``
     subtopic_names: np.ndarray  # [K] str (object): distinct subtopic ids
     doc_codes: np.ndarray  # [N] int64: index into ``doc_words``
@@ -211,14 +211,14 @@ def qrels_of(name: str, fields: Fields) -> Qrels:
 
     type_code = _intent_types(source, fields)
     grades = _parse_grades(source, fields)
-    topic_codes, topic_words, _ = factorize_with_keys(fields.columns.pop(0))
+    topic_codes, topic_names = _topics_in_order(*factorize_with_keys(fields.columns.pop(0))[:2])
     subtopic_codes, subtopic_words, _ = factorize_with_keys(fields.columns.pop(1))
     doc_codes, doc_words, _ = factorize_with_keys(fields.columns.pop(2))
     fields.columns.clear()
     qrels = Qrels(
         source=source,
         topic_codes=topic_codes,
-        topic_names=decode(topic_words),
+        topic_names=topic_names,
         subtopic_codes=subtopic_codes,
         subtopic_names=decode(subtopic_words),
         doc_codes=doc_codes,
@@ -229,6 +229,19 @@ def qrels_of(name: str, fields: Fields) -> Qrels:
     _check_duplicates(qrels)
     _check_types(qrels)
     return qrels
+
+
+def _topics_in_order(codes: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, names) of the topics of ``codes`` into the word matrix ``words``, renumbered
+    in divaeval's topic order (:func:`~divaeval.topics.sort_topics`), the order of the qrels
+    index's topic codes, which then takes these codes as they are."""
+    names = decode(words)
+    ordered = sort_topics(names)
+    position = {name: i for i, name in enumerate(ordered)}
+    rank = np.array([position[name] for name in names], dtype=np.int64)
+    if not np.array_equal(rank, np.arange(len(rank))):
+        codes = rank[codes]
+    return codes, np.array(ordered, dtype=object)
 
 
 def _pair_codes(qrels: Qrels) -> np.ndarray:

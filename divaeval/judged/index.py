@@ -45,7 +45,9 @@ class QrelsIndex:
         self.topic_code_of = {topic: code for code, topic in enumerate(self.topics.tolist())}
         self._numbered: dict[int, int] | None = None  # see numbered_topics
         code_of_name = np.array([self.topic_code_of[t] for t in qrels.topic_names], np.int64)
-        topic_code = code_of_name[qrels.topic_codes]
+        topic_code = qrels.topic_codes  # (read_qrels gives the topics in this order: no copy)
+        if not np.array_equal(code_of_name, np.arange(len(code_of_name))):
+            topic_code = code_of_name[qrels.topic_codes]
         n_topics = len(self.topics)
         self.doc_table = TokenTable(qrels.doc_words)
         self.n_docs = max(len(qrels.doc_words), 1)

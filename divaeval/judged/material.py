@@ -38,7 +38,8 @@ class TopicMaterial:
     grade_levels: np.ndarray | None = None
     level_counts: np.ndarray | None = None
     #: [T, P] int: the qrels-index row of each pool document (-1 on padding) and the file line
-    #: (0-based) of its first qrels line; pool order as ``pool_grades``
+    #: (0-based) of its first qrels line; pool order as ``pool_grades``. A root material's
+    #: only: a material taken from it reads its rows of them with :meth:`pool_positions`.
     pool_rows: np.ndarray | None = None
     pool_lines: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
@@ -95,9 +96,21 @@ class TopicMaterial:
             judged_nonnegative=_rows_of(self.judged_nonnegative, rows),
             grade_levels=self.grade_levels,
             level_counts=_rows_of(self.level_counts, rows),
-            pool_rows=_rows_of(self.pool_rows, rows),
-            pool_lines=_rows_of(self.pool_lines, rows),
         )
+
+    def pool_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """(``pool_rows``, ``pool_lines``) of these topics, taken from the root material's
+        (only the Compat measure reads them: the blocks of a streamed run, each a material,
+        do not copy them)."""
+        root, rows = self.root()
+        if root.pool_rows is None or root.pool_lines is None:
+            raise AssertionError("material without pool rows")
+        if rows is None:
+            return root.pool_rows, root.pool_lines
+        key = ("pool-positions",)
+        if key not in self.cache:
+            self.cache[key] = (root.pool_rows[rows], root.pool_lines[rows])
+        return self.cache[key]
 
     def judged_at_least(self, level: int) -> np.ndarray:
         """[T] int: judged documents whose (per-document) grade is >= ``level``."""

@@ -48,7 +48,7 @@ class SubtopicColumns:
     """The subtopics of every topic as columns: ``column[i]`` of qrels line i's subtopic,
     ``subtopics[t, s]`` the id of column s of topic t (``""`` where the column is padding)."""
 
-    column: np.ndarray  # [N] int64
+    column: np.ndarray  # [N] a signed integer type (the smallest that holds the columns)
     subtopics: np.ndarray  # [T, S] str (object)
 
     @property
@@ -78,7 +78,9 @@ def subtopic_columns(
     pair_column = np.arange(len(pair_keys)) - np.repeat(first, counts)
     subtopics = np.full((n_topics, int(pair_column.max()) + 1), "", dtype=object)
     subtopics[pair_topic, pair_column] = np.asarray(order, dtype=object)[pair_keys % n_ranks]
-    return SubtopicColumns(pair_column[line_pair.ravel()].astype(np.int64), subtopics)
+    # (the smallest integer type of the columns: a byte per qrels line, not 8)
+    small = np.min_scalar_type(-subtopics.shape[1])
+    return SubtopicColumns(pair_column.astype(small)[line_pair.ravel()], subtopics)
 
 
 @dataclass(eq=False)

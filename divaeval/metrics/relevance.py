@@ -84,10 +84,12 @@ def ideal_grades(jr, length: int) -> np.ndarray:
     material = jr.material
     key = ("ideal-doc-grades",)
     cached = material.cache.get(key)
-    if cached is None:
-        grades = np.maximum(material.pool_grades.max(axis=2), 0).astype(np.float64)
+    if cached is None:  # (kept as the int16 grades, not floats: a quarter of the memory)
+        grades = np.maximum(material.pool_grades.max(axis=2), 0)
         cached = -np.sort(-grades, axis=1)
         material.cache[key] = cached
     if cached.shape[1] >= length:
-        return cached[:, :length]
-    return np.concatenate([cached, np.zeros((len(cached), length - cached.shape[1]))], axis=1)
+        return cached[:, :length].astype(np.float64)
+    out = np.zeros((len(cached), length))
+    out[:, : cached.shape[1]] = cached
+    return out

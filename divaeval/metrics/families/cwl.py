@@ -145,7 +145,7 @@ def compat(jr, params, cutoffs):
     material = jr.material
     n_topics = jr.n_topics
     pool_grade = material.pool_grades.max(axis=2).astype(np.int64)
-    pool_rows = material.pool_rows
+    pool_rows, pool_lines = material.pool_positions()
     in_pool = pool_rows >= 0
     ideal_size = in_pool.sum(axis=1)
     # the run rank and score of each pool document
@@ -164,7 +164,7 @@ def compat(jr, params, cutoffs):
     order = (
         np.lexsort(
             (
-                material.pool_lines.ravel(),
+                pool_lines.ravel(),
                 -score.ravel(),
                 -np.where(in_pool, pool_grade, np.iinfo(np.int64).min // 2).ravel(),
                 topic,
