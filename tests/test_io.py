@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -144,6 +145,15 @@ def test_topic_sort_strings_otherwise(capsys, warnings):
     assert [line.split("\t")[1] for line in out.splitlines()] == ["2", "q10", "q9"]
     assert sort_topics(["10", "9", "010"]) == ["9", "010", "10"]
     assert sort_topics(["b", "a10", "a9"]) == ["a10", "a9", "b"]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.sampled_from(["1", "01", "+1", "-1", "10", "2", "-02", "+09", "x", "", "²"])))
+def test_topic_sort_is_its_definition(ids):
+    # numerically (ties of spellings in string order) when every id is an integer
+    integer = all(re.fullmatch(r"[+-]?[0-9]+", t) for t in ids)
+    expected = sorted(ids, key=lambda t: (int(t), t)) if ids and integer else sorted(ids)
+    assert sort_topics(ids) == expected
 
 
 def test_run_gzip_by_magic_bytes(capsys, warnings):
