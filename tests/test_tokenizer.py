@@ -440,6 +440,9 @@ def _assert_sorts(keys: np.ndarray) -> None:
         order, ordered = _words.sort_keys(keys, hashed=hashed)
         assert sorted(order.tolist()) == list(range(len(keys)))  # a permutation
         assert ordered.tolist() == keys[order].tolist() == sorted(keys.tolist())
+        order, ordered = _words.sort_keys(keys, hashed=hashed, stable=True)
+        assert order.tolist() == np.argsort(keys, kind="stable").tolist()
+        assert ordered.tolist() == keys[order].tolist()
 
 
 def test_decode():

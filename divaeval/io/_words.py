@@ -266,23 +266,26 @@ def _has_room(keys: np.ndarray) -> bool:
     return len(keys) < 2 or (bits <= 32 and int(keys.max()) >> (64 - bits) == 0)
 
 
-def sort_keys(keys: np.ndarray, *, hashed: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """(order, keys[order]): an argsort of uint64 ``keys`` (equal keys in any order) and the
-    keys in order, by numpy's sort of the keys with the row number packed into their low bits
-    (numpy sorts integers with SIMD: 5 ms for a million, against 17 for ``argsort`` and 90
-    for a stable one).
+def sort_keys(
+    keys: np.ndarray, *, hashed: bool = False, stable: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """(order, keys[order]): an argsort of uint64 ``keys`` (equal keys in any order; with
+    ``stable``, in row order) and the keys in order, by numpy's sort of the keys with the row
+    number packed into their low bits (numpy sorts integers with SIMD: 5 ms for a million,
+    against 17 for ``argsort`` and 90 for a stable one).
 
     Keys that leave room for the row number (short tokens as words) are shifted left to make
-    it, and come back sorted with it. ``hashed`` keys (spread over all 64 bits) give up their
-    low bits to it, which orders them by their high bits only: if that misorders two keys
-    (different keys sharing their high bits, rare for hashes), it is ``argsort`` after all.
+    it, and come back sorted with it (equal keys in row order). ``hashed`` keys (spread over
+    all 64 bits) give up their low bits to it, which orders them by their high bits only: if
+    that misorders two keys (different keys sharing their high bits, rare for hashes), it is
+    ``argsort`` after all.
     Other keys without room (tokens of 7 or 8 bytes as words, whose low bits are their first
     bytes: the high bits of a million of them misorder some) are sorted by ``argsort``."""
     n = len(keys)
     bits = max(1, (n - 1).bit_length())
     room = _has_room(keys)
-    if n < 2 or bits > 32 or not (room or hashed):
-        order = np.argsort(keys)
+    if n < 2 or bits > 32 or not (room or (hashed and not stable)):
+        order = np.argsort(keys, kind="stable" if stable else None)
         return order, keys[order]
     row = np.arange(n, dtype=np.uint64)
     low = np.uint64((1 << bits) - 1)
