@@ -358,10 +358,17 @@ def check_factorize_table_and_ranks(tokens, probes):
         assert [table[i] if i >= 0 else None for i in found] == [
             p if p in table else None for p in probes
         ]
-        # with the probes' hashes from factorize_with_keys (as runs pass them)
+        # with the probes' hashes from factorize_with_keys (as runs pass them), and the
+        # table's own hashes (as read qrels give them to the qrels index)
         probe_codes, probe_uniques, keys = factorize_with_keys(probe_words)
         found_uniques = TokenTable(uniques).find(probe_uniques, keys)
         assert found_uniques[probe_codes].tolist() == found.tolist()
+        _, keyed_uniques, table_keys = factorize_with_keys(words)
+        found_keyed = TokenTable(keyed_uniques, table_keys).find(probe_uniques, keys)
+        keyed = tokens_of(keyed_uniques)
+        assert [keyed[i] if i >= 0 else None for i in found_keyed[probe_codes]] == [
+            p if p in table else None for p in probes
+        ]
 
 
 def test_seven_digit_docnos_by_their_hash():
@@ -383,6 +390,8 @@ def test_seven_digit_docnos_by_their_hash():
     probe_codes, probe_uniques, probe_keys = factorize_with_keys(probe_words)
     found_uniques = TokenTable(uniques).find(probe_uniques, probe_keys)
     assert found_uniques[probe_codes].tolist() == found.tolist()
+    found_keyed = TokenTable(uniques, keys).find(probe_uniques, probe_keys)  # the qrels' way
+    assert found_keyed[probe_codes].tolist() == found.tolist()
     ordered = sorted(set(tokens))
     assert byte_ranks(words).tolist() == [ordered.index(t) for t in tokens]
 

@@ -335,8 +335,11 @@ def byte_ranks(words: np.ndarray) -> np.ndarray:
 class TokenTable:
     """Distinct tokens (a word matrix without repeated rows) prepared for :meth:`find`."""
 
-    def __init__(self, words: np.ndarray):
+    def __init__(self, words: np.ndarray, hashes: np.ndarray | None = None):
+        """``hashes``: the rows' hashes in ascending order, as :func:`factorize_with_keys`
+        gives them with its uniques (then not computed and sorted again)."""
         self.words = words
+        self.hashes = hashes
         #: padded width -> (sorted keys, order, padded words, keys unique, keys are hashes)
         self._keys: dict[int, tuple] = {}
 
@@ -346,8 +349,11 @@ class TokenTable:
             # the word itself where it is the token and sorts fast; else its hash (of a
             # single word: a bijection, so the keys are unique)
             hashed = width > 1 or not _has_room(table[:, 0])
-            keys = _hash(table) if hashed else table[:, 0]
-            order, keys = sort_keys(keys, hashed=hashed)
+            if hashed and self.hashes is not None:  # (padding changes no hash)
+                keys, order = self.hashes, np.arange(len(table))
+            else:
+                keys = _hash(table) if hashed else table[:, 0]
+                order, keys = sort_keys(keys, hashed=hashed)
             unique = not (keys[1:] == keys[:-1]).any()  # else two tokens share a hash
             self._keys[width] = (keys, order, table, unique, hashed)
         return self._keys[width]

@@ -47,6 +47,8 @@ class Qrels:
     doc_words: np.ndarray  # [U, W] uint64: distinct docnos (see divaeval.io._tokens)
     grade: np.ndarray  # [N] int64
     type_code: np.ndarray  # [N] int8: 0 = no type given, 1 = inf, 2 = nav (TYPE_NAMES)
+    #: the hashes of ``doc_words``, ascending, if known (the qrels index's docno table)
+    doc_hashes: np.ndarray | None = field(default=None, repr=False)
     _frame: object = field(default=None, repr=False)
 
     @property
@@ -213,7 +215,7 @@ def qrels_of(name: str, fields: Fields) -> Qrels:
     grades = _parse_grades(source, fields)
     topic_codes, topic_names = _topics_in_order(*factorize_with_keys(fields.columns.pop(0))[:2])
     subtopic_codes, subtopic_words, _ = factorize_with_keys(fields.columns.pop(1))
-    doc_codes, doc_words, _ = factorize_with_keys(fields.columns.pop(2))
+    doc_codes, doc_words, doc_hashes = factorize_with_keys(fields.columns.pop(2))
     fields.columns.clear()
     qrels = Qrels(
         source=source,
@@ -225,6 +227,7 @@ def qrels_of(name: str, fields: Fields) -> Qrels:
         doc_words=doc_words,
         grade=grades,
         type_code=type_code,
+        doc_hashes=doc_hashes,
     )
     _check_duplicates(qrels)
     _check_types(qrels)

@@ -49,7 +49,7 @@ class QrelsIndex:
         if not np.array_equal(code_of_name, np.arange(len(code_of_name))):
             topic_code = code_of_name[qrels.topic_codes]
         n_topics = len(self.topics)
-        self.doc_table = TokenTable(qrels.doc_words)
+        self.doc_table = TokenTable(qrels.doc_words, qrels.doc_hashes)
         self.n_docs = max(len(qrels.doc_words), 1)
         columns = subtopic_columns(topic_code, qrels.subtopic_codes, qrels.subtopic_names, n_topics)
         self.width = columns.width
