@@ -379,10 +379,13 @@ class TokenTable:
         at = np.minimum(np.searchsorted(keys, probes), len(keys) - 1)
         hit = np.flatnonzero(keys[at] == probes)  # the hash found: compare the words of those
         rows = order[at[hit]]
+        found = np.full(len(words), -1, dtype=np.int64)
+        if width == 1:  # the key is the word, or its hash, a bijection of it: equal words
+            found[hit] = rows
+            return found
         same = table[rows, 0] == words[hit, 0]
         for column in range(1, width):
             same &= table[rows, column] == words[hit, column]
-        found = np.full(len(words), -1, dtype=np.int64)
         found[hit[same]] = rows[same]
         return found
 
