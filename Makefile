@@ -37,8 +37,8 @@ lint: dev
 		--site-dir "$$site"; status=$$?; rm -rf "$$site"; exit $$status
 
 # medians of REPEAT runs; NDEVAL=/path/to/ndeval and TREC_EVAL=/path/to/trec_eval add the C
-# tools, DIVAEVAL_BENCH_LARGE=1 the 100M-line run, BENCH_ARGS="--only scale" one part (see
-# bench/run_all.py)
+# tools, DIVAEVAL_BENCH_LARGE=1 the 100M-line run, BENCH_ARGS="--only scale" one part; every
+# command runs on CPU 0 unless BENCH_ARGS="--cores all" (see bench/run_all.py)
 REPEAT ?= 5
 BENCH_ARGS ?=
 bench:
