@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -259,3 +260,21 @@ def test_a_table_given_as_columns_prints_as_its_dataframe(values, fmt, precision
         write_frame(table, out, fmt, key="name", precision=precision, signature="s")
         printed.append(out.getvalue())
     assert printed[0] == printed[1]
+
+
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_rounding_keeps_values_too_large_to_have_decimals(as_frame):
+    """--precision 3 of 1e308: 1e308 x 10**3 overflows, and numpy's (and pandas') round makes
+    it inf with a raw RuntimeWarning; such a value has no decimals to round and prints as it
+    is, in both ways of giving a table. 0.12345 still rounds to 0.123 and -0.0001 to 0."""
+    columns = {"name": ["a", "b", "c"], "value": np.array([1e308, 0.12345, -0.0001])}
+    table = pd.DataFrame(columns) if as_frame else columns
+    out = io.StringIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write_frame(table, out, "csv", key="name", precision=3, signature="s")
+    assert out.getvalue().splitlines()[1:] == [
+        "a,100000000000000001097906362944045541740492309677311846336810682903157585404911491537163328978494688899061249669721172515611590283743140088328307009198146046031271664502933027185697489699588559043338384466165001178426897626212945177628091195786707458122783970171784415105291802893207873272974885715430223118336.000",
+        "b,0.123",
+        "c,0.000",
+    ]

@@ -58,6 +58,15 @@ def numeric_columns(frame) -> list[bool]:
     return [frame[column].dtype.kind in "iuf" for column in frame.columns]
 
 
+def rounded_floats(values: np.ndarray, precision: int) -> np.ndarray:
+    """``values`` rounded to ``precision`` decimals (numpy's round, as pandas rounds), except
+    where scaling by 10**precision overflows: such a value (beyond about 1e300) has no
+    decimals to round and is kept, not turned into inf with a raw numpy warning."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = np.round(values, precision)
+    return np.where(np.isinf(rounded) & np.isfinite(values), values, rounded)
+
+
 def _rounded(frame, precision: int | None):
     """``frame`` with every float column rounded to ``precision`` (None: as it is) and its
     negative zeros made zeros."""
@@ -66,8 +75,8 @@ def _rounded(frame, precision: int | None):
         return frame
     frame = frame.copy()
     for column in floats:
-        values = frame[column] if precision is None else frame[column].round(precision)
-        frame[column] = values + 0.0
+        values = frame[column].to_numpy()
+        frame[column] = (values if precision is None else rounded_floats(values, precision)) + 0.0
     return frame
 
 
@@ -223,7 +232,7 @@ def _rounded_columns(columns: dict[str, Any], precision: int | None) -> dict[str
     """:func:`_rounded` of a table given as columns: float arrays rounded (numpy's round, as
     pandas rounds) and their negative zeros made zeros."""
     return {
-        name: (values if precision is None else values.round(precision)) + 0.0
+        name: (values if precision is None else rounded_floats(values, precision)) + 0.0
         if isinstance(values, np.ndarray) and values.dtype.kind == "f"
         else values
         for name, values in columns.items()
