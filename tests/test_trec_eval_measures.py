@@ -297,3 +297,25 @@ def test_cli_takes_trec_eval_command_lines(capsys):
         value for name, topic, value in lines if name.strip() == "num_ret" and topic == "all"
     ]
     assert summary == [str(sum(per_topic))]
+
+
+def test_ideal_pools_in_docno_order_only_when_asked():
+    """nDCG, AP and RR read the pools' grades in any order and never build the docno order;
+    the docno-descending pools, built when first read, hold the same grades: topic 1's pool
+    is d9, d10, d1 (byte order descending: "d9" > "d10" > "d1"), grades 1, 3, 2."""
+    qrels = "1 0 d10 3\n1 0 d1 2\n1 0 d9 1\n1 0 d5 0\n2 0 d5 1\n"
+    jr = judge_text(qrels, "1 d5\n1 d9\n2 d5\n")
+    values = measure_values(jr, ["ndcg_cut.10", "map", "recip_rank"])
+    # topic 1: the relevant d9 at rank 2 of an ideal 3, 2, 1 (gains 3, 2, 1)
+    ideal = 3 + 2 / math.log2(3) + 1 / 2
+    assert values["ndcg_cut.10"].tolist() == [pytest.approx(1 / math.log2(3) / ideal), 1.0]
+    assert values["map"].tolist() == [pytest.approx(1 / 2 / 3), 1.0]
+    assert values["recip_rank"].tolist() == [0.5, 1.0]
+    root, _ = jr.material.root()
+    assert root.pools is not None and root.pools._by_docno is None
+    assert jr.material.pool_grades[:, :, 0].tolist() == [[1, 3, 2], [1, 0, 0]]
+    assert root.pools._by_docno is not None
+    for any_order, by_docno in zip(
+        jr.material.pool_grades_any_order, jr.material.pool_grades, strict=True
+    ):
+        assert sorted(any_order.ravel()) == sorted(by_docno.ravel())

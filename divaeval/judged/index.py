@@ -14,7 +14,7 @@ from divaeval.judged.intents import intent_weights
 from divaeval.judged.material import TopicMaterial
 from divaeval.judged.pools import (
     DENSE_KEYS,
-    ideal_pools,
+    IdealPools,
     judged_documents,
     subtopic_columns,
     topic_counts,
@@ -65,7 +65,7 @@ class QrelsIndex:
         else:
             self.judged_keys = judged.keys
         counts = topic_counts(judged, topic_code, qrels.grade, columns, n_topics, rel_level)
-        pools = ideal_pools(judged, qrels.doc_words, n_topics)
+        pools = IdealPools(judged, qrels.doc_words, n_topics)
         weight, nav = intent_weights(
             self.topics,
             columns,
@@ -82,7 +82,7 @@ class QrelsIndex:
             subtopic_valid=columns.valid,
             max_grade=counts.max_grade,
             relevant_count=counts.relevant_count,
-            pool_grades=pools.grades,
+            pool_grades_any_order=pools.grades_by_key,
             pool_size=pools.size,
             judged_count=counts.judged_count,
             intent_weight=weight,
@@ -92,8 +92,7 @@ class QrelsIndex:
             judged_nonnegative=counts.judged_nonnegative,
             grade_levels=counts.grade_levels,
             level_counts=counts.level_counts,
-            pool_rows=pools.rows,
-            pool_lines=pools.lines,
+            pools=pools,
         )
         self._materials: dict[bytes, TopicMaterial] = {}
 

@@ -6,8 +6,12 @@ docno descending so that "ties go to the largest docno" (ndeval) is "first wins"
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # (pools.py imports this module)
+    from divaeval.judged.pools import IdealPools
 
 
 @dataclass(eq=False)
@@ -20,7 +24,9 @@ class TopicMaterial:
     subtopic_valid: np.ndarray  # [T, S] bool: the column is a real subtopic of the topic
     max_grade: np.ndarray  # [T, S] int: the largest grade of the subtopic (0 if none > 0)
     relevant_count: np.ndarray  # [T, S] int: documents with grade >= rel_level
-    pool_grades: np.ndarray  # [T, P, S] int16: positively judged docs, docno descending
+    #: [T, P, S] int16: the positively judged docs in any order (for measures that only
+    #: count or sort them; :attr:`pool_grades` has them docno descending)
+    pool_grades_any_order: np.ndarray
     pool_size: np.ndarray  # [T] int
     judged_count: np.ndarray  # [T] int: distinct judged documents (any grade)
     intent_weight: np.ndarray  # [T, S] float: intent probabilities (0 on padding)
@@ -37,14 +43,26 @@ class TopicMaterial:
     #: judged documents of topic t whose grade is ``grade_levels[l]`` (gain-mapped ideals)
     grade_levels: np.ndarray | None = None
     level_counts: np.ndarray | None = None
-    #: [T, P] int: the qrels-index row of each pool document (-1 on padding) and the file line
-    #: (0-based) of its first qrels line; pool order as ``pool_grades``. A root material's
-    #: only: a material taken from it reads its rows of them with :meth:`pool_positions`.
-    pool_rows: np.ndarray | None = None
-    pool_lines: np.ndarray | None = None
+    #: the pools in docno order, built when first read (:attr:`pool_grades`,
+    #: :meth:`pool_positions`). A root material's only: one taken from it reads its rows.
+    pools: IdealPools | None = field(default=None, repr=False, compare=False)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
     #: (root material, rows of the root) when taken from another material; see :meth:`root`
     origin: tuple | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def pool_grades(self) -> np.ndarray:
+        """[T, P, S] int16: the positively judged docs, docno descending."""
+        key = ("pool-grades",)
+        if key not in self.cache:
+            root, rows = self.root()
+            if rows is not None:
+                self.cache[key] = root.pool_grades[rows]
+            elif root.pools is None:
+                raise AssertionError("material without pools")
+            else:
+                self.cache[key] = root.pools.by_docno()[0]
+        return self.cache[key]
 
     @property
     def relevant_subtopic(self) -> np.ndarray:
@@ -57,7 +75,8 @@ class TopicMaterial:
         key = ("relevant_documents", level)
         if key not in self.cache:
             if level >= 1 or self.judged_nonnegative is None:
-                counts = (self.pool_grades.max(axis=2) >= max(level, 1)).sum(axis=1)
+                grades = self.pool_grades_any_order.max(axis=2)
+                counts = (grades >= max(level, 1)).sum(axis=1)
             else:
                 counts = self.judged_nonnegative
             self.cache[key] = np.asarray(counts, dtype=np.int64)
@@ -86,7 +105,7 @@ class TopicMaterial:
             subtopic_valid=self.subtopic_valid[rows],
             max_grade=self.max_grade[rows],
             relevant_count=self.relevant_count[rows],
-            pool_grades=self.pool_grades[rows],
+            pool_grades_any_order=self.pool_grades_any_order[rows],
             pool_size=self.pool_size[rows],
             judged_count=self.judged_count[rows],
             intent_weight=self.intent_weight[rows],
@@ -103,13 +122,14 @@ class TopicMaterial:
         (only the Compat measure reads them: the blocks of a streamed run, each a material,
         do not copy them)."""
         root, rows = self.root()
-        if root.pool_rows is None or root.pool_lines is None:
-            raise AssertionError("material without pool rows")
+        if root.pools is None:
+            raise AssertionError("material without pools")
+        _, pool_rows, pool_lines = root.pools.by_docno()
         if rows is None:
-            return root.pool_rows, root.pool_lines
+            return pool_rows, pool_lines
         key = ("pool-positions",)
         if key not in self.cache:
-            self.cache[key] = (root.pool_rows[rows], root.pool_lines[rows])
+            self.cache[key] = (pool_rows[rows], pool_lines[rows])
         return self.cache[key]
 
     def judged_at_least(self, level: int) -> np.ndarray:

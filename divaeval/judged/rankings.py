@@ -52,7 +52,7 @@ class JudgedRankings:
         positively judged documents (the longest ideal ranking), whichever is larger. Beyond it
         a measure's running sums no longer change, so no array needs more ranks, however
         large the cutoff (``-m P@1000000000`` divides by k but allocates ``fill`` ranks)."""
-        return max(self.depth, self.material.pool_grades.shape[1])
+        return max(self.depth, self.material.pool_grades_any_order.shape[1])
 
     @property
     def rank_mask(self) -> np.ndarray:

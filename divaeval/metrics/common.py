@@ -151,7 +151,7 @@ def at_relevance_level(jr: Any, level: int | None) -> Any:
     if key not in jr.cache:
         root, rows = jr.material.root()
         if key not in root.cache:
-            counts = (root.pool_grades >= level).sum(axis=1)
+            counts = (root.pool_grades_any_order >= level).sum(axis=1)
             root.cache[key] = dataclasses.replace(
                 root,
                 rel_level=int(level),

@@ -85,7 +85,7 @@ def ideal_grades(jr, length: int) -> np.ndarray:
     key = ("ideal-doc-grades",)
     cached = material.cache.get(key)
     if cached is None:  # (kept as the int16 grades, not floats: a quarter of the memory)
-        grades = np.maximum(material.pool_grades.max(axis=2), 0)
+        grades = np.maximum(material.pool_grades_any_order.max(axis=2), 0)
         cached = -np.sort(-grades, axis=1)
         material.cache[key] = cached
     if cached.shape[1] >= length:

@@ -286,7 +286,7 @@ def q_measure(jr, params, cutoffs):
     (β·CG*(r) + r) (Sakai, WWW 2012, Eqs. 2-3; NTCIREVAL's Q@l); whole list: / R. The
     arithmetic is the NTCIR family's, on per-document grades."""
     length = _length(jr, cutoffs)
-    n_rel = (jr.material.pool_grades.max(axis=2) > 0).sum(axis=1)
+    n_rel = (jr.material.pool_grades_any_order.max(axis=2) > 0).sum(axis=1)
     return blended_q_measure(
         positive_gains(jr, length), ideal_grades(jr, length), n_rel, params["beta"], cutoffs
     )
