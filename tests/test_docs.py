@@ -193,7 +193,9 @@ def test_readme_python_example_runs(monkeypatch):
 
 
 def test_readme_stays_short():
-    assert len(README.read_text(encoding="utf-8").splitlines()) <= 220
+    """About 200 lines: what a newcomer needs, the rest on the docs site (230: the speed table
+    joined the CI jobs; the next addition moves something to docs/)."""
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 230
 
 
 # ---------------------------------------------------------------------------------------------
