@@ -17,6 +17,7 @@ hits@i = relevant documents at ranks <= i.
 
 from __future__ import annotations
 
+from divaeval.metrics.dialects import TREC_ORDER
 from divaeval.metrics.families.adhoc import (
     JUDGED_ONLY,
     REL,
@@ -318,22 +319,10 @@ _spec(
 register_form("iprec_at_recall", "IPrec", params={"rounding": "v10"}, trec="levels")
 
 #: trec_eval's nicknames, its lists (measures.c) as they are: -m official (what it prints
-#: without -m), all_trec (trec_eval 10) and set; relstring (a string) is left out. runid is
-#: the trec_eval format's runid line (see divaeval.metrics.dialects).
-OFFICIAL = (
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-)
+#: without -m: the first twelve of its measures, in its order), all_trec (trec_eval 10) and
+#: set; relstring (a string) is left out. runid is the trec_eval format's runid line (see
+#: divaeval.metrics.dialects).
+OFFICIAL = TREC_ORDER[: TREC_ORDER.index("P") + 1]
 register_preset(
     "official",
     OFFICIAL,
