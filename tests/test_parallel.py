@@ -4,6 +4,7 @@ shared data reaches every worker, and warnings and errors cross the process boun
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
@@ -391,28 +392,55 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+@contextlib.contextmanager
 def _command_with_workers(tmp_path, **popen):
-    """``divaeval RUN QRELS -j 2`` on :func:`_big_run`, started; (the process, the pids of
-    its two workers) once both run."""
+    """``divaeval RUN QRELS -j 2`` on :func:`_big_run`, started; yields (the process, the pids
+    of its two workers, the rest of the run) once both run.
+
+    The run comes through a named pipe of which only the first half is written: the command
+    then waits for the rest with its workers alive, however loaded the machine, until the test
+    has done what it tests (on a loaded machine a run read from a file could end between the
+    test seeing the workers and its signal: exit 0, not 130). ``finish()`` writes the rest;
+    leaving the block closes the pipe."""
     import subprocess
     import sys
     import time
 
     run, qrels = _big_run(tmp_path)
+    data = run.read_bytes()
+    half = data.index(b"\n", len(data) // 2) + 1
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
     process = subprocess.Popen(
-        [sys.executable, "-m", "divaeval", run, qrels, "-m", "alpha-nDCG@20", "-j", "2",
+        [sys.executable, "-m", "divaeval", fifo, qrels, "-m", "alpha-nDCG@20", "-j", "2",
          "--chunk-size", "64K"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         **popen,
     )  # fmt: skip
-    deadline = time.monotonic() + 30
-    workers: list[int] = []
-    while len(workers) < 2 and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.01)
-        workers = _children(process.pid)
-    assert len(workers) == 2, "the workers did not start"
-    return process, workers
+    with open(fifo, "wb") as writer:  # (waits for the command to open it)
+        writer.write(data[:half])
+        writer.flush()
+        deadline = time.monotonic() + 30
+        workers: list[int] = []
+        while len(workers) < 2 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.01)
+            workers = _children(process.pid)
+        assert len(workers) == 2, "the workers did not start"
+
+        def finish() -> None:
+            with contextlib.suppress(BrokenPipeError):
+                writer.write(data[half:])
+                writer.flush()
+
+        try:
+            yield process, workers, finish
+        finally:
+            with contextlib.suppress(BrokenPipeError):
+                writer.close()
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
@@ -420,9 +448,9 @@ def test_ctrl_c_stops_the_command_and_its_workers(tmp_path):
     import signal
 
     # its own process group, as a shell's job
-    process, workers = _command_with_workers(tmp_path, start_new_session=True)
-    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
-    _, err = process.communicate(timeout=30)
+    with _command_with_workers(tmp_path, start_new_session=True) as (process, workers, _):
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+        _, err = process.communicate(timeout=30)
     assert process.returncode == 130
     assert err.decode().endswith("divaeval: interrupted\n")
     assert not [pid for pid in workers if os.path.exists(f"/proc/{pid}")]
@@ -432,9 +460,10 @@ def test_ctrl_c_stops_the_command_and_its_workers(tmp_path):
 def test_a_worker_killed_under_the_command_is_one_line_and_exit_one(tmp_path):
     import signal
 
-    process, workers = _command_with_workers(tmp_path)
-    os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
-    _, err = process.communicate(timeout=30)
+    with _command_with_workers(tmp_path) as (process, workers, finish):
+        os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
+        finish()  # the command goes on, and finds the worker gone
+        _, err = process.communicate(timeout=30)
     assert process.returncode == 1
     assert err.decode() == (
         "divaeval: a worker process ended unexpectedly (killed by signal SIGKILL "
