@@ -20,13 +20,14 @@ Standard library only.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 from xml.etree import ElementTree
 
-from divaeval.errors import printable
+from divaeval.errors import UsageError, printable
 
 ERROR = "error"
 WARNING = "warning"
@@ -346,3 +347,17 @@ WRITERS: dict[str, Callable[[Report, TextIO], None]] = {
 
 def write_report(report: Report, fmt: str, out: TextIO) -> None:
     WRITERS[fmt](report, out)
+
+
+def report_in(report: Report, fmt: str, out: TextIO | None = None) -> str | None:
+    """``report`` in ``fmt`` (one of :data:`CI_FORMATS`; another is a usage error), written to
+    ``out``, or returned as a string without one: the ``write`` of the check's and the gates'
+    results."""
+    if fmt not in CI_FORMATS:
+        raise UsageError(f"unknown report format {fmt!r} (one of {', '.join(CI_FORMATS)})")
+    if out is not None:
+        write_report(report, fmt, out)
+        return None
+    buffer = io.StringIO()
+    write_report(report, fmt, buffer)
+    return buffer.getvalue()

@@ -3,7 +3,6 @@ in the CI formats (:mod:`divaeval.ci`)."""
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ from divaeval import __version__
 from divaeval.api._common import _flag, _integer, _no_bytes, _path
 from divaeval.api.results import Result
 from divaeval.atomic import written_whole
-from divaeval.ci import CI_FORMATS, Report, write_report
+from divaeval.ci import Report, report_in
 from divaeval.errors import UsageError
 from divaeval.evaluation import same_file
 from divaeval.io.check import CheckOptions, check_runs, fixed_run, read_topic_set
@@ -53,14 +52,7 @@ class CheckResult(Result):
     def write(self, fmt: str = "text", out: TextIO | None = None) -> str | None:
         """The report in ``fmt`` (text, jsonl, junit, github, markdown), written to ``out``,
         or returned as a string without one."""
-        if fmt not in CI_FORMATS:
-            raise UsageError(f"unknown report format {fmt!r} (one of {', '.join(CI_FORMATS)})")
-        if out is not None:
-            write_report(self.report, fmt, out)
-            return None
-        buffer = io.StringIO()
-        write_report(self.report, fmt, buffer)
-        return buffer.getvalue()
+        return report_in(self.report, fmt, out)
 
 
 def check(

@@ -20,7 +20,6 @@ in the CI formats of :mod:`divaeval.ci`).
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from divaeval import __version__
 from divaeval.api._common import _library_call, _measures, _no_bytes, _resampling, _settings
 from divaeval.api.evaluator import EVALUATING, EvaluationResult, Evaluator
 from divaeval.api.results import Result
-from divaeval.ci import CI_FORMATS, ERROR, NOTE, Case, Finding, Report, write_report
+from divaeval.ci import ERROR, NOTE, Case, Finding, Report, report_in
 from divaeval.errors import UsageError
 from divaeval.evaluation import DEFAULT_MEASURES
 from divaeval.metrics import Measure, parse_measures
@@ -116,14 +115,7 @@ class GateResult(Result):
     def write(self, fmt: str = "text", out: TextIO | None = None) -> str | None:
         """The gates' report in ``fmt`` (text, jsonl, junit, github, markdown), written to
         ``out``, or returned as a string without one."""
-        if fmt not in CI_FORMATS:
-            raise UsageError(f"unknown report format {fmt!r} (one of {', '.join(CI_FORMATS)})")
-        if out is not None:
-            write_report(self.report, fmt, out)
-            return None
-        buffer = io.StringIO()
-        write_report(self.report, fmt, buffer)
-        return buffer.getvalue()
+        return report_in(self.report, fmt, out)
 
 
 def gate(
