@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from html import escape as html_escape
 from typing import TYPE_CHECKING, Any
 
 from divaeval.errors import UsageError
@@ -40,7 +39,9 @@ class Result:
         return f"{type(self).__name__} ({self.signature})\n{self.display!r}"
 
     def _repr_html_(self) -> str:
-        return f"<p><code>{html_escape(self.signature)}</code></p>{self.display._repr_html_()}"
+        from html import escape  # Jupyter only: not on the main job's start-up
+
+        return f"<p><code>{escape(self.signature)}</code></p>{self.display._repr_html_()}"
 
     def __rich__(self) -> Any:
         """A rich table (``rich.print(result)`` in a terminal)."""

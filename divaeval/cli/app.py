@@ -14,11 +14,11 @@ import sys
 import threading
 
 import click
-from click.shell_completion import CompletionItem, shell_complete
 
 from divaeval import __version__
 from divaeval.atomic import Terminated
 from divaeval.cli.output import status_on_terminal
+from divaeval.cli.paths import file_completion
 from divaeval.errors import (
     EXIT_INTERNAL,
     EXIT_USAGE,
@@ -83,7 +83,7 @@ class DefaultCommandGroup(click.Group):
 
     def shell_complete(self, ctx: click.Context, incomplete: str):
         """Subcommands, and file names: the main job's first argument is a run file."""
-        return [*super().shell_complete(ctx, incomplete), CompletionItem(incomplete, type="file")]
+        return [*super().shell_complete(ctx, incomplete), *file_completion(incomplete)]
 
 
 #: the main job's ten most used options, shown by ``divaeval --help``
@@ -167,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     instruction = os.environ.get(COMPLETE_VAR)
     if instruction and argv is None:  # shell completion (click's protocol)
+        from click.shell_completion import shell_complete  # completion only: not on start-up
+
         return shell_complete(cli, {}, "divaeval", COMPLETE_VAR, instruction)
     debug = "--debug" in args
     if debug:

@@ -17,7 +17,6 @@ import stat
 from typing import Any
 
 import click
-from click.shell_completion import CompletionItem
 
 from divaeval.errors import UsageError
 
@@ -80,6 +79,13 @@ def _described_input(option: str) -> str:
     return "the input" if not option.startswith("-") else f"the {option} file"
 
 
+def file_completion(incomplete: str) -> list:
+    """Shell completion of a file name (the shell lists the files: click's "file" type)."""
+    from click.shell_completion import CompletionItem  # completing only: not on start-up
+
+    return [CompletionItem(incomplete, type="file")]
+
+
 class InputPath(click.ParamType):
     """A file divaeval reads (``-`` is stdin): recorded for the output check; completed as a
     file name."""
@@ -91,7 +97,7 @@ class InputPath(click.ParamType):
         return value
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str):
-        return [CompletionItem(incomplete, type="file")]
+        return file_completion(incomplete)
 
 
 class OutputPath(click.ParamType):
@@ -105,7 +111,7 @@ class OutputPath(click.ParamType):
         return value
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str):
-        return [CompletionItem(incomplete, type="file")]
+        return file_completion(incomplete)
 
 
 INPUT = InputPath()

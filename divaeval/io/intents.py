@@ -14,8 +14,8 @@ probabilities of an intent file.
 
 from __future__ import annotations
 
-import xml.parsers.expat
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from divaeval.io._text import Source, display_name, text_column, text_pieces
 from divaeval.io._tokens import Fields, split_pieces
 from divaeval.io._words import decode, factorize_with_keys
 from divaeval.io.qrels import INTENT_TYPES
+
+if TYPE_CHECKING:
+    import xml.parsers.expat
 
 INTENT_COLUMNS = "topic subtopic probability [inf|nav]"
 
@@ -199,6 +202,8 @@ def parse_topic_types(path: str, *, text: str | bytes | None = None) -> Intents:
     ``inav`` typos). A ``<subtopic>`` belongs to the innermost enclosing ``<topic>``; one
     outside every topic is reported and ignored. ``text``: the file's content, given in
     memory (``path`` then only names it)."""
+    import xml.parsers.expat  # --topics only: not on the main job's start-up
+
     name = display_name(path)
     state = _TopicsXml(name, xml.parsers.expat.ParserCreate())
     state.parser.StartElementHandler = state.start

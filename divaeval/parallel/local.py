@@ -9,7 +9,6 @@ import contextlib
 import gc
 import os
 import pickle
-import selectors
 import signal
 import struct
 from collections import deque
@@ -163,6 +162,8 @@ class _ForkPool:
     def map(self, task, items, ahead: int, broken: Callable[[], None]):
         items = iter(items)
         per_child = max(1, -(-ahead // len(self.children)))
+        import selectors  # -j N only: not on the main job's start-up at -j 1
+
         selector = selectors.DefaultSelector()
         for child in self.children:
             child.reset()
