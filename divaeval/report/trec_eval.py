@@ -21,6 +21,8 @@ from __future__ import annotations
 from math import copysign
 from typing import TextIO
 
+import numpy as np
+
 from divaeval.metrics.dialects import TREC_SUMMARY_ONLY, is_trec_request, trec_base
 from divaeval.report.numbers import fixed
 
@@ -39,6 +41,20 @@ def _byte_order(topics: list[str]) -> list[int]:
     return sorted(range(len(topics)), key=keys.__getitem__)
 
 
+def _column_lines(
+    name: str, topics: list[str], values: np.ndarray, precision: int, integer: bool, end: str
+) -> list[str]:
+    """The per-topic lines of one measure (``values`` in ``topics`` order, each line ending
+    in ``end``): one f-string per value where every value prints as ``%6.4f`` does (the
+    common case: no count, no value in (-1, 0] with its sign set), else :func:`_line`."""
+    if integer or (np.signbit(values) & (values > -1.0)).any():
+        return [_line(name, topic, value, precision, integer)[:-1] + end
+                for topic, value in zip(topics, values.tolist(), strict=True)]  # fmt: skip
+    head, width = f"{name:<22}\t", precision + 2
+    return [f"{head}{topic}\t{value:{width}.{precision}f}{end}"
+            for topic, value in zip(topics, values.tolist(), strict=True)]  # fmt: skip
+
+
 def write(evaluation, out: TextIO, options) -> None:
     precision = 4 if options.precision is None else options.precision
     measures = evaluation.measures
@@ -47,22 +63,24 @@ def write(evaluation, out: TextIO, options) -> None:
     trec = is_trec_request(measures)
     per_topic = [m for m in measures if not (trec and trec_base(m.name) in TREC_SUMMARY_ONLY)]
     for run in evaluation.runs:
+        end = f"\t{run.name}\n" if several else "\n"
         lines: list[str] = []
-        if options.per_topic:
-            topics = run.topics.tolist()
-            columns = [run.values[m].tolist() for m in per_topic]
-            names = [(m.name, counts[m]) for m in per_topic]
-            for i in _byte_order(topics) if trec else range(len(topics)):
-                for (name, integer), column in zip(names, columns, strict=True):
-                    lines.append(_line(name, topics[i], column[i], precision, integer))
+        if options.per_topic and per_topic:
+            order = _byte_order(run.topics.tolist()) if trec else slice(None)
+            topics = run.topics[order].tolist()
+            columns = [
+                _column_lines(m.name, topics, run.values[m][order], precision,
+                              counts[m], end)
+                for m in per_topic
+            ]  # fmt: skip
+            lines.extend(line for topic_lines in zip(*columns, strict=True) for line in topic_lines)
         if options.summary:
+            summary: list[str] = []
             averaged = evaluation.means(run, options.mean)
             if not trec or any(m.runid for m in measures):
-                lines.append(f"{'runid':<22}\tall\t{run.name}\n")
+                summary.append(f"{'runid':<22}\tall\t{run.name}\n")
             if not trec:
-                lines.append(f"{'num_q':<22}\tall\t{run.mean_count}\n")
-            lines.extend(_line(m.name, "all", averaged[m], precision, counts[m]) for m in measures)
-        if several:
-            suffix = f"\t{run.name}\n"
-            lines = [line[:-1] + suffix for line in lines]
+                summary.append(f"{'num_q':<22}\tall\t{run.mean_count}\n")
+            summary += [_line(m.name, "all", averaged[m], precision, counts[m]) for m in measures]
+            lines.extend(line[:-1] + end for line in summary)
         out.write("".join(lines))
