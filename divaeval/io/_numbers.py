@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 
+from divaeval import native
 from divaeval.io._words import as_bytes, long_rows, token_bytes
 
 
@@ -91,6 +92,8 @@ def _parse_short_decimals(word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     m / 10^k for the k digits after the dot. This is Clinger's fast path (m < 10^8 < 2^53 and
     10^k are both doubles, and IEEE division rounds correctly), so the value is the correctly
     rounded one that ``strtod`` gives, bit for bit (``-0`` included)."""
+    if native.kernels is not None:
+        return _compiled(native.kernels.parse_short_decimals, word, np.float64)
     first = word & _U64(0xFF)
     negative = first == ord("-")
     signed = negative | (first == ord("+"))
@@ -190,6 +193,8 @@ def _parse_short_integers(word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     operations per token (SWAR): a sign is dropped, the digits are moved to the top bytes and
     padded with ASCII zeros, checked all-digit byte-wise and combined pairwise (the
     eight-digit parse of simdjson, Lemire & Langdale)."""
+    if native.kernels is not None:
+        return _compiled(native.kernels.parse_short_integers, word, np.int64)
     # length: 8 - the number of zero bytes (all of them padding at the top; the classic
     # zero-byte test is exact below the first zero byte, and all bytes above it are zero),
     # counted by summing one bit per byte with a multiply
@@ -215,4 +220,14 @@ def _parse_short_integers(word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     values = value.astype(np.int64)
     np.negative(values, out=values, where=negative)
     values[~fine] = 0
+    return values, fine
+
+
+def _compiled(parse, word: np.ndarray, dtype: type) -> tuple[np.ndarray, np.ndarray]:
+    """(values, fine) of one-word tokens by a compiled loop of :mod:`divaeval.native`, which
+    reads each token as the word operations above do."""
+    word = np.ascontiguousarray(word, dtype=np.uint64)
+    values: np.ndarray = np.empty(len(word), dtype=dtype)
+    fine = np.empty(len(word), dtype=bool)
+    parse(word, values, fine, len(word))
     return values, fine

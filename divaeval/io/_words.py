@@ -27,6 +27,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from divaeval import native
+
 #: _KEEP[r]: mask keeping the first r bytes (0..8) of a little-endian word
 _KEEP = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
 
@@ -101,6 +103,13 @@ def gather_words(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) ->
         lengths = lengths.copy()
         lengths[long_at] = 0
     n_words = max(1, -(-int(lengths.max(initial=0)) // 8))
+    if native.kernels is not None:
+        out = np.zeros((len(starts), n_words), dtype=np.uint64)
+        native.kernels.gather_words(
+            buffer, np.ascontiguousarray(starts, np.int64), np.ascontiguousarray(lengths, np.int64),
+            out, len(starts), n_words,
+        )  # fmt: skip
+        return _mark_long(out, buffer, starts, long_at, long_lengths)
     shortest = int(lengths.min()) if len(lengths) else 0
     # word j of every token, contiguous (filling the columns of an [N, W] matrix in place
     # costs twice as much), transposed at the end
@@ -114,6 +123,14 @@ def gather_words(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) ->
         else:
             np.bitwise_and(at[starts], _KEEP_WORD[j][lengths], out=word_rows[j])
     out = word_rows.T.copy() if n_words > 1 else word_rows.reshape(len(starts), 1)
+    return _mark_long(out, buffer, starts, long_at, long_lengths)
+
+
+def _mark_long(
+    out: np.ndarray, buffer: np.ndarray, starts: np.ndarray, long_at: np.ndarray,
+    long_lengths: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """``out`` with the rows ``long_at`` (long tokens, zero so far) made their markers."""
     if len(long_at):  # one Python step per long token (at most the text's size / 128)
         spans = zip(starts[long_at].tolist(), long_lengths.tolist(), strict=True)
         numbers = [_long_number(buffer[i : i + length].tobytes()) for i, length in spans]

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from divaeval import native
 from divaeval.io._words import sort_keys
 from divaeval.metrics.common import repeated_powers
 
@@ -109,18 +110,28 @@ class GreedyIdeal:
         # [U, T] plane per subtopic: the marginal gain is Σ_s plane_s·w_s, summed in ascending
         # s as ndeval does (0·w adds an exact 0, so the sums and their ties are those of
         # ndeval's loop over documents).
-        cell = column * n_topics + group_topic  # flat [U, T] cell of each pattern
-        self.next: np.ndarray = np.full((n_patterns, n_topics), pool, dtype=_position_type(pool))
-        self.next.put(cell, doc[starts] - group_topic * pool)
-        self.penalty = np.where(self.next < pool, 0.0, -np.inf)
         first = planes[doc[starts]].astype(np.float64)  # [patterns, S]: v of each pattern
-        self.planes = []
-        for s in range(width):
-            plane = np.zeros((n_patterns, n_topics))
-            plane.put(cell, first[:, s])
-            self.planes.append(plane)
-        self.weight = np.ones((width, n_topics))
         self.active = np.arange(n_topics)  # topics still in the working arrays
+        #: the compiled loop (divaeval.native), which takes the arrays topic by topic
+        self.kernel = native.kernels if width else None
+        if self.kernel is not None:
+            self.next = np.full((n_topics, n_patterns), pool, dtype=np.int64)
+            self.next[group_topic, column] = doc[starts] - group_topic * pool
+            self.topic_planes = np.zeros((n_topics, n_patterns, width))
+            self.topic_planes[group_topic, column] = first
+            self.weight = np.ones((n_topics, width))
+            self.remaining = self.remaining.astype(np.int64)
+        else:
+            cell = column * n_topics + group_topic  # flat [U, T] cell of each pattern
+            self.next = np.full((n_patterns, n_topics), pool, dtype=_position_type(pool))
+            self.next.put(cell, doc[starts] - group_topic * pool)
+            self.penalty = np.where(self.next < pool, 0.0, -np.inf)
+            self.planes = []
+            for s in range(width):
+                plane = np.zeros((n_patterns, n_topics))
+                plane.put(cell, first[:, s])
+                self.planes.append(plane)
+            self.weight = np.ones((width, n_topics))
         self.length = 0  # ranks built so far: the first columns of ``built``
         self.built = np.zeros((n_topics, 0))
         self.buffers: tuple = ()
@@ -150,6 +161,8 @@ class GreedyIdeal:
             return self.rbp_lengths[beta]
         powers = repeated_powers(beta, self.max_steps + 1)
         length = min(self.length, self.max_steps)
+        if self.kernel is not None:  # the whole ranking in one compiled call, cheaper than
+            self.gains(self.max_steps)  # resuming it rank by rank (the same L is found)
         if length:
             total = np.cumsum(self.gains(length) * powers[:length], axis=1)[:, -1]
         else:
@@ -178,6 +191,9 @@ class GreedyIdeal:
             grown = np.zeros((self.n_topics, room))
             grown[:, : self.length] = self.built[:, : self.length]
             self.built = grown
+        if self.kernel is not None:
+            self._extend_compiled(length)
+            return
         new = self.built
         for step in range(self.length, length):
             self.length = step + 1
@@ -217,6 +233,19 @@ class GreedyIdeal:
             live = self.remaining > 0
             if np.count_nonzero(live) < 0.75 * len(live):
                 self._keep(np.flatnonzero(live))
+
+    def _extend_compiled(self, length: int) -> None:
+        """:meth:`_extend`'s steps in the compiled loop (``divaeval/_native.c``), a topic at a
+        time: the same operations in the same order, so the same numbers bit for bit."""
+        assert self.kernel is not None
+        n_topics, n_patterns, width = self.topic_planes.shape
+        self.kernel.greedy_extend(
+            self.next, self.topic_planes, self.weight, self.remaining, self.built,
+            self.relevant.view(np.uint8), self.successor, self.pattern,
+            n_topics, n_patterns, width, self.pool, self.built.shape[1], self.length, length,
+            self.decay, self.exact_ties,
+        )  # fmt: skip
+        self.length = length
 
 
 def _position_type(pool: int) -> type:

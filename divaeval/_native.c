@@ -1,0 +1,333 @@
+/* divaeval._native: compiled loops for the steps that numpy cannot vectorise well.
+ *
+ * Optional: divaeval runs without it (numpy only), and gives the same numbers bit for bit,
+ * which the tests check on both paths (tests/test_native.py). It is built with
+ * -ffp-contract=off so that a*b + c stays two roundings, as numpy computes it.
+ *
+ * - greedy_extend: ndeval's greedy ideal ranking (ndeval 4.5; Clarke et al. 2008), the
+ *   pattern-wise loop of divaeval.metrics.novelty.GreedyIdeal._extend, a topic at a time;
+ * - gather_words, parse_short_integers, parse_short_decimals: the tokens of a text as word
+ *   matrices, and short numbers read from them (divaeval.io._words, divaeval.io._numbers).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define LITTLE_ENDIAN_WORD(w) __builtin_bswap64(w)
+#else
+#define LITTLE_ENDIAN_WORD(w) (w)
+#endif
+
+static int
+check_size(Py_buffer *buffer, Py_ssize_t items, Py_ssize_t item_size, const char *name)
+{
+    if (buffer->len != items * item_size) {
+        PyErr_Format(PyExc_ValueError, "divaeval._native: %s holds %zd bytes, not %zd", name,
+                     buffer->len, items * item_size);
+        return -1;
+    }
+    return 0;
+}
+
+/* The marginal gain of a pattern: sum_s v[s] * weight[s] in ascending s, plus numpy's
+ * penalty (0, which turns a -0 sum into +0; -inf for a pattern used up). */
+static inline double
+pattern_gain(const double *v, const double *weight, Py_ssize_t width, int available)
+{
+    if (!available)
+        return -INFINITY;
+    double gain = v[0] * weight[0];
+    for (Py_ssize_t s = 1; s < width; s++) {
+        double term = v[s] * weight[s];
+        gain += term;
+    }
+    return gain + 0.0;
+}
+
+/* greedy_extend(next, planes, weight, remaining, built, relevant, successor, pattern,
+ *               n_topics, n_patterns, width, pool, room, start, stop, decay, exact)
+ *
+ * next[T, U] int64: each pattern's next unplaced document (pool position; pool: none left)
+ * planes[T, U, S] float64: each pattern's gain v on each subtopic
+ * weight[T, S] float64: the subtopics' current weights (1 - alpha)^c
+ * remaining[T] int64: unplaced useful documents of each topic
+ * built[T, room] float64: the ideal gains g*(rank), filled for ranks start..stop-1
+ * relevant[T * pool, S] uint8, successor[T * pool] int64, pattern[T * pool] int64: per pool
+ * document, its relevance, the next document of its pattern, and its pattern.
+ *
+ * Each step: gain_u = sum_s planes[u, s] * weight[s] in ascending s, plus 0 (or -inf for a
+ * pattern used up); the tied patterns are those within the tolerance of the largest gain
+ * (exact: equal to it); of these, the one whose next document comes first in pool order is
+ * placed; the weights of the subtopics it is relevant to decay (when its gain is positive). */
+static PyObject *
+greedy_extend(PyObject *self, PyObject *args)
+{
+    Py_buffer next_b, planes_b, weight_b, remaining_b, built_b, relevant_b, successor_b,
+        pattern_b;
+    Py_ssize_t n_topics, n_patterns, width, pool, room, start, stop;
+    double decay;
+    int exact;
+    if (!PyArg_ParseTuple(args, "w*y*w*w*w*y*y*y*nnnnnnndp", &next_b, &planes_b, &weight_b,
+                          &remaining_b, &built_b, &relevant_b, &successor_b, &pattern_b,
+                          &n_topics, &n_patterns, &width, &pool, &room, &start, &stop, &decay,
+                          &exact))
+        return NULL;
+    PyObject *result = NULL;
+    double *gains = NULL;
+    if (check_size(&next_b, n_topics * n_patterns, 8, "next") ||
+        check_size(&planes_b, n_topics * n_patterns * width, 8, "planes") ||
+        check_size(&weight_b, n_topics * width, 8, "weight") ||
+        check_size(&remaining_b, n_topics, 8, "remaining") ||
+        check_size(&built_b, n_topics * room, 8, "built") ||
+        check_size(&relevant_b, n_topics * pool * width, 1, "relevant") ||
+        check_size(&successor_b, n_topics * pool, 8, "successor") ||
+        check_size(&pattern_b, n_topics * pool, 8, "pattern"))
+        goto done;
+    if (width < 1 || start < 0 || stop > room || start > stop) {
+        PyErr_SetString(PyExc_ValueError, "greedy_extend: bad width or ranks");
+        goto done;
+    }
+    gains = malloc(sizeof(double) * (size_t)(n_patterns > 0 ? n_patterns : 1));
+    if (gains == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t *next_all = next_b.buf, *remaining = remaining_b.buf;
+    const int64_t *successor = successor_b.buf, *pattern = pattern_b.buf;
+    const double *planes_all = planes_b.buf;
+    double *weight_all = weight_b.buf, *built = built_b.buf;
+    const uint8_t *relevant = relevant_b.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t t = 0; t < n_topics; t++) {
+        int64_t *next = next_all + t * n_patterns;
+        const double *planes = planes_all + t * n_patterns * width;
+        double *weight = weight_all + t * width;
+        for (Py_ssize_t step = start; step < stop && remaining[t] > 0; step++) {
+            double top = -INFINITY;
+            for (Py_ssize_t u = 0; u < n_patterns; u++) {
+                double gain = pattern_gain(planes + u * width, weight, width, next[u] < pool);
+                gains[u] = gain;
+                if (!isnan(top) && (gain > top || isnan(gain))) /* NaN wins, as in np.max */
+                    top = gain;
+            }
+            double floor = exact ? top : top - 1e-12 * fabs(top);
+            int64_t first = INT64_MAX;
+            for (Py_ssize_t u = 0; u < n_patterns; u++)
+                if (gains[u] >= floor && next[u] < first)
+                    first = next[u];
+            if (first >= pool) /* nothing placeable: every later step is the same */
+                break;
+            Py_ssize_t doc = t * pool + (Py_ssize_t)first;
+            Py_ssize_t chosen = (Py_ssize_t)pattern[doc];
+            double best = exact ? top : gains[chosen];
+            built[t * room + step] = isnan(best) ? best : (best > 0.0 ? best : 0.0);
+            next[chosen] = successor[doc];
+            if (best > 0.0) {
+                const uint8_t *hit = relevant + doc * width;
+                for (Py_ssize_t s = 0; s < width; s++)
+                    if (hit[s])
+                        weight[s] = weight[s] * decay;
+            }
+            remaining[t] -= 1;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    free(gains);
+    PyBuffer_Release(&next_b);
+    PyBuffer_Release(&planes_b);
+    PyBuffer_Release(&weight_b);
+    PyBuffer_Release(&remaining_b);
+    PyBuffer_Release(&built_b);
+    PyBuffer_Release(&relevant_b);
+    PyBuffer_Release(&successor_b);
+    PyBuffer_Release(&pattern_b);
+    return result;
+}
+
+/* gather_words(buffer, starts, lengths, out, n_tokens, n_words): token i, the bytes
+ * buffer[starts[i] : starts[i] + lengths[i]], as little-endian 8-byte words in row i of out
+ * (zero-padded; out is zeros on entry), lengths of at most 8 * n_words. The buffer must be
+ * readable to the end of every token's last word (divaeval.io._words._PAD bytes past it): each
+ * word is one 8-byte load, the bytes past the token masked off. */
+static PyObject *
+gather_words(PyObject *self, PyObject *args)
+{
+    Py_buffer buffer_b, starts_b, lengths_b, out_b;
+    Py_ssize_t n, n_words;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*nn", &buffer_b, &starts_b, &lengths_b, &out_b, &n,
+                          &n_words))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_size(&starts_b, n, 8, "starts") || check_size(&lengths_b, n, 8, "lengths") ||
+        check_size(&out_b, n * n_words, 8, "out"))
+        goto done;
+    const uint8_t *buffer = buffer_b.buf;
+    const int64_t *starts = starts_b.buf, *lengths = lengths_b.buf;
+    uint64_t *out = out_b.buf;
+    const int64_t size = (int64_t)buffer_b.len;
+    int outside = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t start = starts[i], left = lengths[i];
+        if (start < 0 || left < 0 || left > 8 * n_words || start + (left + 7) / 8 * 8 > size) {
+            outside = 1;
+            break;
+        }
+        const uint8_t *token = buffer + start;
+        uint64_t *row = out + i * n_words;
+        for (; left > 0; left -= 8, token += 8, row++) {
+            uint64_t word;
+            memcpy(&word, token, 8);
+            word = LITTLE_ENDIAN_WORD(word);
+            *row = left >= 8 ? word : word & ((UINT64_C(1) << (8 * left)) - 1);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (outside) {
+        PyErr_SetString(PyExc_ValueError, "gather_words: a token's words outside the buffer");
+        goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&buffer_b);
+    PyBuffer_Release(&starts_b);
+    PyBuffer_Release(&lengths_b);
+    PyBuffer_Release(&out_b);
+    return result;
+}
+
+/* The bytes of a one-word token (at most 8; the token holds no NUL, its padding is zeros). */
+static inline int
+word_bytes(uint64_t word, uint8_t bytes[8])
+{
+    int length = 0;
+    for (; length < 8; length++) {
+        bytes[length] = (uint8_t)(word >> (8 * length));
+        if (bytes[length] == 0)
+            break;
+    }
+    return length;
+}
+
+/* parse_short_integers(words, values, fine, n): each one-word token that is [+-]?[0-9]+ as
+ * its int64 value (fine 1); any other token gives 0 (fine 0). */
+static PyObject *
+parse_short_integers(PyObject *self, PyObject *args)
+{
+    Py_buffer words_b, values_b, fine_b;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*w*w*n", &words_b, &values_b, &fine_b, &n))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_size(&words_b, n, 8, "words") || check_size(&values_b, n, 8, "values") ||
+        check_size(&fine_b, n, 1, "fine"))
+        goto done;
+    const uint64_t *words = words_b.buf;
+    int64_t *values = values_b.buf;
+    uint8_t *fine = fine_b.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint8_t bytes[8];
+        int length = word_bytes(words[i], bytes);
+        int at = (length && (bytes[0] == '-' || bytes[0] == '+')) ? 1 : 0;
+        int ok = length > at;
+        int64_t value = 0;
+        for (int k = at; k < length && ok; k++) {
+            if (bytes[k] < '0' || bytes[k] > '9')
+                ok = 0;
+            value = value * 10 + (bytes[k] - '0');
+        }
+        values[i] = ok ? (at && bytes[0] == '-' ? -value : value) : 0;
+        fine[i] = (uint8_t)ok;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&words_b);
+    PyBuffer_Release(&values_b);
+    PyBuffer_Release(&fine_b);
+    return result;
+}
+
+static const double powers_of_ten[9] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+
+/* parse_short_decimals(words, values, fine, n): each one-word token [+-]?[0-9]*[.]?[0-9]*
+ * with a digit as m / 10^k (m its digits as an integer, k those after the dot: Clinger's fast
+ * path, correctly rounded; "-0" is -0.0), fine 1; fine 0 for any other token. */
+static PyObject *
+parse_short_decimals(PyObject *self, PyObject *args)
+{
+    Py_buffer words_b, values_b, fine_b;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*w*w*n", &words_b, &values_b, &fine_b, &n))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_size(&words_b, n, 8, "words") || check_size(&values_b, n, 8, "values") ||
+        check_size(&fine_b, n, 1, "fine"))
+        goto done;
+    const uint64_t *words = words_b.buf;
+    double *values = values_b.buf;
+    uint8_t *fine = fine_b.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint8_t bytes[8];
+        int length = word_bytes(words[i], bytes);
+        int negative = length && bytes[0] == '-';
+        int at = (negative || (length && bytes[0] == '+')) ? 1 : 0;
+        int ok = 1, dot = 0, digits = 0, after = 0;
+        int64_t mantissa = 0;
+        for (int k = at; k < length; k++) {
+            uint8_t c = bytes[k];
+            if (c == '.' && !dot) {
+                dot = 1;
+            } else if (c >= '0' && c <= '9') {
+                mantissa = mantissa * 10 + (c - '0');
+                digits++;
+                after += dot;
+            } else {
+                ok = 0;
+                break;
+            }
+        }
+        ok = ok && digits > 0;
+        double value = ok ? (double)mantissa / powers_of_ten[after] : 0.0;
+        values[i] = negative ? -value : value;
+        fine[i] = (uint8_t)ok;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&words_b);
+    PyBuffer_Release(&values_b);
+    PyBuffer_Release(&fine_b);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"greedy_extend", greedy_extend, METH_VARARGS,
+     "Extend ndeval's greedy ideal ranking from rank start to stop (see the source)."},
+    {"gather_words", gather_words, METH_VARARGS, "Tokens as rows of little-endian words."},
+    {"parse_short_integers", parse_short_integers, METH_VARARGS,
+     "One-word tokens [+-]?[0-9]+ as int64 values."},
+    {"parse_short_decimals", parse_short_decimals, METH_VARARGS,
+     "One-word plain decimals as doubles, correctly rounded."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "divaeval._native",
+    "Compiled loops of divaeval (optional: numpy computes the same numbers without them).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC
+PyInit__native(void)
+{
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,160 @@
+"""The compiled loops (divaeval/_native.c, :mod:`divaeval.native`) against numpy's, bit for bit.
+
+Each compiled loop replaces a numpy computation step for step (the greedy ideal ranking, the
+word matrices of a text's tokens, short integers and decimals read from them). Both paths run
+here on the same inputs and must agree exactly: values, flags, the bits of every double.
+Where the compiled module is not built (an install without a C compiler) these tests are
+skipped, unless ``DIVAEVAL_REQUIRE_NATIVE=1`` (CI) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import TREC2012, TREC2012_RUNS, examples
+from test_novelty_kernels import literal_greedy, pools
+
+from divaeval import native
+from divaeval.io import _numbers, _words
+from divaeval.metrics.novelty import GreedyIdeal
+
+BUILT = native.kernels
+SETTINGS = settings(max_examples=examples(60), deadline=None)
+
+if BUILT is None:
+    if os.environ.get("DIVAEVAL_REQUIRE_NATIVE") == "1":
+        pytest.fail("divaeval._native is not built (pip install needs a C compiler)")
+    pytest.skip("divaeval._native is not built: numpy computes alone", allow_module_level=True)
+
+
+@contextmanager
+def computed_by(kernels) -> Iterator[None]:
+    """divaeval's numbers computed by ``kernels`` (None: numpy alone) within the block."""
+    saved = native.kernels
+    native.kernels = kernels
+    try:
+        yield
+    finally:
+        native.kernels = saved
+
+
+def both(compute):
+    """(numpy's result, the compiled loops' result) of ``compute()``."""
+    with computed_by(None):
+        plain = compute()
+    with computed_by(BUILT):
+        compiled = compute()
+    return plain, compiled
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@SETTINGS
+@given(pools())
+def test_the_greedy_ideal_is_ndeval_loop_on_both_paths(case):
+    relevant, alpha, values, lengths = case
+
+    def gains():
+        greedy = GreedyIdeal(relevant, alpha, values)
+        # resumed like a caller does: later calls continue the same ranking
+        return [greedy.gains(length).copy() for length in lengths], greedy.rbp_length(0.5)
+
+    (plain, plain_rbp), (compiled, compiled_rbp) = both(gains)
+    for length, a, b in zip(lengths, plain, compiled, strict=True):
+        assert same_bits(a, b)
+        assert np.array_equal(b, literal_greedy(relevant, alpha, values, length))
+    assert plain_rbp == compiled_rbp
+
+
+def test_the_greedy_ideal_keeps_ties_in_pool_order():
+    # one topic, pool d3 d2 d1 d0: d3 {1}, d2 {2}, d1 {1,2}, d0 {1,2} (alpha 0.5): d1 and d0
+    # gain 2, d1 comes first; then d0 gains .5 + .5 = 1; then d3 and d2 tie at .25: d3; d2 .25
+    relevant = np.array([[[1, 0], [0, 1], [1, 1], [1, 1]]], dtype=bool)
+    with computed_by(BUILT):
+        assert GreedyIdeal(relevant, 0.5).gains(5).tolist() == [[2.0, 1.0, 0.25, 0.25, 0.0]]
+
+
+_ONE_WORD = st.binary(min_size=1, max_size=8).filter(lambda b: b"\0" not in b) | st.text(
+    alphabet="0123456789+-.", min_size=1, max_size=8
+).map(str.encode)
+
+
+def _words_of(tokens: list[bytes]) -> np.ndarray:
+    """One little-endian word per token (zero-padded), as the tokenizer makes them."""
+    return np.frombuffer(b"".join(t.ljust(8, b"\0") for t in tokens), dtype="<u8").copy()
+
+
+@SETTINGS
+@given(st.lists(_ONE_WORD, min_size=1, max_size=60))
+def test_short_numbers_are_read_alike(tokens):
+    words = _words_of(tokens)
+    for parse in (_numbers._parse_short_integers, _numbers._parse_short_decimals):
+        (plain, plain_fine), (compiled, compiled_fine) = both(lambda p=parse: p(words))
+        assert np.array_equal(plain_fine, compiled_fine)
+        assert same_bits(plain[plain_fine], compiled[compiled_fine])
+
+
+def test_short_numbers_by_hand():
+    # "-0" is -0.0 (its sign bit set); "0.1" is 1 / 10, the double nearest 0.1; ".5" and "5."
+    # have a digit; "+-5", "1.2.3", "." and "-" are not numbers
+    tokens = [b"-0", b"0.1", b".5", b"5.", b"-12.5", b"+-5", b"1.2.3", b".", b"-", b"99999999"]
+    with computed_by(BUILT):
+        values, fine = _numbers._parse_short_decimals(_words_of(tokens))
+    assert fine.tolist() == [True] * 5 + [False] * 4 + [True]
+    assert np.signbit(values[0]) and values[0] == 0.0
+    assert values[1:5].tolist() == [0.1, 0.5, 5.0, -12.5] and values[9] == 99999999.0
+    with computed_by(BUILT):
+        integers, fine = _numbers._parse_short_integers(_words_of([b"-7", b"+7", b"7a", b"+"]))
+    assert fine.tolist() == [True, True, False, False]
+    assert integers.tolist() == [-7, 7, 0, 0]
+
+
+@SETTINGS
+@given(st.data())
+def test_tokens_become_the_same_words(data):
+    text = data.draw(st.binary(min_size=1, max_size=300))
+    buffer = np.zeros(len(text) + _words._PAD, dtype=np.uint8)
+    buffer[: len(text)] = np.frombuffer(text, dtype=np.uint8)
+    spans = data.draw(
+        st.lists(st.tuples(st.integers(0, len(text) - 1), st.integers(0, 200)), max_size=30)
+    )
+    starts = np.array([s for s, _ in spans], dtype=np.int64)
+    lengths = np.array([min(n, len(text) - s) for s, n in spans], dtype=np.int64)
+    plain, compiled = both(lambda: _words.gather_words(buffer, starts, lengths))
+    assert same_bits(plain, compiled)
+
+
+def test_the_compiled_loops_refuse_arrays_of_the_wrong_size():
+    with pytest.raises(ValueError, match="holds"):
+        BUILT.parse_short_integers(np.zeros(3, np.uint64), np.zeros(2, np.int64),
+                                   np.zeros(3, bool), 3)  # fmt: skip
+    with pytest.raises(ValueError, match="outside"):
+        BUILT.gather_words(np.zeros(8, np.uint8), np.array([4]), np.array([3]),
+                           np.zeros((1, 1), np.uint64), 1, 1)  # fmt: skip
+
+
+def test_the_command_prints_the_same_on_both_paths():
+    """The 9 TREC 2012 runs, ndeval's 21 measures per topic and more cascade measures, at 17
+    decimals: the same text with the compiled loops and without (DIVAEVAL_NATIVE=0)."""
+    runs = [str(path) for path in TREC2012_RUNS.values()]
+    qrels = str(TREC2012 / "qrels-for-ndeval.txt.gz")
+    command = [sys.executable, "-m", "divaeval", *runs, qrels, "-m", "ndeval", "-m",
+               "alpha-nDCG(alpha=0.3)@20", "-m", "nNRBP", "-q", "--precision", "17"]  # fmt: skip
+    outputs = []
+    for setting in ("0", "1"):
+        env = {**os.environ, "DIVAEVAL_NATIVE": setting}
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0].splitlines()) > 9 * 50 * 21
