@@ -10,7 +10,6 @@ from divaeval.cli.options import (
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import resolve_format, write_table
 from divaeval.cli.paths import INPUT
 
 
@@ -39,10 +38,7 @@ def collection_command(
     cover,
     smr_rank,
     plot,
-    output_format,
-    precision,
-    output,
-    signature,
+    out,
     **options,
 ) -> None:
     """Per-topic collection analysis of QRELS: relevant documents, per-subtopic counts, xi,
@@ -56,14 +52,4 @@ def collection_command(
     result = collection_table(
         qrels, cover=cover, smr_rank=smr_rank, settings=settings_from(options, mean="dd")
     )
-    if plot:
-        result.plot(plot)
-    write_table(
-        result.frame,
-        resolve_format(output_format, output),
-        output,
-        key="topic",
-        precision=precision,
-        signature=result.signature,
-        show_signature=signature,
-    )
+    out.result(result, key="topic", plot=plot)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,7 @@ from divaeval.cli.options import (
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import emit, keyed_frame, resolve_format, write_table, write_text
+from divaeval.cli.output import TableOutput, emit, keyed_frame, write_text
 from divaeval.cli.paths import INPUT
 from divaeval.settings import JUDGING
 
@@ -55,10 +54,7 @@ def compare_command(
     correction,
     which,
     plot,
-    output_format,
-    precision,
-    output,
-    signature,
+    out,
     **options,
 ) -> None:
     """Compare every pair of RUNs on each measure: mean difference, effect size (d_z),
@@ -84,7 +80,6 @@ def compare_command(
     from divaeval.api.results import check_plot
 
     check_plot(plot)  # before any work
-    fmt = resolve_format(output_format, output)
     settings = settings_from(options)
     result = compare(
         **analysis_inputs(files, (), settings),
@@ -98,83 +93,58 @@ def compare_command(
     )
     if plot:
         result.plot(plot)
-    shown = Shown(fmt, output, which, precision, signature)
-    if fmt == "latex":
-        _write_latex(result, shown)
-    elif fmt == "table":
-        _write_titled_tables(result, shown)
+    if out.format == "latex":
+        _write_latex(result, out, which)
+    elif out.format == "table":
+        _write_titled_tables(result, out, which)
     else:
-        _write_long_table(result, shown)
+        _write_long_table(result, out, which)
 
 
-@dataclass(frozen=True)
-class Shown:
-    """How the comparison is printed: the format, the output file, which tables (``--table``:
-    pairs, runs, or None for the format's default), the precision and ``--signature``."""
-
-    fmt: str
-    output: str | None
-    which: str | None
-    precision: int | None
-    signature: bool
-
-    @property
-    def parts(self) -> list[str]:
-        return ["runs", "pairs"] if self.which is None else [self.which]
+def _parts(which: str | None) -> list[str]:
+    """The tables ``--table`` asks for (None: the format's default, both)."""
+    return ["runs", "pairs"] if which is None else [which]
 
 
-def _write_latex(result: ComparisonResult, shown: Shown) -> None:
+def _write_latex(result: ComparisonResult, out: TableOutput, which: str | None) -> None:
     """One runs x measures table, then each measure's pairs."""
     text = result.latex(
-        runs="runs" in shown.parts,
-        pairs="pairs" in shown.parts,
-        precision=4 if shown.precision is None else shown.precision,
+        runs="runs" in _parts(which),
+        pairs="pairs" in _parts(which),
+        precision=4 if out.precision is None else out.precision,
     )
-    emit(partial(write_text, text), shown.output)
+    emit(partial(write_text, text), out.file)
 
 
-def _write_titled_tables(result: ComparisonResult, shown: Shown) -> None:
+def _write_titled_tables(result: ComparisonResult, out: TableOutput, which: str | None) -> None:
     """Each measure's tables (``-f table``), titled."""
     for name, comparison in result.comparisons.items():
-        for part in shown.parts:
+        for part in _parts(which):
             if part == "runs":
                 frame = comparison.runs.copy()
                 frame["beats"] = frame["beats"].map(", ".join)
             else:
                 frame = result.pairs[result.pairs["measure"] == name].reset_index(drop=True)
-            write_table(
+            out.table(
                 frame,
-                shown.fmt,
-                shown.output,
                 key="run" if part == "runs" else "run_a",
-                precision=shown.precision,
-                signature=result.signatures[name] if part == "pairs" or shown.which else "",
-                show_signature=shown.signature,
+                signature=result.signatures[name] if part == "pairs" or which else "",
                 resampled=True,
                 title=f"{name}: {part}",
             )
 
 
-def _write_long_table(result: ComparisonResult, shown: Shown) -> None:
+def _write_long_table(result: ComparisonResult, out: TableOutput, which: str | None) -> None:
     """The pairs (or ``--table runs``) of every measure in one table, as columns (the machine
     formats need no pandas); trec_eval's lines ``column<TAB>measure<TAB>run(s)<TAB>value``,
     each alone."""
-    if shown.which == "runs":
+    if which == "runs":
         frame = {**result.run_columns}
         frame["beats"] = [" ".join(beats) for beats in frame["beats"]]
     else:
         frame = result.pair_columns
     key = "measure"
-    if shown.fmt == "trec_eval":
-        runs = ["measure", "run"] if shown.which == "runs" else ["measure", "run_a", "run_b"]
+    if out.format == "trec_eval":
+        runs = ["measure", "run"] if which == "runs" else ["measure", "run_a", "run_b"]
         frame, key = keyed_frame(frame, runs), "key"
-    write_table(
-        frame,
-        shown.fmt,
-        shown.output,
-        key=key,
-        precision=shown.precision,
-        signature=result.signature,
-        show_signature=shown.signature,
-        resampled=True,
-    )
+    out.table(frame, key=key, signature=result.signature, resampled=True)

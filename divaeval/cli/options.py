@@ -5,12 +5,14 @@ output (format, precision, file, signature) and resampling (test, B, seed, alpha
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import click
 
+from divaeval.cli.output import TableOutput, resolve_format
 from divaeval.cli.paths import INPUT, OUTPUT
 from divaeval.errors import UsageError
 from divaeval.report import TABLE_FORMATS
@@ -259,13 +261,27 @@ def signature_option() -> Decorator:
     return click.option("--signature", is_flag=True, help="print the settings signature on stderr")
 
 
-def output_options(command):
+def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``-f`` (by -o's extension, else table on a terminal, else csv), ``--precision`` (the
-    format's own by default), ``-o`` and ``--signature`` of the analysis commands."""
-    command = signature_option()(command)
-    command = output_file_option()(command)
-    command = precision_option(default=None)(command)
-    return table_format_option()(command)
+    format's own by default), ``-o`` and ``--signature`` of the analysis commands, passed to
+    the command as one :class:`~divaeval.cli.output.TableOutput`, ``out``."""
+
+    @functools.wraps(command)
+    def with_output(
+        *args: Any,
+        output_format: str | None,
+        precision: int | None,
+        output: str | None,
+        signature: bool,
+        **kwargs: Any,
+    ) -> Any:
+        out = TableOutput(resolve_format(output_format, output), output, precision, signature)
+        return command(*args, out=out, **kwargs)
+
+    decorated: Callable[..., Any] = with_output
+    for option in (signature_option(), output_file_option(), precision_option()):
+        decorated = option(decorated)
+    return table_format_option()(decorated)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, TextIO
 
@@ -174,25 +175,61 @@ def keyed_frame(frame: Any, columns: list[str], name: str = "key") -> Any:
     return keyed
 
 
-def write_table(
-    frame: Any,
-    fmt: str,
-    output: str | None,
-    *,
-    key: str,
-    precision: int | None,
-    signature: str,
-    title: str | None = None,
-    show_signature: bool = False,
-    resampled: bool = False,
-) -> None:
-    """One analysis table (see :func:`write_tables`)."""
-    write_tables(
-        [(title, frame, key)],
-        fmt,
-        output,
-        precision=precision,
-        signature=signature,
-        show_signature=show_signature,
-        resampled=resampled,
-    )
+@dataclass(frozen=True)
+class TableOutput:
+    """How an analysis command writes its tables: the format (``-f``, resolved by
+    :func:`resolve_format`), ``--precision``, ``-o FILE`` (None: stdout) and ``--signature``;
+    :func:`divaeval.cli.options.output_options` passes it to the command as ``out``."""
+
+    format: str
+    file: str | None
+    precision: int | None
+    show_signature: bool
+
+    def tables(
+        self,
+        sections: Sequence[tuple[str | None, Any, str]],
+        *,
+        signature: str,
+        resampled: bool = False,
+    ) -> None:
+        """Several (title, frame, key column) tables (:func:`write_tables`)."""
+        write_tables(
+            sections,
+            self.format,
+            self.file,
+            precision=self.precision,
+            signature=signature,
+            show_signature=self.show_signature,
+            resampled=resampled,
+        )
+
+    def table(
+        self,
+        frame: Any,
+        *,
+        key: str,
+        signature: str,
+        title: str | None = None,
+        resampled: bool = False,
+    ) -> None:
+        """One table (:func:`write_tables`)."""
+        self.tables([(title, frame, key)], signature=signature, resampled=resampled)
+
+    def result(
+        self,
+        result: Any,
+        *,
+        key: str,
+        title: str | None = None,
+        resampled: bool = False,
+        plot: str | None = None,
+    ) -> None:
+        """An analysis's result: drawn to ``plot`` first when asked (``--plot FILE``; a closed
+        pipe then cannot lose the figure), then its table (``result.frame``) with its settings
+        signature."""
+        if plot:
+            result.plot(plot)
+        self.table(
+            result.frame, key=key, signature=result.signature, title=title, resampled=resampled
+        )

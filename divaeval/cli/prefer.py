@@ -15,7 +15,6 @@ from divaeval.cli.options import (
     settings_options,
 )
 from divaeval.cli.output import keyed_frame as _keyed
-from divaeval.cli.output import resolve_format, write_tables
 from divaeval.cli.paths import INPUT
 from divaeval.errors import UsageError
 from divaeval.settings import PREFERENCE_COMPATS
@@ -105,10 +104,7 @@ def prefer_command(
     run_names,
     which,
     plot,
-    output_format,
-    precision,
-    output,
-    signature,
+    out,
     **options,
 ) -> None:
     """Lexicographic preferences between every pair of RUNs (QRELS last): lexirecall,
@@ -123,7 +119,7 @@ def prefer_command(
 
     check_plot(plot)  # before any work
     runs, qrels = runs_and_qrels(files, at_least=2)
-    fmt = resolve_format(output_format, output)
+    fmt = out.format
     if which is None:
         which = "all" if fmt in ("table", "latex") else "values"
     if which == "all" and fmt not in ("table", "latex"):
@@ -163,11 +159,4 @@ def prefer_command(
                 sections.append(("ranking", _keyed(frame, ["measure", "method", "rank"]), "key"))
             else:
                 sections.append(("ranking", frame, "measure"))
-    write_tables(
-        sections,
-        fmt,
-        output,
-        precision=precision,
-        signature=result.signature,
-        show_signature=signature,
-    )
+    out.tables(sections, signature=result.signature)

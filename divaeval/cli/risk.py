@@ -16,7 +16,6 @@ from divaeval.cli.options import (
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import resolve_format, write_table
 from divaeval.cli.paths import INPUT
 from divaeval.errors import UsageError
 from divaeval.settings import JUDGING
@@ -40,10 +39,7 @@ def risk_command(
     baseline,
     risk_alpha,
     plot,
-    output_format,
-    precision,
-    output,
-    signature,
+    out,
     **options,
 ) -> None:
     """Risk-sensitive comparison of RUNs. Per run and measure: its mean, and
@@ -84,14 +80,4 @@ def risk_command(
         risk_alpha="0" if risk_alpha is None else risk_alpha,
         settings=settings_from(options),
     )
-    if plot:
-        result.plot(plot)
-    write_table(
-        result.frame,
-        resolve_format(output_format, output),
-        output,
-        key="run",
-        precision=precision,
-        signature=result.signature,
-        show_signature=signature,
-    )
+    out.result(result, key="run", plot=plot)

@@ -12,7 +12,6 @@ from divaeval.cli.options import (
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import resolve_format, write_table
 from divaeval.cli.paths import INPUT
 from divaeval.settings import COMPARING
 
@@ -22,7 +21,7 @@ from divaeval.settings import COMPARING
 @measure_option("R@1000, Rprec, AP, nDCG, RR, nDCG@10, as Diaz et al.")
 @settings_options(*COMPARING)
 @output_options
-def agreement_command(files, measures, output_format, precision, output, signature, **options):
+def agreement_command(files, measures, out, **options):
     """Agreement of lexirecall with other metrics (Diaz, Ekstrand & Mitra, Figs. 8-10): per
     metric, the share of its decided ranking comparisons on which lexirecall prefers the same
     run, Kendall's tau-b between its ordering of the runs and lexirecall's MC4 ordering, and
@@ -33,13 +32,4 @@ def agreement_command(files, measures, output_format, precision, output, signatu
     settings = settings_from(options)
     runs, qrels = runs_and_qrels(files, at_least=2)
     result = agreement(runs, qrels, measures, settings=settings)
-    write_table(
-        result.frame,
-        resolve_format(output_format, output),
-        output,
-        key="measure",
-        precision=precision,
-        signature=result.signature,
-        title="agreement with lexirecall",
-        show_signature=signature,
-    )
+    out.result(result, key="measure", title="agreement with lexirecall")

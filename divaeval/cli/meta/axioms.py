@@ -10,7 +10,6 @@ from divaeval.cli.options import (
     output_options,
     seed_option,
 )
-from divaeval.cli.output import resolve_format, write_table, write_tables
 from divaeval.errors import UsageError
 
 
@@ -61,10 +60,7 @@ def axioms_command(
     cases,
     max_length,
     top_grade,
-    output_format,
-    precision,
-    output,
-    signature,
+    out,
 ) -> None:
     """The ten formal constraints of Amigó et al. (SIGIR 2018, Eqs. 1-10) checked on each
     measure: a measure x constraint matrix (● satisfied, ○ not), a counterexample (qrels, both
@@ -74,7 +70,7 @@ def axioms_command(
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval.api.meta.axioms import axioms
 
-    fmt = resolve_format(output_format, output)
+    fmt = out.format
     if not measures and not table1:
         raise UsageError("meta axioms: give -m MEASURE (repeatable) or --table1")
     result = axioms(
@@ -89,16 +85,7 @@ def axioms_command(
     report, sig = result.report, result.signature
     if fmt in ("jsonl", "json", "csv", "tsv"):
         frame = report.frame(flat=fmt in ("csv", "tsv"))
-        write_table(
-            frame,
-            fmt,
-            output,
-            key="measure",
-            precision=precision,
-            signature=sig,
-            show_signature=signature,
-            resampled=True,
-        )
+        out.table(frame, key="measure", signature=sig, resampled=True)
         return
     sections = [
         (
@@ -112,12 +99,4 @@ def axioms_command(
         if len(examples):
             sections.append(("counterexamples (topic q)", examples, "measure"))
         sections.append(("search spaces", result.spaces, "constraint"))
-    write_tables(
-        sections,
-        fmt,
-        output,
-        precision=precision,
-        signature=sig,
-        show_signature=signature,
-        resampled=True,
-    )
+    out.tables(sections, signature=sig, resampled=True)

@@ -14,7 +14,6 @@ from divaeval.cli.options import (
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import resolve_format, write_table
 from divaeval.cli.paths import INPUT
 from divaeval.settings import JUDGING
 
@@ -39,10 +38,7 @@ def correlation_command(
     score_files,
     matrix,
     plot,
-    output_format,
-    precision,
-    output,
-    signature,
+    out,
     **options,
 ) -> None:
     """Kendall's tau (tau-b, tau-a) and tau_ap (Yilmaz et al.; and its symmetric version)
@@ -59,15 +55,4 @@ def correlation_command(
         matrix=matrix,
         settings=settings,
     )
-    if plot:
-        result.plot(plot)
-    write_table(
-        result.frame,
-        resolve_format(output_format, output),
-        output,
-        key="metric" if matrix else "metric_a",
-        precision=precision,
-        signature=result.signature,
-        title="rank correlation",
-        show_signature=signature,
-    )
+    out.result(result, key="metric" if matrix else "metric_a", title="rank correlation", plot=plot)

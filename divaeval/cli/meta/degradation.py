@@ -13,7 +13,6 @@ from divaeval.cli.options import (
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import resolve_format, write_table
 from divaeval.cli.paths import INPUT
 from divaeval.errors import UsageError
 from divaeval.settings import COMPARING
@@ -53,10 +52,7 @@ def degradation_command(
     sampling,
     samples,
     seed,
-    output_format,
-    precision,
-    output,
-    signature,
+    out,
     **options,
 ) -> None:
     """Label degradation (Diaz, Ekstrand & Mitra §6.2.4, Figs. 12-13): remove a share of
@@ -78,17 +74,7 @@ def degradation_command(
         seed=seed,
         settings=settings,
     )
-    write_table(
-        result.frame,
-        resolve_format(output_format, output),
-        output,
-        key="fraction",
-        precision=precision,
-        signature=result.signature,
-        title="label degradation",
-        show_signature=signature,
-        resampled=True,
-    )
+    out.result(result, key="fraction", title="label degradation", resampled=True)
 
 
 def _fractions(text: str) -> list[float]:

@@ -12,7 +12,6 @@ from divaeval.cli.options import (
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import resolve_format, write_table
 from divaeval.cli.paths import INPUT
 from divaeval.settings import JUDGING
 
@@ -31,9 +30,7 @@ from divaeval.settings import JUDGING
 )
 @settings_options(*JUDGING)
 @output_options
-def intuitiveness_command(
-    files, measures, score_files, golds, output_format, precision, output, signature, **options
-) -> None:
+def intuitiveness_command(files, measures, score_files, golds, out, **options) -> None:
     """Sakai's intuitiveness test (2012, Figure 6): for each pair of metrics, of the run pairs
     on which they disagree, how often each agrees with the gold standard(s)."""
     # the library loads once the command runs: listing the commands (--help) needs no numpy
@@ -46,13 +43,4 @@ def intuitiveness_command(
         gold=list(golds),
         settings=settings,
     )
-    write_table(
-        result.frame,
-        resolve_format(output_format, output),
-        output,
-        key="metric_1",
-        precision=precision,
-        signature=result.signature,
-        title="intuitiveness",
-        show_signature=signature,
-    )
+    out.result(result, key="metric_1", title="intuitiveness")

@@ -15,7 +15,7 @@ from divaeval.cli.options import (
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import progress_bar, resolve_format, write_table
+from divaeval.cli.output import progress_bar
 from divaeval.cli.paths import INPUT
 from divaeval.settings import JUDGING
 
@@ -44,10 +44,7 @@ def discriminative_power_command(
     significance,
     plot,
     overlap,
-    output_format,
-    precision,
-    output,
-    signature,
+    out,
     **options,
 ) -> None:
     """Share of run pairs each metric finds significant, and the estimated performance
@@ -55,7 +52,6 @@ def discriminative_power_command(
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval.api.meta.power import discriminative_power
 
-    fmt = resolve_format(output_format, output)
     settings = settings_from(options)
     with progress_bar("resampling each metric") as bar:
         result = discriminative_power(
@@ -69,14 +65,10 @@ def discriminative_power_command(
             progress=None if bar is None else (lambda metric, done, total: bar(done, total)),
             settings=settings,
         )
-    write_table(
+    out.table(
         result.overlap if overlap else result.frame,
-        fmt,
-        output,
         key="metric_a" if overlap else "metric",
-        precision=precision,
         signature=result.signature,
         title="significant pairs shared" if overlap else "discriminative power",
-        show_signature=signature,
         resampled=True,
     )

@@ -13,7 +13,7 @@ from divaeval.cli.options import (
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import progress_bar, resolve_format, write_table
+from divaeval.cli.output import progress_bar
 from divaeval.cli.paths import INPUT
 from divaeval.errors import UsageError
 
@@ -84,10 +84,7 @@ def sensitivity_command(
     grids,
     all_points,
     plot,
-    output_format,
-    precision,
-    output,
-    signature,
+    out,
     **options,
 ) -> None:
     """Document selection sensitivity of each measure on QRELS (Golbus et al. 2013, §7,
@@ -100,7 +97,6 @@ def sensitivity_command(
     from divaeval.api.results import check_plot
 
     check_plot(plot)  # before any work
-    fmt = resolve_format(output_format, output)
     settings = settings_from(options)
     if not grids and all_points:
         raise UsageError("--all-points needs --grid")
@@ -121,18 +117,14 @@ def sensitivity_command(
         result.plot(plot)
     if grids:
         frame, key = result.grid(all_points=all_points), "measure"
-    elif fmt == "trec_eval":
+    elif out.format == "trec_eval":
         frame, key = result.wide(per_topic=per_topic), "topic"
     else:
         frame, key = result.table(per_topic=per_topic), "measure"
-    write_table(
+    out.table(
         frame,
-        fmt,
-        output,
         key=key,
-        precision=precision,
         signature=result.signature,
         title="document selection sensitivity",
-        show_signature=signature,
         resampled=True,
     )

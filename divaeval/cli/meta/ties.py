@@ -11,7 +11,6 @@ from divaeval.cli.options import (
     output_options,
     seed_option,
 )
-from divaeval.cli.output import resolve_format, write_table
 from divaeval.errors import UsageError
 
 
@@ -81,10 +80,7 @@ def ties_command(
     depths,
     requests,
     worst_case,
-    output_format,
-    precision,
-    output,
-    signature,
+    out,
 ) -> None:
     """Tie probabilities for two random complete rankings of n items with m relevant (Diaz,
     Ekstrand & Mitra, §5.3): exact for TSE, R@k, R-precision and lexirecall, Monte Carlo
@@ -96,7 +92,6 @@ def ties_command(
         raise UsageError("meta ties: --worst-case draws m ~ U(5, 50); do not give --m or --depth")
     if not worst_case and not sizes_m and not depths:
         raise UsageError("meta ties: give --m M (the number of relevant items) or --depth")
-    fmt = resolve_format(output_format, output)
     result = ties(
         list(sizes_n),
         list(sizes_m),
@@ -108,15 +103,6 @@ def ties_command(
         depth=list(depths),
         requests=requests,
     )
-    frame, sig, title = result.frame, result.signature, result.title
-    write_table(
-        frame,
-        fmt,
-        output,
-        key="n",
-        precision=precision,
-        signature=sig,
-        title=title,
-        show_signature=signature,
-        resampled=worst_case or bool(measures) or bool(depths),
+    out.result(
+        result, key="n", title=result.title, resampled=worst_case or bool(measures) or bool(depths)
     )

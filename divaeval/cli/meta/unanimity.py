@@ -14,7 +14,6 @@ from divaeval.cli.options import (
     settings_from,
     settings_options,
 )
-from divaeval.cli.output import resolve_format, write_table
 from divaeval.cli.paths import INPUT
 from divaeval.settings import JUDGING
 
@@ -41,10 +40,7 @@ def unanimity_command(
     simulate,
     seed,
     plot,
-    output_format,
-    precision,
-    output,
-    signature,
+    out,
     **options,
 ) -> None:
     """Metric Unanimity (Amigó et al. 2018, §6.1): PMI (base 2) between a metric's
@@ -62,16 +58,4 @@ def unanimity_command(
         seed=seed,
         settings=settings,
     )
-    if plot:
-        result.plot(plot)
-    write_table(
-        result.frame,
-        resolve_format(output_format, output),
-        output,
-        key="metric",
-        precision=precision,
-        signature=result.signature,
-        title="unanimity",
-        show_signature=signature,
-        resampled=simulate is not None,
-    )
+    out.result(result, key="metric", title="unanimity", resampled=simulate is not None, plot=plot)
