@@ -14,7 +14,6 @@ from divaeval.cli.options import (
     output_options,
     plot_option,
     resampling_options,
-    settings_from,
     settings_options,
 )
 from divaeval.cli.output import TableOutput, emit, keyed_frame, write_text
@@ -47,10 +46,7 @@ if TYPE_CHECKING:
 def compare_command(
     files,
     measures,
-    test,
-    B,
-    seed,
-    significance,
+    resampling,
     correction,
     which,
     plot,
@@ -80,16 +76,11 @@ def compare_command(
     from divaeval.api.results import check_plot
 
     check_plot(plot)  # before any work
-    settings = settings_from(options)
     result = compare(
-        **analysis_inputs(files, (), settings),
+        **analysis_inputs(files, (), options),
         measures=measures,
-        test=test,
-        samples=B,
-        seed=seed,
-        alpha=significance,
+        **resampling,
         correction=correction,
-        settings=settings,
     )
     if plot:
         result.plot(plot)

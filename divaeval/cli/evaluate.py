@@ -8,7 +8,7 @@ from typing import TextIO
 import click
 
 from divaeval.cli.options import (
-    MAX_RESAMPLES,
+    alpha_option,
     baseline_option,
     measure_option,
     output_file_option,
@@ -16,6 +16,8 @@ from divaeval.cli.options import (
     precision_option,
     risk_alpha_option,
     runs_and_qrels,
+    samples_option,
+    seed_option,
     settings_from,
     settings_options,
     signature_option,
@@ -77,20 +79,9 @@ GATE_FORMATS = ("junit", "github")
     default=None,
     help="--fail-if-worse's test  [default: t, the paired t-test]",
 )
-@click.option(
-    "-B",
-    "--samples",
-    type=click.IntRange(1, MAX_RESAMPLES),
-    default=None,
-    help="--fail-if-worse: resamples of the randomization or bootstrap test",
-)
-@click.option("--seed", type=int, default=None, help="--fail-if-worse: random seed (default 42)")
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=None,
-    help="--fail-if-worse's significance level  [default: 0.05]",
-)
+@samples_option("--fail-if-worse: resamples of the randomization or bootstrap test")
+@seed_option("--fail-if-worse: random seed (default 42)")
+@alpha_option("--fail-if-worse's significance level  [default: 0.05]", "alpha", default=None)
 @plot_option("the runs x topics heat map of each measure, and its curve over its cutoffs")
 @precision_option(default=None)
 @output_file_option()

@@ -131,22 +131,24 @@ def runs_and_qrels(files: Sequence[str], at_least: int = 1) -> tuple[list[str], 
 
 
 def analysis_inputs(
-    files: Sequence[str], score_files: Sequence[str], settings: Settings
+    files: Sequence[str], score_files: Sequence[str], options: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The inputs of an analysis of runs, as keyword arguments of its API function: ``runs``
     and ``qrels`` (``RUN... QRELS``), or the ``--scores`` files (which no judging option
-    applies to; ``--jobs`` and ``--scheduler`` still run the analysis)."""
+    applies to; ``--jobs`` and ``--scheduler`` still run the analysis); and the ``settings``
+    of the command's parsed settings ``options`` (:func:`settings_options`)."""
+    settings = settings_from(options)
     if score_files:
         if files:
             raise UsageError("give either RUN... QRELS or --scores FILE, not both")
         given = settings.given([name for name in JUDGING if name not in WORKERS])
         if given:
             raise UsageError(f"{given[0]} applies to RUN... QRELS, not to --scores")
-        return {"scores": list(score_files)}
+        return {"scores": list(score_files), "settings": settings}
     if not files:
         raise UsageError("give RUN... QRELS (qrels last) or --scores FILE")
     runs, qrels = runs_and_qrels(files)
-    return {"runs": runs, "qrels": qrels}
+    return {"runs": runs, "qrels": qrels, "settings": settings}
 
 
 def complete_measure(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
@@ -266,7 +268,7 @@ def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
     format's own by default), ``-o`` and ``--signature`` of the analysis commands, passed to
     the command as one :class:`~divaeval.cli.output.TableOutput`, ``out``."""
 
-    @functools.wraps(command)
+    @functools.wraps(command)  # (and its options so far: click's __click_params__)
     def with_output(
         *args: Any,
         output_format: str | None,
@@ -288,20 +290,43 @@ def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
 # significance and resampling
 
 
-def alpha_option(help: str = "significance level") -> Decorator:
+def alpha_option(
+    help: str = "significance level", name: str = "significance", default: float | None = 0.05
+) -> Decorator:
+    """``--alpha A``, 0 < A < 1 (``default=None``: the command says its default in ``help``)."""
     return click.option(
         "--alpha",
-        "significance",
+        name,
         type=click.FloatRange(0, 1, min_open=True, max_open=True),
-        default=0.05,
-        show_default=True,
+        default=default,
+        show_default=default is not None,
         help=help,
     )
 
 
-def seed_option() -> Decorator:
+def seed_option(help: str = "random seed (default 42; always reported)") -> Decorator:
+    return click.option("--seed", type=int, default=None, help=help)
+
+
+def samples_option(
+    help: str,
+    name: str = "samples",
+    *,
+    minimum: int = 1,
+    default: int | None = None,
+    aliases: tuple[str, ...] = (),
+) -> Decorator:
+    """``-B N``: how many resamples (or samples) an analysis draws, at most
+    :data:`MAX_RESAMPLES`."""
     return click.option(
-        "--seed", type=int, default=None, help="random seed (default 42; always reported)"
+        "-B",
+        "--samples",
+        *aliases,
+        name,
+        type=click.IntRange(minimum, MAX_RESAMPLES),
+        default=default,
+        show_default=default is not None,
+        help=help,
     )
 
 
@@ -316,25 +341,36 @@ def correction_option(default: str | None, help: str) -> Decorator:
 
 
 def resampling_options(default_test: str, tests: tuple[str, ...]) -> Decorator:
-    """``--test``, ``-B``, ``--seed`` and ``--alpha`` of the resampling analyses."""
+    """``--test``, ``-B``, ``--seed`` and ``--alpha`` of the resampling analyses, passed to the
+    command as ``resampling``: the keyword arguments ``test``, ``samples``, ``seed`` and
+    ``alpha`` of its API function."""
 
-    def decorate(command):
-        command = alpha_option()(command)
-        command = seed_option()(command)
-        command = click.option(
-            "-B",
-            "--samples",
-            "B",
-            type=click.IntRange(1, MAX_RESAMPLES),
-            default=None,
-            help="resamples (default: the test's own)",
-        )(command)
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)  # (and its options so far: click's __click_params__)
+        def with_resampling(
+            *args: Any,
+            test: str,
+            B: int | None,
+            seed: int | None,
+            significance: float,
+            **kwargs: Any,
+        ) -> Any:
+            resampling = {"test": test, "samples": B, "seed": seed, "alpha": significance}
+            return command(*args, resampling=resampling, **kwargs)
+
+        decorated: Callable[..., Any] = with_resampling
+        for option in (
+            alpha_option(),
+            seed_option(),
+            samples_option("resamples (default: the test's own)", "B"),
+        ):
+            decorated = option(decorated)
         return click.option(
             "--test",
             type=click.Choice(tests),
             default=default_test,
             show_default=True,
             help="significance test",
-        )(command)
+        )(decorated)
 
     return decorate

@@ -11,7 +11,6 @@ from divaeval.cli.options import (
     output_options,
     plot_option,
     scores_option,
-    settings_from,
     settings_options,
 )
 from divaeval.cli.paths import INPUT
@@ -48,11 +47,9 @@ def correlation_command(
     from divaeval.api.results import check_plot
 
     check_plot(plot)  # before any work
-    settings = settings_from(options)
     result = correlation(
-        **analysis_inputs(files, score_files, settings),
+        **analysis_inputs(files, score_files, options),
         measures=measures,
         matrix=matrix,
-        settings=settings,
     )
     out.result(result, key="metric" if matrix else "metric_a", title="rank correlation", plot=plot)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import click
 
 from divaeval.cli.options import (
-    MAX_RESAMPLES,
     measure_option,
     output_options,
     runs_and_qrels,
+    samples_option,
     seed_option,
     settings_from,
     settings_options,
@@ -35,13 +35,7 @@ from divaeval.settings import COMPARING
     show_default=True,
     help="draw the removed documents uniformly, or weighted by the number of runs retrieving them",
 )
-@click.option(
-    "-B",
-    "--samples",
-    type=click.IntRange(1, MAX_RESAMPLES),
-    default=None,
-    help="samples per fraction [default: 10]",
-)
+@samples_option("samples per fraction [default: 10]")
 @seed_option()
 @settings_options(*COMPARING)
 @output_options

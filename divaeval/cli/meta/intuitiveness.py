@@ -9,7 +9,6 @@ from divaeval.cli.options import (
     measure_option,
     output_options,
     scores_option,
-    settings_from,
     settings_options,
 )
 from divaeval.cli.paths import INPUT
@@ -36,11 +35,9 @@ def intuitiveness_command(files, measures, score_files, golds, out, **options) -
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval.api.meta.intuitiveness import intuitiveness
 
-    settings = settings_from(options)
     result = intuitiveness(
-        **analysis_inputs(files, score_files, settings),
+        **analysis_inputs(files, score_files, options),
         measures=measures,
         gold=list(golds),
-        settings=settings,
     )
     out.result(result, key="metric_1", title="intuitiveness")

@@ -12,7 +12,6 @@ from divaeval.cli.options import (
     plot_option,
     resampling_options,
     scores_option,
-    settings_from,
     settings_options,
 )
 from divaeval.cli.output import progress_bar
@@ -38,10 +37,7 @@ def discriminative_power_command(
     files,
     measures,
     score_files,
-    test,
-    B,
-    seed,
-    significance,
+    resampling,
     plot,
     overlap,
     out,
@@ -52,18 +48,14 @@ def discriminative_power_command(
     # the library loads once the command runs: listing the commands (--help) needs no numpy
     from divaeval.api.meta.power import discriminative_power
 
-    settings = settings_from(options)
+    inputs = analysis_inputs(files, score_files, options)
     with progress_bar("resampling each metric") as bar:
         result = discriminative_power(
-            **analysis_inputs(files, score_files, settings),
+            **inputs,
             measures=measures,
-            test=test,
-            samples=B,
-            seed=seed,
-            alpha=significance,
+            **resampling,
             plot=plot,
             progress=None if bar is None else (lambda metric, done, total: bar(done, total)),
-            settings=settings,
         )
     out.table(
         result.overlap if overlap else result.frame,

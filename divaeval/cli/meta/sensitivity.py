@@ -6,9 +6,9 @@ from __future__ import annotations
 import click
 
 from divaeval.cli.options import (
-    MAX_RESAMPLES,
     output_options,
     plot_option,
+    samples_option,
     seed_option,
     settings_from,
     settings_options,
@@ -37,15 +37,11 @@ from divaeval.errors import UsageError
     type=click.IntRange(min=1),
     help="cutoff for measures given without @k; repeatable [default: 20]",
 )
-@click.option(
-    "-B",
-    "--samples",
-    "-L",
-    "samples",
-    type=click.IntRange(2, MAX_RESAMPLES),
+@samples_option(
+    "random permutations of each topic's relevant documents",
+    minimum=2,
     default=1000,
-    show_default=True,
-    help="random permutations of each topic's relevant documents",
+    aliases=("-L",),
 )
 @seed_option()
 @settings_options(

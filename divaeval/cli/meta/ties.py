@@ -6,9 +6,9 @@ from __future__ import annotations
 import click
 
 from divaeval.cli.options import (
-    MAX_RESAMPLES,
     measure_option,
     output_options,
+    samples_option,
     seed_option,
 )
 from divaeval.errors import UsageError
@@ -39,13 +39,7 @@ from divaeval.errors import UsageError
     help="k of the analytic R@k",
 )
 @measure_option("none: TSE, R@k, RP and LR, exact")
-@click.option(
-    "-B",
-    "--samples",
-    type=click.IntRange(1, MAX_RESAMPLES),
-    default=None,
-    help="Monte Carlo pairs [default: 1000; 10000 with --worst-case]",
-)
+@samples_option("Monte Carlo pairs [default: 1000; 10000 with --worst-case]")
 @seed_option()
 @click.option(
     "--depth",

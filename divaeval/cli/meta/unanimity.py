@@ -11,7 +11,6 @@ from divaeval.cli.options import (
     plot_option,
     scores_option,
     seed_option,
-    settings_from,
     settings_options,
 )
 from divaeval.cli.paths import INPUT
@@ -50,12 +49,10 @@ def unanimity_command(
     from divaeval.api.results import check_plot
 
     check_plot(plot)  # before any work
-    settings = settings_from(options)
     result = unanimity(
-        **analysis_inputs(files, score_files, settings),
+        **analysis_inputs(files, score_files, options),
         measures=measures,
         simulate=simulate,
         seed=seed,
-        settings=settings,
     )
     out.result(result, key="metric", title="unanimity", resampled=simulate is not None, plot=plot)
