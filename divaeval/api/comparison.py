@@ -76,25 +76,11 @@ class ComparisonResult(Result):
 
     @cached_property
     def pairs(self) -> pd.DataFrame:
-        import pandas as pd  # lazily: the machine formats print pair_columns
-
-        frames = []
-        for name, comparison in self.comparisons.items():
-            part = comparison.pairs.copy()
-            part.insert(0, "measure", name)
-            frames.append(part)
-        return pd.concat(frames, ignore_index=True)
+        return _joined_frames({name: c.pairs for name, c in self.comparisons.items()})
 
     @cached_property
     def run_table(self) -> pd.DataFrame:
-        import pandas as pd  # lazily: the machine formats print run_columns
-
-        frames = []
-        for name, comparison in self.comparisons.items():
-            part = comparison.runs.copy()
-            part.insert(0, "measure", name)
-            frames.append(part)
-        return pd.concat(frames, ignore_index=True)
+        return _joined_frames({name: c.runs for name, c in self.comparisons.items()})
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -135,6 +121,19 @@ class ComparisonResult(Result):
                 for name, comparison in self.comparisons.items()
             ]
         return "\n".join(texts)
+
+
+def _joined_frames(parts: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One table from each measure's (measure name -> table), with a leading ``measure``
+    column naming each row's measure (:func:`_joined_columns` without pandas)."""
+    import pandas as pd  # lazily: the machine formats print the columns
+
+    frames = []
+    for name, frame in parts.items():
+        part = frame.copy()
+        part.insert(0, "measure", name)
+        frames.append(part)
+    return pd.concat(frames, ignore_index=True)
 
 
 def _joined_columns(parts: dict[str, dict[str, Any]]) -> dict[str, Any]:
