@@ -257,32 +257,9 @@ class MemoryInputs:
         if _is_path(intents):
             return os.fspath(cast(str, intents))
         source = "intents"
-        if is_frame(intents):
-            columns = frame_columns(
-                intents, INTENT_ALIASES, INTENT_POSITIONS, ("topic", "subtopic", "probability"),
-                source,
-            )  # fmt: skip
-        elif isinstance(intents, Mapping):
-            given_fields: dict[str, list] = {"topic": [], "subtopic": [], "probability": []}
-            for topic, weights in intents.items():
-                if not isinstance(weights, Mapping):
-                    raise DataError(
-                        "expected {topic: {subtopic: probability}}, but topic "
-                        f"{clip(str(topic))} maps to a {kind_of(weights)}",
-                        file=source,
-                    )
-                given_fields["topic"].extend([topic] * len(weights))
-                given_fields["subtopic"].extend(weights.keys())
-                given_fields["probability"].extend(weights.values())
-            columns = Columns(dict(given_fields), None)
-        else:
-            raise UsageError(f"intents: expected a path, DataFrame or dict, got {kind_of(intents)}")
-        fields: dict[str, np.ndarray] = {f: as_array(v) for f, v in columns.fields.items()}
-        if len(fields["topic"]) == 0:
-            raise DataError("the intents have no rows", file=source)
-        given = Origin(source, _id_fields(fields), columns.labels)
-        ids = {f: _id_texts(fields[f], f, given) for f in ("topic", "subtopic")}
-        origin = Origin(source, ids, columns.labels)
+        fields, ids, origin = _subtopic_table(
+            intents, "intents", source, "probability", INTENT_ALIASES, INTENT_POSITIONS
+        )
         n = len(fields["topic"])
         probabilities = _token_texts(fields["probability"], "probability", origin)
         types = _types(fields["type"], origin) if fields.get("type") is not None else [""] * n
@@ -308,32 +285,9 @@ class MemoryInputs:
         if _is_path(types):
             return os.fspath(cast(str, types))
         source = "topic types"
-        if is_frame(types):
-            columns = frame_columns(
-                types, TOPIC_TYPE_ALIASES, TOPIC_TYPE_POSITIONS, ("topic", "subtopic", "type"),
-                source,
-            )  # fmt: skip
-        elif isinstance(types, Mapping):
-            given_fields: dict[str, list] = {"topic": [], "subtopic": [], "type": []}
-            for topic, kinds in types.items():
-                if not isinstance(kinds, Mapping):
-                    raise DataError(
-                        "expected {topic: {subtopic: type}}, but topic "
-                        f"{clip(str(topic))} maps to a {kind_of(kinds)}",
-                        file=source,
-                    )
-                given_fields["topic"].extend([topic] * len(kinds))
-                given_fields["subtopic"].extend(kinds.keys())
-                given_fields["type"].extend(kinds.values())
-            columns = Columns(dict(given_fields), None)
-        else:
-            raise UsageError(f"topics: expected a path, DataFrame or dict, got {kind_of(types)}")
-        fields: dict[str, np.ndarray] = {f: as_array(v) for f, v in columns.fields.items()}
-        if len(fields["topic"]) == 0:
-            raise DataError("the topic types have no rows", file=source)
-        given = Origin(source, _id_fields(fields), columns.labels)
-        ids = {f: _id_texts(fields[f], f, given) for f in ("topic", "subtopic")}
-        origin = Origin(source, ids, columns.labels)
+        fields, ids, origin = _subtopic_table(
+            types, "topics", source, "type", TOPIC_TYPE_ALIASES, TOPIC_TYPE_POSITIONS
+        )
         kinds = _types(fields["type"], origin)
         # one <topic> per row and line, so that the XML's line numbers are the rows
         rows = (
@@ -388,6 +342,44 @@ def _name(name: object) -> str:
 
 
 # -- values -----------------------------------------------------------------------------------
+
+
+def _subtopic_table(
+    data: object,
+    option: str,
+    source: str,
+    value: str,
+    aliases: Mapping[str, tuple[str, ...]],
+    positions: Mapping[str, int],
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], Origin]:
+    """The fields of an in-memory table of one ``value`` per subtopic (the intents'
+    probabilities, the topics' subtopic types): a DataFrame ``topic, subtopic, value[, ...]``
+    or ``{topic: {subtopic: value}}``, with at least one row; and the topic and subtopic ids
+    as texts, and the origin naming its rows by them. ``option`` names the argument in the
+    usage error of any other kind of ``data``."""
+    if is_frame(data):
+        columns = frame_columns(data, aliases, positions, ("topic", "subtopic", value), source)
+    elif isinstance(data, Mapping):
+        given_fields: dict[str, list] = {"topic": [], "subtopic": [], value: []}
+        for topic, values in data.items():
+            if not isinstance(values, Mapping):
+                raise DataError(
+                    f"expected {{topic: {{subtopic: {value}}}}}, but topic "
+                    f"{clip(str(topic))} maps to a {kind_of(values)}",
+                    file=source,
+                )
+            given_fields["topic"].extend([topic] * len(values))
+            given_fields["subtopic"].extend(values.keys())
+            given_fields[value].extend(values.values())
+        columns = Columns(given_fields, None)
+    else:
+        raise UsageError(f"{option}: expected a path, DataFrame or dict, got {kind_of(data)}")
+    fields: dict[str, np.ndarray] = {f: as_array(v) for f, v in columns.fields.items()}
+    if len(fields["topic"]) == 0:
+        raise DataError(f"the {source} have no rows", file=source)
+    given = Origin(source, _id_fields(fields), columns.labels)
+    ids = {f: _id_texts(fields[f], f, given) for f in ("topic", "subtopic")}
+    return fields, ids, Origin(source, ids, columns.labels)
 
 
 def _id_fields(fields: dict) -> dict[str, np.ndarray]:
