@@ -232,17 +232,8 @@ class MemoryInputs:
         _check_topics(ids["topic"], origin)
         subtopic = [ADHOC_SUBTOPIC] * n if adhoc else ids["subtopic"]
         grades = _token_texts(fields["grade"], "grade", origin)
-        types = _types(fields["type"], origin) if fields.get("type") is not None else [""] * n
+        rows = _typed_rows([ids["topic"], subtopic, ids["docno"], grades], fields, origin)
         self.origins[source] = origin
-        rows = Fields(
-            row_count=np.where(np.array(types, dtype=object) != "", 5, 4).astype(np.int32),
-            columns={
-                j: _words(texts)
-                for j, texts in enumerate((ids["topic"], subtopic, ids["docno"], grades, types))
-            },
-            first_row={},
-            lines=LineMap.empty(1),  # row i is "line" i + 1 (relocate names the row)
-        )
         try:
             return qrels_of(source, rows)
         except DivaevalError as error:
@@ -260,19 +251,9 @@ class MemoryInputs:
         fields, ids, origin = _subtopic_table(
             intents, "intents", source, "probability", INTENT_ALIASES, INTENT_POSITIONS
         )
-        n = len(fields["topic"])
         probabilities = _token_texts(fields["probability"], "probability", origin)
-        types = _types(fields["type"], origin) if fields.get("type") is not None else [""] * n
+        rows = _typed_rows([ids["topic"], ids["subtopic"], probabilities], fields, origin)
         self.origins[source] = origin
-        rows = Fields(
-            row_count=np.where(np.array(types, dtype=object) != "", 4, 3).astype(np.int32),
-            columns={
-                j: _words(texts)
-                for j, texts in enumerate((ids["topic"], ids["subtopic"], probabilities, types))
-            },
-            first_row={},
-            lines=LineMap.empty(1),  # row i is "line" i + 1 (relocate names the row)
-        )
         try:
             return intents_of(source, rows)
         except DivaevalError as error:
@@ -380,6 +361,21 @@ def _subtopic_table(
     given = Origin(source, _id_fields(fields), columns.labels)
     ids = {f: _id_texts(fields[f], f, given) for f in ("topic", "subtopic")}
     return fields, ids, Origin(source, ids, columns.labels)
+
+
+def _typed_rows(columns: list[Any], fields: dict[str, np.ndarray], origin: Origin) -> Fields:
+    """The texts of an in-memory table's ``columns`` as the lines of its file, each ended by
+    its subtopic type when ``fields`` have one (a line without a type has one field fewer),
+    so that the file's reader checks them; row i is "line" i + 1 (relocate names the row)."""
+    n = len(columns[0])
+    types = _types(fields["type"], origin) if fields.get("type") is not None else [""] * n
+    width = len(columns) + 1
+    return Fields(
+        row_count=np.where(np.array(types, dtype=object) != "", width, width - 1).astype(np.int32),
+        columns={j: _words(texts) for j, texts in enumerate((*columns, types))},
+        first_row={},
+        lines=LineMap.empty(1),
+    )
 
 
 def _id_fields(fields: dict) -> dict[str, np.ndarray]:
