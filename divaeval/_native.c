@@ -6,8 +6,9 @@
  *
  * - greedy_extend: ndeval's greedy ideal ranking (ndeval 4.5; Clarke et al. 2008), the
  *   pattern-wise loop of divaeval.metrics.novelty.GreedyIdeal._extend, a topic at a time;
- * - gather_words, parse_short_integers, parse_short_decimals: the tokens of a text as word
- *   matrices, and short numbers read from them (divaeval.io._words, divaeval.io._numbers).
+ * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
+ *   plain text, its tokens as word matrices, and short numbers read from them
+ *   (divaeval.io._tokens, divaeval.io._words, divaeval.io._numbers).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -33,13 +34,11 @@ check_size(Py_buffer *buffer, Py_ssize_t items, Py_ssize_t item_size, const char
     return 0;
 }
 
-/* The marginal gain of a pattern: sum_s v[s] * weight[s] in ascending s, plus numpy's
- * penalty (0, which turns a -0 sum into +0; -inf for a pattern used up). */
+/* The marginal gain of a pattern with a document left: sum_s v[s] * weight[s] in ascending
+ * s, plus numpy's penalty for it, 0 (which turns a -0 sum into +0). */
 static inline double
-pattern_gain(const double *v, const double *weight, Py_ssize_t width, int available)
+pattern_gain(const double *v, const double *weight, Py_ssize_t width)
 {
-    if (!available)
-        return -INFINITY;
     double gain = v[0] * weight[0];
     for (Py_ssize_t s = 1; s < width; s++) {
         double term = v[s] * weight[s];
@@ -48,7 +47,7 @@ pattern_gain(const double *v, const double *weight, Py_ssize_t width, int availa
     return gain + 0.0;
 }
 
-/* greedy_extend(next, planes, weight, remaining, built, relevant, successor, pattern,
+/* greedy_extend(next, planes, weight, remaining, built, relevant, successor,
  *               n_topics, n_patterns, width, pool, room, start, stop, decay, exact)
  *
  * next[T, U] int64: each pattern's next unplaced document (pool position; pool: none left)
@@ -56,8 +55,8 @@ pattern_gain(const double *v, const double *weight, Py_ssize_t width, int availa
  * weight[T, S] float64: the subtopics' current weights (1 - alpha)^c
  * remaining[T] int64: unplaced useful documents of each topic
  * built[T, room] float64: the ideal gains g*(rank), filled for ranks start..stop-1
- * relevant[T * pool, S] uint8, successor[T * pool] int64, pattern[T * pool] int64: per pool
- * document, its relevance, the next document of its pattern, and its pattern.
+ * relevant[T * pool, S] uint8, successor[T * pool] int64: per pool document, its relevance
+ * and the next document of its pattern.
  *
  * Each step: gain_u = sum_s planes[u, s] * weight[s] in ascending s, plus 0 (or -inf for a
  * pattern used up); the tied patterns are those within the tolerance of the largest gain
@@ -66,38 +65,38 @@ pattern_gain(const double *v, const double *weight, Py_ssize_t width, int availa
 static PyObject *
 greedy_extend(PyObject *self, PyObject *args)
 {
-    Py_buffer next_b, planes_b, weight_b, remaining_b, built_b, relevant_b, successor_b,
-        pattern_b;
+    Py_buffer next_b, planes_b, weight_b, remaining_b, built_b, relevant_b, successor_b;
     Py_ssize_t n_topics, n_patterns, width, pool, room, start, stop;
     double decay;
     int exact;
-    if (!PyArg_ParseTuple(args, "w*y*w*w*w*y*y*y*nnnnnnndp", &next_b, &planes_b, &weight_b,
-                          &remaining_b, &built_b, &relevant_b, &successor_b, &pattern_b,
+    if (!PyArg_ParseTuple(args, "w*y*w*w*w*y*y*nnnnnnndp", &next_b, &planes_b, &weight_b,
+                          &remaining_b, &built_b, &relevant_b, &successor_b,
                           &n_topics, &n_patterns, &width, &pool, &room, &start, &stop, &decay,
                           &exact))
         return NULL;
     PyObject *result = NULL;
     double *gains = NULL;
+    Py_ssize_t *live = NULL;
     if (check_size(&next_b, n_topics * n_patterns, 8, "next") ||
         check_size(&planes_b, n_topics * n_patterns * width, 8, "planes") ||
         check_size(&weight_b, n_topics * width, 8, "weight") ||
         check_size(&remaining_b, n_topics, 8, "remaining") ||
         check_size(&built_b, n_topics * room, 8, "built") ||
         check_size(&relevant_b, n_topics * pool * width, 1, "relevant") ||
-        check_size(&successor_b, n_topics * pool, 8, "successor") ||
-        check_size(&pattern_b, n_topics * pool, 8, "pattern"))
+        check_size(&successor_b, n_topics * pool, 8, "successor"))
         goto done;
     if (width < 1 || start < 0 || stop > room || start > stop) {
         PyErr_SetString(PyExc_ValueError, "greedy_extend: bad width or ranks");
         goto done;
     }
     gains = malloc(sizeof(double) * (size_t)(n_patterns > 0 ? n_patterns : 1));
-    if (gains == NULL) {
+    live = malloc(sizeof(Py_ssize_t) * (size_t)(n_patterns > 0 ? n_patterns : 1));
+    if (gains == NULL || live == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     int64_t *next_all = next_b.buf, *remaining = remaining_b.buf;
-    const int64_t *successor = successor_b.buf, *pattern = pattern_b.buf;
+    const int64_t *successor = successor_b.buf;
     const double *planes_all = planes_b.buf;
     double *weight_all = weight_b.buf, *built = built_b.buf;
     const uint8_t *relevant = relevant_b.buf;
@@ -106,26 +105,39 @@ greedy_extend(PyObject *self, PyObject *args)
         int64_t *next = next_all + t * n_patterns;
         const double *planes = planes_all + t * n_patterns * width;
         double *weight = weight_all + t * width;
+        /* the patterns with a document left, in any order (the largest gain and the first
+         * document among the tied do not depend on it): a pattern used up leaves the list,
+         * as its gain, -inf, can win only where every gain is -inf and nothing is placed */
+        Py_ssize_t n_live = 0;
+        for (Py_ssize_t u = 0; u < n_patterns; u++)
+            if (next[u] < pool)
+                live[n_live++] = u;
         for (Py_ssize_t step = start; step < stop && remaining[t] > 0; step++) {
             double top = -INFINITY;
-            for (Py_ssize_t u = 0; u < n_patterns; u++) {
-                double gain = pattern_gain(planes + u * width, weight, width, next[u] < pool);
+            for (Py_ssize_t k = 0; k < n_live; k++) {
+                Py_ssize_t u = live[k];
+                double gain = pattern_gain(planes + u * width, weight, width);
                 gains[u] = gain;
                 if (!isnan(top) && (gain > top || isnan(gain))) /* NaN wins, as in np.max */
                     top = gain;
             }
             double floor = exact ? top : top - 1e-12 * fabs(top);
             int64_t first = INT64_MAX;
-            for (Py_ssize_t u = 0; u < n_patterns; u++)
-                if (gains[u] >= floor && next[u] < first)
-                    first = next[u];
-            if (first >= pool) /* nothing placeable: every later step is the same */
+            Py_ssize_t slot = -1;
+            for (Py_ssize_t k = 0; k < n_live; k++)
+                if (gains[live[k]] >= floor && next[live[k]] < first) {
+                    first = next[live[k]];
+                    slot = k;
+                }
+            if (slot < 0) /* nothing placeable: every later step is the same */
                 break;
             Py_ssize_t doc = t * pool + (Py_ssize_t)first;
-            Py_ssize_t chosen = (Py_ssize_t)pattern[doc];
+            Py_ssize_t chosen = live[slot];
             double best = exact ? top : gains[chosen];
             built[t * room + step] = isnan(best) ? best : (best > 0.0 ? best : 0.0);
             next[chosen] = successor[doc];
+            if (next[chosen] >= pool)
+                live[slot] = live[--n_live];
             if (best > 0.0) {
                 const uint8_t *hit = relevant + doc * width;
                 for (Py_ssize_t s = 0; s < width; s++)
@@ -139,6 +151,7 @@ greedy_extend(PyObject *self, PyObject *args)
     result = Py_NewRef(Py_None);
 done:
     free(gains);
+    free(live);
     PyBuffer_Release(&next_b);
     PyBuffer_Release(&planes_b);
     PyBuffer_Release(&weight_b);
@@ -146,7 +159,6 @@ done:
     PyBuffer_Release(&built_b);
     PyBuffer_Release(&relevant_b);
     PyBuffer_Release(&successor_b);
-    PyBuffer_Release(&pattern_b);
     return result;
 }
 
@@ -309,10 +321,62 @@ done:
     return result;
 }
 
+/* grid_spans(text, n, delimiter, n_fields, starts, lengths, n_rows): whether text[:n] is a
+ * grid of n_rows lines of n_fields non-empty fields, each followed by the delimiter, the last
+ * by a newline, with no other byte below 33 (divaeval.io._tokens._grid_spans); if so, the
+ * start and length of every field, row by row. One pass over the text. */
+static PyObject *
+grid_spans(PyObject *self, PyObject *args)
+{
+    Py_buffer text_b, starts_b, lengths_b;
+    Py_ssize_t n, n_fields, n_rows;
+    int delimiter;
+    if (!PyArg_ParseTuple(args, "y*ninw*w*n", &text_b, &n, &delimiter, &n_fields, &starts_b,
+                          &lengths_b, &n_rows))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_size(&starts_b, n_rows * n_fields, 8, "starts") ||
+        check_size(&lengths_b, n_rows * n_fields, 8, "lengths"))
+        goto done;
+    if (n > text_b.len || n_fields < 1) {
+        PyErr_SetString(PyExc_ValueError, "grid_spans: bad text length or field count");
+        goto done;
+    }
+    const uint8_t *text = text_b.buf;
+    int64_t *starts = starts_b.buf, *lengths = lengths_b.buf;
+    const Py_ssize_t total = n_rows * n_fields;
+    Py_ssize_t count = 0, column = 0, start = 0;
+    int grid = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint8_t byte = text[i];
+        if (byte > 32)
+            continue;
+        int expected = column == n_fields - 1 ? '\n' : delimiter;
+        if (byte != expected || i == start || count == total) { /* (i == start: empty) */
+            grid = 0;
+            break;
+        }
+        starts[count] = start;
+        lengths[count] = i - start;
+        count++;
+        start = i + 1;
+        column = column == n_fields - 1 ? 0 : column + 1;
+    }
+    Py_END_ALLOW_THREADS
+    result = PyBool_FromLong(grid && count == total && column == 0 && start == n);
+done:
+    PyBuffer_Release(&text_b);
+    PyBuffer_Release(&starts_b);
+    PyBuffer_Release(&lengths_b);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"greedy_extend", greedy_extend, METH_VARARGS,
      "Extend ndeval's greedy ideal ranking from rank start to stop (see the source)."},
     {"gather_words", gather_words, METH_VARARGS, "Tokens as rows of little-endian words."},
+    {"grid_spans", grid_spans, METH_VARARGS, "The fields of a plain grid of lines."},
     {"parse_short_integers", parse_short_integers, METH_VARARGS,
      "One-word tokens [+-]?[0-9]+ as int64 values."},
     {"parse_short_decimals", parse_short_decimals, METH_VARARGS,

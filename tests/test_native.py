@@ -23,7 +23,7 @@ from support import TREC2012, TREC2012_RUNS, examples
 from test_novelty_kernels import literal_greedy, pools
 
 from divaeval import native
-from divaeval.io import _numbers, _words
+from divaeval.io import _numbers, _tokens, _words
 from divaeval.metrics.novelty import GreedyIdeal
 
 BUILT = native.kernels
@@ -132,6 +132,29 @@ def test_tokens_become_the_same_words(data):
     lengths = np.array([min(n, len(text) - s) for s, n in spans], dtype=np.int64)
     plain, compiled = both(lambda: _words.gather_words(buffer, starts, lengths))
     assert same_bits(plain, compiled)
+
+
+#: lines of a few fields: mostly plain grids, sometimes not (a field missing or empty, the other
+#: delimiter, a control byte, a blank line), so that both answers of the grid check occur
+_GRID_LINES = st.lists(
+    st.lists(st.text(alphabet="ab1\x01", min_size=0, max_size=3), min_size=1, max_size=4),
+    min_size=1, max_size=8,
+)  # fmt: skip
+
+
+@SETTINGS
+@given(_GRID_LINES, st.sampled_from([" ", "\t"]), st.booleans())
+def test_a_plain_grid_is_found_alike(lines, delimiter, mixed):
+    text = "".join(
+        (" " if mixed and i == 1 else delimiter).join(fields) + "\n"
+        for i, fields in enumerate(lines)
+    ).encode()
+    padded = np.zeros(len(text) + _words._PAD, dtype=np.uint8)
+    padded[: len(text)] = np.frombuffer(text, dtype=np.uint8)
+    plain, compiled = both(lambda: _tokens._grid_spans(text, padded))
+    assert (plain is None) == (compiled is None)
+    if plain is not None:
+        assert all(same_bits(a.astype(np.int64), b) for a, b in zip(plain, compiled, strict=True))
 
 
 def test_the_compiled_loops_refuse_arrays_of_the_wrong_size():

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from divaeval import native
 from divaeval.io._numbers import parse_floats
 from divaeval.io._text import LineMap, LineTooLong, text_pieces
 from divaeval.io._words import _PAD, decode, gather_words, pad_words
@@ -314,6 +315,12 @@ def _grid_spans(data: bytes, text: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
         return None
     n_fields = data.count(delimiter, 0, first_end) + 1
     n = len(data)
+    if native.kernels is not None:  # the same checks in one pass over the text
+        n_rows = data.count(b"\n")
+        starts = np.empty((n_rows, n_fields), dtype=np.int64)
+        lengths = np.empty((n_rows, n_fields), dtype=np.int64)
+        grid = native.kernels.grid_spans(text, n, delimiter[0], n_fields, starts, lengths, n_rows)
+        return (starts, lengths) if grid and n_rows else None
     # Below 33, a plain text holds only newlines, its delimiter and (as data) control bytes:
     # one comparison finds the separators. A control byte taken for one adds a separator that
     # is neither, so the separators outnumber the newlines and delimiters, and the counts below

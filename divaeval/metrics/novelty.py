@@ -241,7 +241,7 @@ class GreedyIdeal:
         n_topics, n_patterns, width = self.topic_planes.shape
         self.kernel.greedy_extend(
             self.next, self.topic_planes, self.weight, self.remaining, self.built,
-            self.relevant.view(np.uint8), self.successor, self.pattern,
+            self.relevant.view(np.uint8), self.successor,
             n_topics, n_patterns, width, self.pool, self.built.shape[1], self.length, length,
             self.decay, self.exact_ties,
         )  # fmt: skip
