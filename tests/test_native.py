@@ -157,6 +157,13 @@ def test_a_plain_grid_is_found_alike(lines, delimiter, mixed):
         assert all(same_bits(a.astype(np.int64), b) for a, b in zip(plain, compiled, strict=True))
 
 
+@SETTINGS
+@given(st.binary(max_size=100), st.integers(0, 100))
+def test_lines_are_counted_as_bytes_count_them(text, cut):
+    n = min(cut, len(text))
+    assert BUILT.count_lines(text, n) == text[:n].count(b"\n")
+
+
 def test_the_compiled_loops_refuse_arrays_of_the_wrong_size():
     with pytest.raises(ValueError, match="holds"):
         BUILT.parse_short_integers(np.zeros(3, np.uint64), np.zeros(2, np.int64),

@@ -316,7 +316,7 @@ def _grid_spans(data: bytes, text: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     n_fields = data.count(delimiter, 0, first_end) + 1
     n = len(data)
     if native.kernels is not None:  # the same checks in one pass over the text
-        n_rows = data.count(b"\n")
+        n_rows = native.kernels.count_lines(text, n)
         starts = np.empty((n_rows, n_fields), dtype=np.int64)
         lengths = np.empty((n_rows, n_fields), dtype=np.int64)
         grid = native.kernels.grid_spans(text, n, delimiter[0], n_fields, starts, lengths, n_rows)
