@@ -367,7 +367,7 @@ count_lines(PyObject *self, PyObject *args)
 /* grid_spans(text, n, delimiter, n_fields, starts, lengths, n_rows): whether text[:n] is a
  * grid of n_rows lines of n_fields non-empty fields, each followed by the delimiter, the last
  * by a newline, with no other byte below 33 (divaeval.io._tokens._grid_spans); if so, the
- * start and length of every field, row by row. */
+ * start and length of every field, as [n_fields, n_rows] arrays (a field's rows together). */
 static PyObject *
 grid_spans(PyObject *self, PyObject *args)
 {
@@ -393,7 +393,7 @@ grid_spans(PyObject *self, PyObject *args)
     int64_t *starts = starts_b.buf, *lengths = lengths_b.buf;
     const Py_ssize_t total = n_rows * n_fields;
     const uint64_t high = UINT64_C(0x8080808080808080);
-    Py_ssize_t k = 0, column = 0, from = 0;
+    Py_ssize_t k = 0, column = 0, row = 0, from = 0;
     int grid = 1;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; grid && i < n; i += 8) {
@@ -413,11 +413,16 @@ grid_spans(PyObject *self, PyObject *args)
                 grid = 0;
                 break;
             }
-            starts[k] = from;
-            lengths[k] = at - from;
+            starts[column * n_rows + row] = from; /* field by field */
+            lengths[column * n_rows + row] = at - from;
             k++;
             from = at + 1;
-            column = column == n_fields - 1 ? 0 : column + 1;
+            if (column == n_fields - 1) {
+                column = 0;
+                row++;
+            } else {
+                column++;
+            }
         }
     }
     Py_END_ALLOW_THREADS

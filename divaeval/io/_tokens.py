@@ -198,12 +198,14 @@ def split_piece(
     grid = _grid_spans(data, text)
     if grid is not None:
         starts, lengths = grid
-        n_rows, n_fields = starts.shape
+        n_fields, n_rows = starts.shape
         row_count = np.full(n_rows, n_fields, dtype=np.int32)
         row_line = None  # row i on line i
         n_lines = n_rows
         spans = {
-            j: (starts[:, j].copy(), lengths[:, j].copy()) if j < n_fields else None
+            j: (np.ascontiguousarray(starts[j]), np.ascontiguousarray(lengths[j]))
+            if j < n_fields
+            else None
             for j in {*columns, *numbers, *first_row, 0}
         }
     else:
@@ -297,8 +299,8 @@ def _no_rows(
 
 
 def _grid_spans(data: bytes, text: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(starts, lengths) [R, F] of the fields of a plain piece whose lines all hold the same
-    number F of fields, or None for any other piece.
+    """(starts, lengths) [F, R] (field by field) of the fields of a plain piece whose lines all
+    hold the same number F of fields, or None for any other piece.
 
     Every field of such a text ends at a *separator*, the delimiter or a newline, and every
     separator ends a field: so the separators' positions, read as an [R, F] grid, are the ends
@@ -317,8 +319,8 @@ def _grid_spans(data: bytes, text: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     n = len(data)
     if native.kernels is not None:  # the same checks in one pass over the text
         n_rows = native.kernels.count_lines(text, n)
-        starts = np.empty((n_rows, n_fields), dtype=np.int64)
-        lengths = np.empty((n_rows, n_fields), dtype=np.int64)
+        starts = np.empty((n_fields, n_rows), dtype=np.int64)
+        lengths = np.empty((n_fields, n_rows), dtype=np.int64)
         grid = native.kernels.grid_spans(text, n, delimiter[0], n_fields, starts, lengths, n_rows)
         return (starts, lengths) if grid and n_rows else None
     # Below 33, a plain text holds only newlines, its delimiter and (as data) control bytes:
@@ -343,7 +345,7 @@ def _grid_spans(data: bytes, text: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
         return None
     if np.count_nonzero(separators == ord(delimiter)) != len(ends) - n_rows:
         return None
-    return starts.reshape(n_rows, n_fields), lengths.reshape(n_rows, n_fields)
+    return starts.reshape(n_rows, n_fields).T, lengths.reshape(n_rows, n_fields).T
 
 
 def _tokenized_spans(data: bytes, text: np.ndarray, wanted: set[int]):
