@@ -4,6 +4,7 @@
  * which the tests check on both paths (tests/test_native.py). It is built with
  * -ffp-contract=off so that a*b + c stays two roundings, as numpy computes it.
  *
+ * - novelty_gains: the novelty-biased gains of rankings (divaeval.metrics.novelty);
  * - greedy_extend: ndeval's greedy ideal ranking (ndeval 4.5; Clarke et al. 2008), the
  *   pattern-wise loop of divaeval.metrics.novelty.GreedyIdeal._extend, a topic at a time;
  * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
@@ -434,10 +435,71 @@ done:
     return result;
 }
 
+/* novelty_gains(relevant, values, decay, out, n_topics, length, width): the novelty-biased
+ * gains g(r) = sum_i v(d_r, i) * (1 - alpha)^{c_i(r)} of divaeval.metrics.novelty.novelty_gains,
+ * c_i(r) the earlier documents relevant to i; relevant [T, K, S] uint8, values [T, K, S] float64
+ * or None (v = 1), decay[c] = (1 - alpha)^c (K + 1 of them), out [T, K] (zeros on entry).
+ * Summed in ascending i from 0, as numpy adds each subtopic's plane. */
+static PyObject *
+novelty_gains(PyObject *self, PyObject *args)
+{
+    Py_buffer relevant_b, decay_b, out_b, values_b = {0};
+    PyObject *values_object;
+    Py_ssize_t n_topics, length, width;
+    if (!PyArg_ParseTuple(args, "y*Oy*w*nnn", &relevant_b, &values_object, &decay_b, &out_b,
+                          &n_topics, &length, &width))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *counts = NULL;
+    int has_values = values_object != Py_None;
+    if (has_values && PyObject_GetBuffer(values_object, &values_b, PyBUF_SIMPLE) < 0)
+        goto done;
+    if (check_size(&relevant_b, n_topics * length * width, 1, "relevant") ||
+        (has_values && check_size(&values_b, n_topics * length * width, 8, "values")) ||
+        check_size(&decay_b, length + 1, 8, "decay") ||
+        check_size(&out_b, n_topics * length, 8, "out"))
+        goto done;
+    counts = malloc(sizeof(int64_t) * (size_t)(width > 0 ? width : 1));
+    if (counts == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const uint8_t *relevant = relevant_b.buf;
+    const double *values = has_values ? values_b.buf : NULL, *decay = decay_b.buf;
+    double *out = out_b.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t t = 0; t < n_topics; t++) {
+        memset(counts, 0, sizeof(int64_t) * (size_t)width);
+        for (Py_ssize_t k = 0; k < length; k++) {
+            Py_ssize_t cell = (t * length + k) * width;
+            double gain = out[t * length + k];
+            for (Py_ssize_t s = 0; s < width; s++) {
+                double term = relevant[cell + s] ? decay[counts[s]] : 0.0;
+                if (has_values)
+                    term = term * values[cell + s];
+                gain += term;
+                counts[s] += relevant[cell + s] != 0;
+            }
+            out[t * length + k] = gain;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    free(counts);
+    PyBuffer_Release(&relevant_b);
+    if (has_values && values_b.obj != NULL)
+        PyBuffer_Release(&values_b);
+    PyBuffer_Release(&decay_b);
+    PyBuffer_Release(&out_b);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"greedy_extend", greedy_extend, METH_VARARGS,
      "Extend ndeval's greedy ideal ranking from rank start to stop (see the source)."},
     {"gather_words", gather_words, METH_VARARGS, "Tokens as rows of little-endian words."},
+    {"novelty_gains", novelty_gains, METH_VARARGS, "Novelty-biased gains of rankings."},
     {"count_lines", count_lines, METH_VARARGS, "The newlines of a text."},
     {"grid_spans", grid_spans, METH_VARARGS, "The fields of a plain grid of lines."},
     {"parse_short_integers", parse_short_integers, METH_VARARGS,

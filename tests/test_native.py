@@ -24,7 +24,7 @@ from test_novelty_kernels import literal_greedy, pools
 
 from divaeval import native
 from divaeval.io import _numbers, _tokens, _words
-from divaeval.metrics.novelty import GreedyIdeal
+from divaeval.metrics.novelty import GreedyIdeal, novelty_gains
 
 BUILT = native.kernels
 SETTINGS = settings(max_examples=examples(60), deadline=None)
@@ -74,6 +74,14 @@ def test_the_greedy_ideal_is_ndeval_loop_on_both_paths(case):
         assert same_bits(a, b)
         assert np.array_equal(b, literal_greedy(relevant, alpha, values, length))
     assert plain_rbp == compiled_rbp
+
+
+@SETTINGS
+@given(pools())
+def test_novelty_gains_are_summed_alike(case):
+    relevant, alpha, values, _ = case  # (a pool's shape serves as rankings [T, K, S])
+    plain, compiled = both(lambda: novelty_gains(relevant, alpha, values))
+    assert same_bits(plain, compiled)
 
 
 def test_the_greedy_ideal_keeps_ties_in_pool_order():

@@ -35,9 +35,15 @@ def novelty_gains(
     None = ndeval's binary, unweighted v = rel. The decay (1 − α)^c is the repeated product, as
     ndeval's ``w *= 1 − α``."""
     n_topics, length, width = relevant.shape
-    earlier = np.cumsum(relevant, axis=1, dtype=np.int32) - relevant
     decay = repeated_powers(1.0 - alpha, length + 1)
     gains = np.zeros((n_topics, length))
+    if native.kernels is not None and relevant.dtype == bool:  # the same sums, topic by topic
+        if values is not None:
+            values = np.ascontiguousarray(values, dtype=np.float64)
+        relevant_bytes = np.ascontiguousarray(relevant).view(np.uint8)
+        native.kernels.novelty_gains(relevant_bytes, values, decay, gains, n_topics, length, width)
+        return gains
+    earlier = np.cumsum(relevant, axis=1, dtype=np.int32) - relevant
     for s in range(width):
         term = np.where(relevant[:, :, s], decay[earlier[:, :, s]], 0.0)
         gains += term if values is None else term * values[:, :, s]
