@@ -5,7 +5,7 @@
  * -ffp-contract=off so that a*b + c stays two roundings, as numpy computes it.
  *
  * - novelty_gains: the novelty-biased gains of rankings (divaeval.metrics.novelty);
- * - greedy_extend: ndeval's greedy ideal ranking (ndeval 4.5; Clarke et al. 2008), the
+ * - greedy_patterns, greedy_extend: ndeval's greedy ideal ranking (ndeval 4.5; Clarke et al. 2008), the
  *   pattern-wise loop of divaeval.metrics.novelty.GreedyIdeal._extend, a topic at a time;
  * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
  *   plain text, its tokens as word matrices, and short numbers read from them
@@ -46,6 +46,158 @@ check_size(Py_buffer *buffer, Py_ssize_t items, Py_ssize_t item_size, const char
         return -1;
     }
     return 0;
+}
+
+/* A table of a topic's relevance codes (bit s: relevant to subtopic s) and their pattern
+ * numbers: open addressing over a power-of-two size at least twice the pool, and the list of
+ * the slots taken, so that a topic clears only those. */
+typedef struct {
+    uint64_t *codes; /* 0: a free slot (a code is never 0: such a document is left out) */
+    Py_ssize_t *numbers, *taken, mask, n_taken;
+} CodeTable;
+
+static int
+code_table_init(CodeTable *table, Py_ssize_t pool)
+{
+    Py_ssize_t size = 16;
+    while (size < 2 * pool)
+        size <<= 1;
+    table->codes = calloc((size_t)size, sizeof(uint64_t));
+    table->numbers = malloc(sizeof(Py_ssize_t) * (size_t)size);
+    table->taken = malloc(sizeof(Py_ssize_t) * (size_t)size);
+    table->mask = size - 1;
+    table->n_taken = 0;
+    return table->codes && table->numbers && table->taken ? 0 : -1;
+}
+
+static void
+code_table_free(CodeTable *table)
+{
+    free(table->codes);
+    free(table->numbers);
+    free(table->taken);
+}
+
+/* The pattern number of code (a new one, count, if it is new: then *is_new is 1). */
+static inline Py_ssize_t
+code_number(CodeTable *table, uint64_t code, Py_ssize_t count, int *is_new)
+{
+    uint64_t hash = code * UINT64_C(0x9E3779B97F4A7C15);
+    Py_ssize_t at = (Py_ssize_t)(hash >> 32) & table->mask;
+    while (table->codes[at] != 0) {
+        if (table->codes[at] == code) {
+            *is_new = 0;
+            return table->numbers[at];
+        }
+        at = (at + 1) & table->mask;
+    }
+    table->codes[at] = code;
+    table->numbers[at] = count;
+    table->taken[table->n_taken++] = at;
+    *is_new = 1;
+    return count;
+}
+
+static void
+code_table_clear(CodeTable *table)
+{
+    for (Py_ssize_t k = 0; k < table->n_taken; k++)
+        table->codes[table->taken[k]] = 0;
+    table->n_taken = 0;
+}
+
+/* greedy_patterns(relevant, n_topics, pool, width, n_patterns, counts, successor, next, planes,
+ * remaining): the binary relevance patterns of each topic's pool (relevant [T, P, S] uint8,
+ * S <= 62), for greedy_extend. With n_patterns 0 it only counts each topic's patterns into
+ * counts[T]; then, with n_patterns their largest count, it numbers them in order of first
+ * appearance and fills next[T, U] (each pattern's first document), planes[T, U, S] (its
+ * relevance as 0/1), successor[T * P] (the next document of the same pattern; pool on entry)
+ * and remaining[T] (the documents relevant to some subtopic). */
+static PyObject *
+greedy_patterns(PyObject *self, PyObject *args)
+{
+    Py_buffer relevant_b, counts_b, successor_b, next_b, planes_b, remaining_b;
+    Py_ssize_t n_topics, pool, width, n_patterns;
+    if (!PyArg_ParseTuple(args, "y*nnnnw*w*w*w*w*", &relevant_b, &n_topics, &pool, &width,
+                          &n_patterns, &counts_b, &successor_b, &next_b, &planes_b,
+                          &remaining_b))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t *last = NULL;
+    CodeTable table = {0};
+    int fill = n_patterns > 0;
+    if (check_size(&relevant_b, n_topics * pool * width, 1, "relevant") ||
+        check_size(&counts_b, n_topics, 8, "counts") ||
+        (fill && (check_size(&successor_b, n_topics * pool, 8, "successor") ||
+                  check_size(&next_b, n_topics * n_patterns, 8, "next") ||
+                  check_size(&planes_b, n_topics * n_patterns * width, 8, "planes") ||
+                  check_size(&remaining_b, n_topics, 8, "remaining"))))
+        goto done;
+    if (width < 1 || width > 62) {
+        PyErr_SetString(PyExc_ValueError, "greedy_patterns: 1 to 62 subtopics");
+        goto done;
+    }
+    last = malloc(sizeof(Py_ssize_t) * (size_t)(pool > 0 ? pool : 1));
+    if (last == NULL || code_table_init(&table, pool) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const uint8_t *relevant = relevant_b.buf;
+    int64_t *counts = counts_b.buf, *successor = successor_b.buf, *next = next_b.buf;
+    int64_t *remaining = remaining_b.buf;
+    double *planes = planes_b.buf;
+    int too_many = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t t = 0; t < n_topics && !too_many; t++) {
+        Py_ssize_t count = 0, useful = 0;
+        for (Py_ssize_t p = 0; p < pool; p++) {
+            const uint8_t *row = relevant + (t * pool + p) * width;
+            uint64_t code = 0;
+            for (Py_ssize_t s = 0; s < width; s++)
+                code |= (uint64_t)(row[s] != 0) << s;
+            if (code == 0)
+                continue;
+            useful++;
+            int is_new;
+            Py_ssize_t u = code_number(&table, code, count, &is_new);
+            if (is_new)
+                count++;
+            if (!fill)
+                continue;
+            if (is_new) {
+                if (u >= n_patterns) {
+                    too_many = 1;
+                    break;
+                }
+                next[t * n_patterns + u] = p;
+                for (Py_ssize_t s = 0; s < width; s++)
+                    planes[(t * n_patterns + u) * width + s] = row[s] ? 1.0 : 0.0;
+            } else {
+                successor[t * pool + last[u]] = p;
+            }
+            last[u] = p;
+        }
+        code_table_clear(&table);
+        counts[t] = count;
+        if (fill)
+            remaining[t] = useful;
+    }
+    Py_END_ALLOW_THREADS
+    if (too_many) {
+        PyErr_SetString(PyExc_ValueError, "greedy_patterns: more patterns than n_patterns");
+        goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    free(last);
+    code_table_free(&table);
+    PyBuffer_Release(&relevant_b);
+    PyBuffer_Release(&counts_b);
+    PyBuffer_Release(&successor_b);
+    PyBuffer_Release(&next_b);
+    PyBuffer_Release(&planes_b);
+    PyBuffer_Release(&remaining_b);
+    return result;
 }
 
 /* The marginal gain of a pattern with a document left: sum_s v[s] * weight[s] in ascending
@@ -496,6 +648,8 @@ done:
 }
 
 static PyMethodDef methods[] = {
+    {"greedy_patterns", greedy_patterns, METH_VARARGS,
+     "The binary relevance patterns of each topic's pool, for greedy_extend."},
     {"greedy_extend", greedy_extend, METH_VARARGS,
      "Extend ndeval's greedy ideal ranking from rank start to stop (see the source)."},
     {"gather_words", gather_words, METH_VARARGS, "Tokens as rows of little-endian words."},

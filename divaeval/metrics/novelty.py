@@ -75,6 +75,15 @@ class GreedyIdeal:
         n_topics, pool, width = pool_relevant.shape
         self.n_topics, self.pool = n_topics, pool
         self.relevant = np.ascontiguousarray(pool_relevant).reshape(n_topics * pool, width)
+        self.length = 0  # ranks built so far: the first columns of ``built``
+        self.built = np.zeros((n_topics, 0))
+        self.buffers: tuple = ()
+        self.rbp_lengths: dict[float, int] = {}  # β -> rbp_length(β)
+        #: the compiled loop (divaeval.native), which takes the arrays topic by topic
+        self.kernel = native.kernels if width else None
+        if self.kernel is not None and pool_values is None and width <= 62:
+            self._compiled_patterns()
+            return
         planes = pool_relevant if pool_values is None else np.where(pool_relevant, pool_values, 0.0)
         planes = np.ascontiguousarray(planes).reshape(n_topics * pool, width)
         # a code per document, equal for documents of a topic with the same relevance (and
@@ -118,8 +127,6 @@ class GreedyIdeal:
         # ndeval's loop over documents).
         first = planes[doc[starts]].astype(np.float64)  # [patterns, S]: v of each pattern
         self.active = np.arange(n_topics)  # topics still in the working arrays
-        #: the compiled loop (divaeval.native), which takes the arrays topic by topic
-        self.kernel = native.kernels if width else None
         if self.kernel is not None:
             self.next = np.full((n_topics, n_patterns), pool, dtype=np.int64)
             self.next[group_topic, column] = doc[starts] - group_topic * pool
@@ -138,10 +145,30 @@ class GreedyIdeal:
                 plane.put(cell, first[:, s])
                 self.planes.append(plane)
             self.weight = np.ones((width, n_topics))
-        self.length = 0  # ranks built so far: the first columns of ``built``
-        self.built = np.zeros((n_topics, 0))
-        self.buffers: tuple = ()
-        self.rbp_lengths: dict[float, int] = {}  # β -> rbp_length(β)
+
+    def _compiled_patterns(self) -> None:
+        """The compiled loop's arrays for binary gains, their patterns found by a compiled
+        pass over each topic's pool (``divaeval/_native.c``, ``greedy_patterns``): numbered
+        in order of first appearance, not of their codes, which the greedy steps do not
+        depend on (the largest gain, and the first document among the tied)."""
+        assert self.kernel is not None
+        n_topics, pool, width = self.n_topics, self.pool, self.relevant.shape[1]
+        relevant = self.relevant.view(np.uint8)
+        counts = np.zeros(n_topics, dtype=np.int64)
+        self.kernel.greedy_patterns(relevant, n_topics, pool, width, 0, counts, counts, counts,
+                                    counts, counts)  # fmt: skip
+        n_patterns = int(counts.max(initial=0))
+        self.successor = np.full(n_topics * pool, pool, dtype=np.int64)
+        self.next = np.full((n_topics, n_patterns), pool, dtype=np.int64)
+        self.topic_planes = np.zeros((n_topics, n_patterns, width))
+        self.remaining = np.zeros(n_topics, dtype=np.int64)
+        if n_patterns:
+            self.kernel.greedy_patterns(
+                relevant, n_topics, pool, width, n_patterns, counts, self.successor,
+                self.next, self.topic_planes, self.remaining,
+            )  # fmt: skip
+        self.max_steps = int(self.remaining.max(initial=0))
+        self.weight = np.ones((n_topics, width))
 
     def gains(self, length: int) -> np.ndarray:
         """g*(1..length), extending the ranking if needed (zeros past the relevant pool)."""
