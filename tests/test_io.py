@@ -6,11 +6,17 @@ Errors are asserted exactly as the CLI prints them: one line on stderr,
 
 from __future__ import annotations
 
+import _thread
 import gzip
 import io
+import os
 import re
+import select
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -226,6 +232,43 @@ def test_gzip_stdin_subprocess(tmp_path):
     assert done.stdout == (
         b'{"run": "t", "topic": "all", "measure": "strec@2", "value": 1.0, "params": "strec@2"}\n'
     )
+
+
+@pytest.mark.skipif(
+    not hasattr(select, "poll") or not os.path.isdir("/dev/fd"), reason="POSIX pipes"
+)
+def test_a_ctrl_c_while_a_pipe_is_read_is_raised_without_more_data():
+    # A SIGINT that lands while a read() of the pipe returns data is only noted by Python's
+    # C-level handler (as interrupt_main notes it here): the reader must raise it without
+    # waiting for data, which never comes while the writer (a process the Ctrl-C did not
+    # reach) keeps the pipe open. The reader of a BufferedReader raised it only at the end.
+    from divaeval.io._text import text_pieces
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"1 Q0 d1 1 3.0 t\n")  # a first read() returns this; then it waits
+    caught = threading.Event()
+
+    def interrupt_then_end() -> None:
+        _thread.interrupt_main()
+        caught.wait(10)
+        os.write(write_end, b"1 Q0 d2 2 2.0 t\n")
+        os.close(write_end)
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    interrupter = threading.Timer(0.2, interrupt_then_end)
+    try:
+        pieces = text_pieces(f"/dev/fd/{read_end}", what="run")
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            interrupter.start()
+            next(pieces)
+        waited = time.monotonic() - start
+    finally:
+        caught.set()
+        interrupter.join()
+        signal.signal(signal.SIGINT, previous)
+        os.close(read_end)
+    assert waited < 5  # 0.2 s and at most PIPE_WAIT_SECONDS (before: at the end, 10 s)
 
 
 def test_several_runs_per_call(capsys, warnings):

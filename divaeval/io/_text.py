@@ -21,6 +21,7 @@ import gzip
 import io
 import os
 import re
+import select
 import stat
 import sys
 from collections.abc import Iterator
@@ -38,6 +39,8 @@ UTF8_BOM = b"\xef\xbb\xbf"  # dropped at the start of a file
 
 #: text is read (and decompressed) this many bytes at a time
 PIECE_BYTES = 1 << 20
+#: how long a read of a pipe waits for data before it looks for a Ctrl-C (:class:`_PipeReader`)
+PIPE_WAIT_SECONDS = 0.1
 #: the longest line any reader takes (far beyond any token of a TREC file); a longer line is an
 #: error as soon as this many of its bytes are read (a gzip bomb of one endless line included)
 MAX_LINE_BYTES = 16 << 20
@@ -188,7 +191,7 @@ def open_binary(
         if text is not None:
             raw: BinaryIO = io.BytesIO(text)
         elif path == "-":
-            raw = sys.stdin.buffer
+            raw = _interruptible(sys.stdin.buffer)
         elif is_url(path):
             try:
                 import fsspec  # (not at the top: an optional extra, for URLs only)
@@ -202,7 +205,7 @@ def open_binary(
             raw = handle
         else:
             handle = open(path, "rb")  # noqa: SIM115 (closed below)
-            raw = handle
+            raw = _interruptible(handle)
         if not decompress:
             yield raw
             return
@@ -233,6 +236,50 @@ def _magic(handle: Any, stream: Any) -> bytes:
         except (OSError, AttributeError, ValueError):  # a pipe (``<(...)``), or no pread
             pass
     return stream.peek(2)[:2]
+
+
+def _interruptible(stream: Any) -> Any:
+    """``stream``, or where it reads a pipe, FIFO, terminal or socket (stdin, ``<(zcat
+    run.gz)``: an input read once), a :class:`_PipeReader` of its file descriptor, buffered
+    (stdin is then read from its descriptor, not through ``sys.stdin``: divaeval reads it
+    once, and nothing reads it before)."""
+    try:
+        fd = stream.fileno()
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except (OSError, ValueError, AttributeError):  # (io.UnsupportedOperation is both)
+        return stream  # no descriptor: text in memory, a test's stdin
+    if regular or not hasattr(select, "poll"):  # (Windows: poll is for sockets only)
+        return stream
+    return io.BufferedReader(_PipeReader(fd))
+
+
+class _PipeReader(io.RawIOBase):
+    """The file descriptor ``fd`` of a pipe read so that a Ctrl-C is never held up.
+
+    A ``BufferedReader`` reads a pipe with ``read()`` calls in C until it has the bytes asked
+    for. A SIGINT that comes while one of them returns data (the process woken, not yet
+    running: a loaded machine) is only noted by Python's C-level handler, and the next
+    ``read()`` sleeps until more data or the end comes, KeyboardInterrupt after it: never, if
+    the writer waits (a named pipe written by a process the Ctrl-C did not reach). Here each
+    read first waits for data in ``poll()`` at most :data:`PIPE_WAIT_SECONDS` at a time, and
+    between two waits the interpreter raises the KeyboardInterrupt it has noted."""
+
+    def __init__(self, fd: int):
+        super().__init__()
+        self.fd = fd
+        self.poller = select.poll()
+        self.poller.register(fd, select.POLLIN)
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def readinto(self, buffer: Any) -> int:
+        while not self.poller.poll(PIPE_WAIT_SECONDS * 1000):
+            pass  # (here a KeyboardInterrupt noted before or during the wait is raised)
+        return os.readv(self.fd, [buffer])
 
 
 class _Peekable:
