@@ -447,8 +447,13 @@ def _command_with_workers(tmp_path, **popen):
 def test_ctrl_c_stops_the_command_and_its_workers(tmp_path):
     import signal
 
-    # its own process group, as a shell's job
-    with _command_with_workers(tmp_path, start_new_session=True) as (process, workers, _):
+    # its own process group, as a shell's job; SIGINT not ignored (a background job's is, and
+    # a command started with it ignored keeps ignoring it)
+    with _command_with_workers(
+        tmp_path,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    ) as (process, workers, _):
         os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
         _, err = process.communicate(timeout=30)
     assert process.returncode == 130
