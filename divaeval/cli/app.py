@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import difflib
 import importlib
 import os
 import signal
@@ -113,9 +112,16 @@ def _check_not_a_mistyped_command(first: str) -> None:
     subcommand's name is a usage error saying so, not a run file that cannot be opened."""
     if first == "-" or first.startswith("-") or os.path.exists(first):
         return
-    close = difflib.get_close_matches(first, list(COMMANDS), n=1, cutoff=0.6)
+    close = _close_matches(first, list(COMMANDS), n=1, cutoff=0.6)
     if close:
         raise UsageError(f"{first}: no such file; did you mean '{close[0]}'?")
+
+
+def _close_matches(word: str, names: list[str], n: int, cutoff: float) -> list[str]:
+    """difflib's close matches of ``word`` among ``names``."""
+    import difflib  # a mistyped command or option only: not on the main job's start-up
+
+    return difflib.get_close_matches(word, names, n=n, cutoff=cutoff)
 
 
 def close_options(option: str, ctx: click.Context | None) -> list[str]:
@@ -134,7 +140,7 @@ def close_options(option: str, ctx: click.Context | None) -> list[str]:
     )
     typed = option[2:]
     prefixed = [name for name in names if len(typed) >= 3 and name.startswith(typed)]
-    close = difflib.get_close_matches(typed, names, n=3, cutoff=0.7)
+    close = _close_matches(typed, names, n=3, cutoff=0.7)
     return [f"--{name}" for name in dict.fromkeys([*close, *prefixed])][:3]
 
 
