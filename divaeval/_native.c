@@ -393,10 +393,62 @@ word_bytes(uint64_t word, uint8_t bytes[8])
     return length;
 }
 
-/* parse_short_integers(words, values, fine, n): each one-word token that is [+-]?[0-9]+ as
- * its int64 value (fine 1); any other token gives 0 (fine 0). */
+/* A one-word token [+-]?[0-9]+ as its int64 value in *value; whether it is one (else 0). */
+static inline int
+integer_token(uint64_t word, int64_t *value)
+{
+    uint8_t bytes[8];
+    int length = word_bytes(word, bytes);
+    int at = (length && (bytes[0] == '-' || bytes[0] == '+')) ? 1 : 0;
+    int ok = length > at;
+    int64_t number = 0;
+    for (int k = at; k < length && ok; k++) {
+        if (bytes[k] < '0' || bytes[k] > '9')
+            ok = 0;
+        number = number * 10 + (bytes[k] - '0');
+    }
+    *value = ok ? (at && bytes[0] == '-' ? -number : number) : 0;
+    return ok;
+}
+
+static const double powers_of_ten[9] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+
+/* A one-word token [+-]?[0-9]*[.]?[0-9]* with a digit as m / 10^k in *value (m its digits as
+ * an integer, k those after the dot: Clinger's fast path, correctly rounded; "-0" is -0.0);
+ * whether it is one. */
+static inline int
+decimal_token(uint64_t word, double *value)
+{
+    uint8_t bytes[8];
+    int length = word_bytes(word, bytes);
+    int negative = length && bytes[0] == '-';
+    int at = (negative || (length && bytes[0] == '+')) ? 1 : 0;
+    int ok = 1, dot = 0, digits = 0, after = 0;
+    int64_t mantissa = 0;
+    for (int k = at; k < length; k++) {
+        uint8_t c = bytes[k];
+        if (c == '.' && !dot) {
+            dot = 1;
+        } else if (c >= '0' && c <= '9') {
+            mantissa = mantissa * 10 + (c - '0');
+            digits++;
+            after += dot;
+        } else {
+            ok = 0;
+            break;
+        }
+    }
+    ok = ok && digits > 0;
+    double number = ok ? (double)mantissa / powers_of_ten[after] : 0.0;
+    *value = negative ? -number : number;
+    return ok;
+}
+
+/* parse_short_integers / parse_short_decimals(words, values, fine, n): each one-word token
+ * read by integer_token or decimal_token into values (int64 or float64), fine[i] whether it
+ * is one. */
 static PyObject *
-parse_short_integers(PyObject *self, PyObject *args)
+parse_words(PyObject *args, int decimals)
 {
     Py_buffer words_b, values_b, fine_b;
     Py_ssize_t n;
@@ -407,22 +459,16 @@ parse_short_integers(PyObject *self, PyObject *args)
         check_size(&fine_b, n, 1, "fine"))
         goto done;
     const uint64_t *words = words_b.buf;
-    int64_t *values = values_b.buf;
     uint8_t *fine = fine_b.buf;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
-        uint8_t bytes[8];
-        int length = word_bytes(words[i], bytes);
-        int at = (length && (bytes[0] == '-' || bytes[0] == '+')) ? 1 : 0;
-        int ok = length > at;
-        int64_t value = 0;
-        for (int k = at; k < length && ok; k++) {
-            if (bytes[k] < '0' || bytes[k] > '9')
-                ok = 0;
-            value = value * 10 + (bytes[k] - '0');
-        }
-        values[i] = ok ? (at && bytes[0] == '-' ? -value : value) : 0;
-        fine[i] = (uint8_t)ok;
+    if (decimals) {
+        double *values = values_b.buf;
+        for (Py_ssize_t i = 0; i < n; i++)
+            fine[i] = (uint8_t)decimal_token(words[i], values + i);
+    } else {
+        int64_t *values = values_b.buf;
+        for (Py_ssize_t i = 0; i < n; i++)
+            fine[i] = (uint8_t)integer_token(words[i], values + i);
     }
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
@@ -433,58 +479,16 @@ done:
     return result;
 }
 
-static const double powers_of_ten[9] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+static PyObject *
+parse_short_integers(PyObject *self, PyObject *args)
+{
+    return parse_words(args, 0);
+}
 
-/* parse_short_decimals(words, values, fine, n): each one-word token [+-]?[0-9]*[.]?[0-9]*
- * with a digit as m / 10^k (m its digits as an integer, k those after the dot: Clinger's fast
- * path, correctly rounded; "-0" is -0.0), fine 1; fine 0 for any other token. */
 static PyObject *
 parse_short_decimals(PyObject *self, PyObject *args)
 {
-    Py_buffer words_b, values_b, fine_b;
-    Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "y*w*w*n", &words_b, &values_b, &fine_b, &n))
-        return NULL;
-    PyObject *result = NULL;
-    if (check_size(&words_b, n, 8, "words") || check_size(&values_b, n, 8, "values") ||
-        check_size(&fine_b, n, 1, "fine"))
-        goto done;
-    const uint64_t *words = words_b.buf;
-    double *values = values_b.buf;
-    uint8_t *fine = fine_b.buf;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
-        uint8_t bytes[8];
-        int length = word_bytes(words[i], bytes);
-        int negative = length && bytes[0] == '-';
-        int at = (negative || (length && bytes[0] == '+')) ? 1 : 0;
-        int ok = 1, dot = 0, digits = 0, after = 0;
-        int64_t mantissa = 0;
-        for (int k = at; k < length; k++) {
-            uint8_t c = bytes[k];
-            if (c == '.' && !dot) {
-                dot = 1;
-            } else if (c >= '0' && c <= '9') {
-                mantissa = mantissa * 10 + (c - '0');
-                digits++;
-                after += dot;
-            } else {
-                ok = 0;
-                break;
-            }
-        }
-        ok = ok && digits > 0;
-        double value = ok ? (double)mantissa / powers_of_ten[after] : 0.0;
-        values[i] = negative ? -value : value;
-        fine[i] = (uint8_t)ok;
-    }
-    Py_END_ALLOW_THREADS
-    result = Py_NewRef(Py_None);
-done:
-    PyBuffer_Release(&words_b);
-    PyBuffer_Release(&values_b);
-    PyBuffer_Release(&fine_b);
-    return result;
+    return parse_words(args, 1);
 }
 
 /* count_lines(text, n): the newlines in text[:n] (bytes.count searches for each instead). */
