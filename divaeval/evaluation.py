@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from copy import copy
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -37,8 +37,7 @@ DEFAULT_MEASURES = ("ndeval",)
 _SUFFIXES = re.compile(r"(\.gz)?$")
 
 
-@dataclass(frozen=True)
-class RiskSettings:
+class RiskSettings(NamedTuple):
     """Risk-sensitive evaluation against a baseline run (ndeval's ``-baseline``, ``-riskAlpha``):
     the baseline's name (its run tag, as ndeval names it), its file, and α (a number and the
     text it was given as, which ndeval prints in its run label)."""

@@ -38,8 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -91,8 +90,7 @@ def risk_values(run: np.ndarray, baseline: np.ndarray, alpha: float) -> np.ndarr
     return np.where(run >= baseline, difference, (1.0 + alpha) * difference)
 
 
-@dataclass(frozen=True)
-class RiskTopicSet:
+class RiskTopicSet(NamedTuple):
     """ndeval's rows and mean denominator of a run against a baseline."""
 
     topics: list[str]  # the printed rows, ascending

@@ -21,7 +21,7 @@ import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import Field, dataclass, field, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from divaeval.errors import DD_EXPONENTS, UsageError
 
@@ -86,8 +86,7 @@ def parse_size(value: object, label: str = "--chunk-size") -> int | None:
     return size
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(NamedTuple):
     """How one setting is given: its command-line ``flags`` and ``help``, its ``kind`` (which
     makes its click type and its check), ``choices`` or ``minimum``, and, where the command
     line differs from the API, its ``cli_default`` and environment variable."""

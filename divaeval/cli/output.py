@@ -9,9 +9,8 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import partial
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 import click
 
@@ -175,8 +174,7 @@ def keyed_frame(frame: Any, columns: list[str], name: str = "key") -> Any:
     return keyed
 
 
-@dataclass(frozen=True)
-class TableOutput:
+class TableOutput(NamedTuple):
     """How an analysis command writes its tables: the format (``-f``, resolved by
     :func:`resolve_format`), ``--precision``, ``-o FILE`` (None: stdout) and ``--signature``;
     :func:`divaeval.cli.options.output_options` passes it to the command as ``out``."""

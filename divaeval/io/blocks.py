@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,8 +29,7 @@ from divaeval.io._words import pad_words
 DEFAULT_BLOCK_BYTES = 4 << 20
 
 
-@dataclass(frozen=True)
-class FileRange:
+class FileRange(NamedTuple):
     """Bytes ``[start, end)`` of the run file ``name``, whole topics, read as they are where
     they are scored (:meth:`read`), so that worker processes, or the workers of a cluster on
     shared or object storage, read the run themselves: a range of a plain text, or a whole

@@ -8,8 +8,7 @@ with a ``write`` function plus one entry here.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 #: format name -> module under divaeval.report that defines ``write``.
 FORMATS: dict[str, str] = {
@@ -31,8 +30,7 @@ FORMATS: dict[str, str] = {
 TABLE_FORMATS = ("trec_eval", "csv", "tsv", "jsonl", "json", "table", "latex", "markdown", "html")
 
 
-@dataclass(frozen=True)
-class ReportOptions:
+class ReportOptions(NamedTuple):
     """What to print: per-topic rows, the summary, value precision, the topic mean, and the
     settings signature (embedded by formats with metadata, e.g. json)."""
 
