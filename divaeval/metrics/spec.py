@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from divaeval.errors import UsageError
 
@@ -33,8 +33,7 @@ Aggregate = Literal["mean", "sum", "geom"]
 WHOLE_RANKING = "all"
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """One metric parameter: name, type (float, int or str), default, help text, and an
     optional validator returning an error message for a bad value."""
 
@@ -222,8 +221,7 @@ def normalize_name(name: str) -> str:
     return name.strip().lower().replace("_", "-")
 
 
-@dataclass(frozen=True)
-class Form:
+class Form(NamedTuple):
     """Another tool's name for a metric, with the parameters and default cutoffs that name
     implies: trec_eval's ``ndcg_cut`` is ``nDCG`` with the cutoffs 5 … 1000, ``set_P`` is
     ``P@all``, ``IPrec`` binds pytrec_eval's recall rounding.
