@@ -320,6 +320,32 @@ def tree_memory_measurable() -> bool:
     return True
 
 
+def compare_one_core_and_auto(
+    report: Report,
+    name: str,
+    label: str,
+    ours: tuple[str, list[str]],
+    reference: tuple[str, list[str]],
+    reference_beside_auto: str | None = None,
+) -> None:
+    """divaeval's command (``ours``: its row name and command) beside the reference twice: in
+    one process (``-j 1``, the issue's goals: time ≤ 0.5, peak memory ≤ 1.5) and with the
+    default ``--jobs auto`` (a worker per usable core: no goal)."""
+    (our_name, our_command), (reference_name, reference_command) = ours, reference
+    report.compare(
+        name,
+        (f"{our_name} -j 1", [*our_command, "-j", "1"]),
+        (reference_name, reference_command),
+        time_target=0.5, memory_target=1.5, label=label,
+    )  # fmt: skip
+    report.compare(
+        f"{name} (--jobs auto)",
+        (f"{our_name} (--jobs auto)", our_command),
+        (reference_beside_auto or f"{reference_name} (beside --jobs auto)", reference_command),
+        time_target=None, label=label,
+    )  # fmt: skip
+
+
 def bench_1m_ndeval(report: Report, ndeval: str | None) -> None:
     report.heading("1M-line run + 1M-line qrels (generate.py --topics 10000 --depth 100)")
     qrels, run = one_million()
@@ -333,18 +359,10 @@ def bench_1m_ndeval(report: Report, ndeval: str | None) -> None:
             report.note("1M lines: divaeval -m ndeval -f ndeval differs from C ndeval; not timed")
         else:
             print("  check: divaeval -m ndeval -f ndeval prints C ndeval's output byte for byte")
-            reference = [ndeval, "-traditional", qrels, run]
-            report.compare(  # one process (--jobs 1): its peak RSS against C ndeval's
-                "1M lines vs C ndeval",
-                ("1M lines: divaeval -m ndeval -f ndeval -j 1", [*ours, "-j", "1"]),
-                ("1M lines: C ndeval -traditional", reference),
-                time_target=0.5, memory_target=1.5, label="C ndeval",
-            )  # fmt: skip
-            report.compare(  # the default, --jobs auto (a worker per usable core): no goal
-                "1M lines vs C ndeval (--jobs auto)",
-                ("1M lines: divaeval -m ndeval -f ndeval (--jobs auto)", ours),
-                ("1M lines: C ndeval -traditional (beside --jobs auto)", reference),
-                time_target=None, label="C ndeval",
+            compare_one_core_and_auto(
+                report, "1M lines vs C ndeval", "C ndeval",
+                ("1M lines: divaeval -m ndeval -f ndeval", ours),
+                ("1M lines: C ndeval -traditional", [ndeval, "-traditional", qrels, run]),
             )  # fmt: skip
             if tree_memory_measurable():
                 report.time(
@@ -428,18 +446,12 @@ def bench_adhoc(report: Report, trec_eval: str | None) -> None:
         report.note(f"TREC_EVAL is not trec_eval 10 ({stated!r}); the target is about 10")
     if not check_adhoc(report, trec_eval, run, qrels):
         return
-    reference = [trec_eval, *ADHOC_MEASURES, qrels, run]
-    report.compare(
-        "ad hoc 1M lines vs trec_eval",
-        ("ad hoc 1M lines: divaeval -m ndcg_cut.10 -m map -m recip_rank -j 1", [*ours, "-j", "1"]),
-        ("ad hoc 1M lines: trec_eval -m ndcg_cut.10 -m map -m recip_rank", reference),
-        time_target=0.5, memory_target=1.5, label="trec_eval",
-    )  # fmt: skip
-    report.compare(  # the default, --jobs auto (a worker per usable core): no goal
-        "ad hoc 1M lines vs trec_eval (--jobs auto)",
-        ("ad hoc 1M lines: divaeval -m ndcg_cut.10 -m map -m recip_rank (--jobs auto)", ours),
-        ("ad hoc 1M lines: trec_eval (beside --jobs auto)", reference),
-        time_target=None, label="trec_eval",
+    compare_one_core_and_auto(
+        report, "ad hoc 1M lines vs trec_eval", "trec_eval",
+        ("ad hoc 1M lines: divaeval -m ndcg_cut.10 -m map -m recip_rank", ours),
+        ("ad hoc 1M lines: trec_eval -m ndcg_cut.10 -m map -m recip_rank",
+         [trec_eval, *ADHOC_MEASURES, qrels, run]),
+        reference_beside_auto="ad hoc 1M lines: trec_eval (beside --jobs auto)",
     )  # fmt: skip
 
 
