@@ -9,7 +9,9 @@
  *   pattern-wise loop of divaeval.metrics.novelty.GreedyIdeal._extend, a topic at a time;
  * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
  *   plain text, its tokens as word matrices, and short numbers read from them
- *   (divaeval.io._tokens, divaeval.io._words, divaeval.io._numbers).
+ *   (divaeval.io._tokens, divaeval.io._words, divaeval.io._numbers);
+ * - score_order, rank_positions: a run's rows in ranking order, its repeated docnos and ranks
+ *   (divaeval.judged.judge).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -31,8 +33,15 @@ lowest_bit(uint64_t x)
 #define lowest_bit(x) __builtin_ctzll(x)
 #endif
 
+/* a word's value is its 8 bytes read little-endian; swapped, values compare as the bytes do */
+#if defined(_MSC_VER)
+#define SWAP_BYTES(w) _byteswap_uint64(w)
+#else
+#define SWAP_BYTES(w) __builtin_bswap64(w)
+#endif
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define LITTLE_ENDIAN_WORD(w) __builtin_bswap64(w)
+#define LITTLE_ENDIAN_WORD(w) SWAP_BYTES(w)
 #else
 #define LITTLE_ENDIAN_WORD(w) (w)
 #endif
@@ -651,6 +660,194 @@ done:
     return result;
 }
 
+/* ---- Ranking a run's rows (divaeval.judged.judge) ---- */
+
+/* The docno of a row compared in byte order: words byte-swapped, column by column. */
+typedef struct {
+    const int64_t *doc;      /* doc code of each row */
+    const uint64_t *words;   /* [D, W] the docnos' words */
+    Py_ssize_t width;
+    int ascending;           /* docnos ascending (score-docno-asc), else descending */
+} DocOrder;
+
+static inline int
+compare_docnos(const DocOrder *order, int64_t a, int64_t b)
+{
+    const uint64_t *x = order->words + order->doc[a] * order->width;
+    const uint64_t *y = order->words + order->doc[b] * order->width;
+    for (Py_ssize_t j = 0; j < order->width; j++) {
+        uint64_t u = SWAP_BYTES(x[j]), v = SWAP_BYTES(y[j]);
+        if (u != v)
+            return (u < v) == order->ascending ? -1 : 1;
+    }
+    return 0;
+}
+
+/* A stable merge sort of rows[0:n] by docno (equal docnos keep their order). */
+static void
+sort_by_docno(const DocOrder *order, int64_t *rows, int64_t *scratch, Py_ssize_t n)
+{
+    for (Py_ssize_t width = 1; width < n; width *= 2) {
+        for (Py_ssize_t left = 0; left < n - width; left += 2 * width) {
+            Py_ssize_t middle = left + width, right = middle + width < n ? middle + width : n;
+            Py_ssize_t i = left, j = middle, k = 0;
+            while (i < middle && j < right)
+                scratch[k++] = compare_docnos(order, rows[j], rows[i]) < 0 ? rows[j++] : rows[i++];
+            while (i < middle)
+                scratch[k++] = rows[i++];
+            while (j < right)
+                scratch[k++] = rows[j++];
+            memcpy(rows + left, scratch, sizeof(int64_t) * (size_t)k);
+        }
+    }
+}
+
+/* score_order(topic, score, doc, words, n, n_docs, width, ascending, perm) -> int: the
+ * ranking order of a run's rows that are already grouped by ascending topic code with scores
+ * not increasing within each topic (the usual run file), as divaeval.judged.judge._order_rows
+ * orders them: each group of rows of equal topic and score sorted by docno, descending
+ * (ascending with `ascending`), equal docnos in row order. 1: the rows are in that order as
+ * they stand (no ties; perm is not written); 2: perm holds the order (ties sorted); 0: any
+ * other run, or a tie holding a long token (whose bytes are not in its words): the caller
+ * sorts. */
+static PyObject *
+score_order(PyObject *self, PyObject *args)
+{
+    Py_buffer topic_b, score_b, doc_b, words_b, perm_b;
+    Py_ssize_t n, n_docs, width;
+    int ascending;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nnnpw*", &topic_b, &score_b, &doc_b, &words_b, &n,
+                          &n_docs, &width, &ascending, &perm_b))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *scratch = NULL;
+    if (check_size(&topic_b, n, 8, "topic") || check_size(&score_b, n, 8, "score") ||
+        check_size(&doc_b, n, 8, "doc") || check_size(&words_b, n_docs * width, 8, "words") ||
+        check_size(&perm_b, n, 8, "perm"))
+        goto done;
+    const int64_t *topic = topic_b.buf, *doc = doc_b.buf;
+    const double *score = score_b.buf;
+    const uint64_t *words = words_b.buf;
+    int64_t *perm = perm_b.buf;
+    int answer = 1, outside = 0;
+    Py_ssize_t longest_tie = 1, tie = 1;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (topic[i] < topic[i - 1] || (topic[i] == topic[i - 1] && score[i] > score[i - 1])) {
+            answer = 0;
+            break;
+        }
+        tie = topic[i] == topic[i - 1] && score[i] == score[i - 1] ? tie + 1 : 1;
+        if (tie > 1) { /* rows i - 1 and i tie: their docnos are compared */
+            for (Py_ssize_t r = i - (tie == 2); r <= i; r++) {
+                if (doc[r] < 0 || doc[r] >= n_docs || width < 1) {
+                    outside = 1;
+                    break;
+                }
+                uint64_t first = words[doc[r] * width];
+                if (first != 0 && (first & 0xFF) == 0)
+                    answer = 0; /* a long token's marker */
+            }
+            if (outside || !answer)
+                break;
+            if (tie > longest_tie)
+                longest_tie = tie;
+        }
+    }
+    if (outside) {
+        PyErr_SetString(PyExc_ValueError, "score_order: a doc code outside the words");
+        goto done;
+    }
+    if (answer && longest_tie > 1) {
+        answer = 2;
+        scratch = malloc(sizeof(int64_t) * (size_t)longest_tie);
+        if (scratch == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        DocOrder order = {doc, words, width, ascending};
+        for (Py_ssize_t i = 0; i < n; i++)
+            perm[i] = i;
+        for (Py_ssize_t begin = 0; begin < n;) {
+            Py_ssize_t end = begin + 1;
+            while (end < n && topic[end] == topic[end - 1] && score[end] == score[end - 1])
+                end++;
+            if (end - begin > 1)
+                sort_by_docno(&order, perm + begin, scratch, end - begin);
+            begin = end;
+        }
+    }
+    result = PyLong_FromLong(answer);
+done:
+    free(scratch);
+    PyBuffer_Release(&topic_b);
+    PyBuffer_Release(&score_b);
+    PyBuffer_Release(&doc_b);
+    PyBuffer_Release(&words_b);
+    PyBuffer_Release(&perm_b);
+    return result;
+}
+
+/* rank_positions(topic, doc, n, n_docs, drop_repeats, repeated, position) -> repeats: for
+ * rows in ranking order, grouped by topic (each topic's rows together), repeated[i] = 1 where
+ * row i's (topic, doc) occurred on an earlier row (a stamp per docno: the last topic it was
+ * seen in), and position[i] its 0-based rank within its topic, counting every row, or with
+ * drop_repeats only the first copies (a repeat's position is then -1); the number of
+ * repeats. divaeval.judged.judge._positions_and_repeats computes the same with numpy. */
+static PyObject *
+rank_positions(PyObject *self, PyObject *args)
+{
+    Py_buffer topic_b, doc_b, repeated_b, position_b;
+    Py_ssize_t n, n_docs;
+    int drop_repeats;
+    if (!PyArg_ParseTuple(args, "y*y*nnpw*w*", &topic_b, &doc_b, &n, &n_docs, &drop_repeats,
+                          &repeated_b, &position_b))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *stamp = NULL;
+    if (check_size(&topic_b, n, 8, "topic") || check_size(&doc_b, n, 8, "doc") ||
+        check_size(&repeated_b, n, 1, "repeated") || check_size(&position_b, n, 8, "position"))
+        goto done;
+    stamp = malloc(sizeof(int64_t) * (size_t)(n_docs > 0 ? n_docs : 1));
+    if (stamp == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t *topic = topic_b.buf, *doc = doc_b.buf;
+    uint8_t *repeated = repeated_b.buf;
+    int64_t *position = position_b.buf;
+    Py_ssize_t repeats = 0;
+    int64_t next = 0; /* the position of the topic's next row */
+    int outside = 0;
+    for (Py_ssize_t d = 0; d < n_docs; d++)
+        stamp[d] = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t d = doc[i];
+        if (d < 0 || d >= n_docs || topic[i] < 0) {
+            outside = 1;
+            break;
+        }
+        if (i == 0 || topic[i] != topic[i - 1])
+            next = 0;
+        uint8_t again = stamp[d] == topic[i];
+        stamp[d] = topic[i];
+        repeated[i] = again;
+        repeats += again;
+        position[i] = again && drop_repeats ? -1 : next++;
+    }
+    if (outside) {
+        PyErr_SetString(PyExc_ValueError, "rank_positions: a code outside its range");
+        goto done;
+    }
+    result = PyLong_FromSsize_t(repeats);
+done:
+    free(stamp);
+    PyBuffer_Release(&topic_b);
+    PyBuffer_Release(&doc_b);
+    PyBuffer_Release(&repeated_b);
+    PyBuffer_Release(&position_b);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"greedy_patterns", greedy_patterns, METH_VARARGS,
      "The binary relevance patterns of each topic's pool, for greedy_extend."},
@@ -664,6 +861,10 @@ static PyMethodDef methods[] = {
      "One-word tokens [+-]?[0-9]+ as int64 values."},
     {"parse_short_decimals", parse_short_decimals, METH_VARARGS,
      "One-word plain decimals as doubles, correctly rounded."},
+    {"score_order", score_order, METH_VARARGS,
+     "The ranking order of a run's rows grouped by topic and sorted by score, ties by docno."},
+    {"rank_positions", rank_positions, METH_VARARGS,
+     "Repeated (topic, doc) rows and each row's rank within its topic, for grouped rows."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -23,8 +23,12 @@ from support import TREC2012, TREC2012_RUNS, examples
 from test_novelty_kernels import literal_greedy, pools
 
 from divaeval import native
-from divaeval.io import _numbers, _tokens, _words
+from divaeval.errors import DataError
+from divaeval.io import _numbers, _tokens, _words, read_qrels, read_run
+from divaeval.judged import judge
+from divaeval.judged.index import QrelsIndex
 from divaeval.metrics.novelty import GreedyIdeal, novelty_gains
+from divaeval.settings import Settings
 
 BUILT = native.kernels
 SETTINGS = settings(max_examples=examples(60), deadline=None)
@@ -172,6 +176,70 @@ def test_lines_are_counted_as_bytes_count_them(text, cut):
     assert BUILT.count_lines(text, n) == text[:n].count(b"\n")
 
 
+#: docnos for ranking cases: one word, several words, a long token (its bytes not in its words,
+#: sharing its first 128 bytes with another), so that ties compare every kind
+_DOCNOS = ["d1", "d10", "d2", "clueweb09-en0000-00-00001", "clueweb09-en0000-00-00002",
+           "x" * 130 + "a", "x" * 130 + "b", "x" * 128]  # fmt: skip
+_RANKING_QRELS = "1 1 d1 1\n1 2 d2 0\n2 1 d10 1\n3 1 d2 1\n"
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["1", "2", "3", "9"]), st.sampled_from(_DOCNOS),
+                  st.sampled_from([3.0, 2.0, 2.0, 1.0, -0.0, 0.0])),
+        min_size=1, max_size=30,
+    ),
+    st.booleans(),
+    st.sampled_from(["score", "score-docno-asc"]),
+    st.sampled_from([None, 3]),
+    st.sampled_from(["first", "error"]),
+)  # fmt: skip
+def test_a_run_is_ranked_alike(rows, grouped, order, depth, dedupe):
+    # grouped: the rows by topic, scores descending (the usual run file, which the compiled
+    # loop orders); else as drawn (it hands those to numpy's sort)
+    if grouped:
+        rows = sorted(rows, key=lambda row: (row[0], -row[2]))
+    text = "".join(f"{t} Q0 {d} {i} {s!r} tag\n" for i, (t, d, s) in enumerate(rows, 1))
+    run = read_run("<run>", text=text)
+    index = QrelsIndex(read_qrels("<qrels>", text=_RANKING_QRELS))
+    settings = Settings(order=order, depth=depth, dedupe=dedupe)
+
+    def ranking():
+        try:
+            found = judge._ranking(run, index, settings, warn_duplicates=False)
+        except DataError as error:  # a repeated docno refused: the same line and message
+            return str(error)
+        return found.topic, found.row, found.position, found.dropped
+
+    plain, compiled = both(ranking)
+    assert type(plain) is type(compiled)
+    if isinstance(plain, str):
+        assert plain == compiled
+        return
+    for a, b in zip(plain[:3], compiled[:3], strict=True):
+        assert same_bits(a, b)
+    assert plain[3] == compiled[3]
+
+
+def test_ties_are_ordered_by_docno_by_hand():
+    # topic 1: d2 and d10 tie at 2.0: by docno descending ("d2" > "d10" in byte order) d2
+    # first; "d1" twice at 1.0: the second copy is a repeat, dropped
+    text = "1 Q0 d10 1 2.0 t\n1 Q0 d2 2 2.0 t\n1 Q0 d1 3 1.0 t\n1 Q0 d1 4 1.0 t\n"
+    run = read_run("<run>", text=text)
+    index = QrelsIndex(read_qrels("<qrels>", text=_RANKING_QRELS))
+    descending, ascending = (
+        Settings(dedupe="first"),
+        Settings(order="score-docno-asc", dedupe="first"),
+    )
+    with computed_by(BUILT):
+        found = judge._ranking(run, index, descending, warn_duplicates=False)
+        by_ascending = judge._ranking(run, index, ascending, warn_duplicates=False)
+    assert found.row.tolist() == [1, 0, 2] and found.position.tolist() == [0, 1, 2]
+    assert found.dropped == 1
+    assert by_ascending.row.tolist() == [0, 1, 2]
+
+
 def test_the_compiled_loops_refuse_arrays_of_the_wrong_size():
     with pytest.raises(ValueError, match="holds"):
         BUILT.parse_short_integers(np.zeros(3, np.uint64), np.zeros(2, np.int64),
@@ -179,6 +247,13 @@ def test_the_compiled_loops_refuse_arrays_of_the_wrong_size():
     with pytest.raises(ValueError, match="outside"):
         BUILT.gather_words(np.zeros(8, np.uint8), np.array([4]), np.array([3]),
                            np.zeros((1, 1), np.uint64), 1, 1)  # fmt: skip
+    with pytest.raises(ValueError, match="outside"):
+        BUILT.rank_positions(np.zeros(2, np.int64), np.array([0, 5]), 2, 3, True,
+                             np.zeros(2, bool), np.zeros(2, np.int64))  # fmt: skip
+    with pytest.raises(ValueError, match="outside"):  # (a docno code past the words: 1 of 1)
+        BUILT.score_order(np.zeros(2, np.int64), np.zeros(2), np.array([0, 1]),
+                          np.zeros((1, 1), np.uint64), 2, 1, 1, False,
+                          np.zeros(2, np.int64))  # fmt: skip
 
 
 def test_the_command_prints_the_same_on_both_paths():

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from divaeval import native
 from divaeval.errors import DataError, warn
 from divaeval.io import Run, parse_ranks, read_intents, read_qrels, read_run
 from divaeval.io._words import byte_ranks
@@ -20,37 +21,50 @@ from divaeval.settings import Order, Settings
 from divaeval.topics import sort_topics
 
 
-def _order_rows(run: Run, rows: np.ndarray, topic_code: np.ndarray, order: Order) -> np.ndarray:
+def _order_rows(
+    run: Run, rows: np.ndarray, topic_code: np.ndarray, order: Order
+) -> np.ndarray | None:
     """Permutation of ``rows`` (rows of ``run``; ``topic_code`` their qrels topic codes)
-    grouping topics (by code) and ranking documents within each topic."""
+    grouping topics (by code) and ranking documents within each topic; None where ``rows``
+    are in that order as they stand (the usual run file: no permutation to apply)."""
     if len(rows) == 0:  # no topic in common with the qrels: nothing to order
-        return np.arange(0)
+        return None
     if order == "file":
         return np.argsort(topic_code, kind="stable")
     if order == "rank":
         ranks = parse_ranks(run, rows)
-        perm = np.lexsort((ranks, topic_code))
-        same = (np.diff(topic_code[perm]) == 0) & (np.diff(ranks[perm]) == 0)
+        by_rank = np.lexsort((ranks, topic_code))
+        same = (np.diff(topic_code[by_rank]) == 0) & (np.diff(ranks[by_rank]) == 0)
         if same.any():
             i = int(np.flatnonzero(same)[0])
-            first, row = int(rows[perm[i]]), int(rows[perm[i + 1]])
+            first, row = int(rows[by_rank[i]]), int(rows[by_rank[i + 1]])
             raise DataError(
-                f"duplicate rank {ranks[perm[i]]} for topic "
+                f"duplicate rank {ranks[by_rank[i]]} for topic "
                 f"{run.topics[run.topic_codes[first]]} (also at line {run.line_of(first)}); "
                 "--order rank needs distinct ranks",
                 file=run.path,
                 line=run.line_of(row),
             )
-        return perm
-    scores = run.score[rows]
+        return by_rank
+    every_row = len(rows) == len(run.score)  # (rows is then 0, 1, ...: no copies below)
+    scores = run.score if every_row else run.score[rows]
+    if order != "score-file" and native.kernels is not None:  # the usual run: in one pass
+        tied_order = np.empty(len(rows), dtype=np.int64)
+        words = np.ascontiguousarray(run.doc_words, dtype=np.uint64)
+        answer = native.kernels.score_order(
+            topic_code, np.ascontiguousarray(scores),
+            run.doc_codes if every_row else run.doc_codes[rows], words, len(rows), len(words),
+            words.shape[1], order == "score-docno-asc", tied_order,
+        )  # fmt: skip
+        if answer:
+            return None if answer == 1 else tied_order
     if order == "score-file":  # a stable sort by score: ties keep their file order
         return np.lexsort((np.arange(len(rows)), -scores, topic_code))
     # Run files are usually grouped by topic and sorted by score: a stable sort by topic (fast
     # on such runs) is then the whole permutation; otherwise sort by (topic, -score).
-    if (topic_code[1:] >= topic_code[:-1]).all():  # already grouped in topic code order
-        perm = np.arange(len(topic_code))
-        s_sorted, t_sorted = scores, topic_code
-    else:
+    perm = None
+    s_sorted, t_sorted = scores, topic_code
+    if not (topic_code[1:] >= topic_code[:-1]).all():  # not grouped in topic code order
         perm = np.argsort(topic_code, kind="stable")
         s_sorted, t_sorted = scores[perm], topic_code[perm]
     same_topic = t_sorted[1:] == t_sorted[:-1]
@@ -61,6 +75,7 @@ def _order_rows(run: Run, rows: np.ndarray, topic_code: np.ndarray, order: Order
     tie_next = same_topic & (s_sorted[1:] == s_sorted[:-1])
     if tie_next.any():
         # Break score ties by docno descending (byte order, as trec_eval's strcmp).
+        perm = np.arange(len(rows)) if perm is None else perm
         in_tie = np.zeros(len(perm), dtype=bool)
         in_tie[:-1] |= tie_next
         in_tie[1:] |= tie_next
@@ -85,12 +100,32 @@ def _has_repeats(keys: np.ndarray, bound: int) -> bool:
     return int(np.count_nonzero(seen)) < len(keys)
 
 
-def _positions(topics_in_order: np.ndarray) -> np.ndarray:
-    """0-based position of each element within its run of equal topics."""
-    start = np.r_[True, topics_in_order[1:] != topics_in_order[:-1]]
+def _positions_and_repeats(
+    topic: np.ndarray, doc: np.ndarray, n_docs: int, drop_repeats: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """(repeated, position) of rows in ranking order grouped by topic, their docno codes
+    ``doc`` in [0, ``n_docs``): [K] bool, the (topic, doc) pair occurred on an earlier row
+    (every copy after the first); [K] int64, the 0-based rank of the row within its topic,
+    counting every row, or with ``drop_repeats`` only first copies (a repeat's is -1)."""
+    repeated = np.zeros(len(topic), dtype=bool)
+    position = np.empty(len(topic), dtype=np.int64)
+    if native.kernels is not None:  # a stamp per docno, in one pass (no sort)
+        native.kernels.rank_positions(
+            topic, doc, len(topic), n_docs, drop_repeats, repeated, position
+        )
+        return repeated, position
+    pair = topic * n_docs + doc
+    if _has_repeats(pair, (int(topic.max(initial=0)) + 1) * n_docs):
+        by_pair = np.argsort(pair, kind="stable")
+        repeated[by_pair[1:]] = pair[by_pair[1:]] == pair[by_pair[:-1]]
+    counted = ~repeated if drop_repeats else np.ones(len(topic), dtype=bool)
+    position[~counted] = -1
+    topics = topic[counted]
+    start = np.r_[True, topics[1:] != topics[:-1]]
     first = np.flatnonzero(start)
-    counts = np.diff(np.r_[first, len(topics_in_order)])
-    return np.arange(len(topics_in_order)) - np.repeat(first, counts)
+    counts = np.diff(np.r_[first, len(topics)])
+    position[counted] = np.arange(len(topics)) - np.repeat(first, counts)
+    return repeated, position
 
 
 def _run_topic_codes(run: Run, index: QrelsIndex, compat: str | None = None) -> np.ndarray:
@@ -179,25 +214,26 @@ def _ranking(run: Run, index: QrelsIndex, settings: Settings, warn_duplicates: b
         rows = rows[~run_only]
         topic_code = topic_code[rows]
     perm = _order_rows(run, rows, topic_code, settings.ranking_order)
-    topic_sorted = topic_code[perm]
-    rows_sorted = rows[perm]
+    topic_sorted = topic_code if perm is None else topic_code[perm]
+    rows_sorted = rows if perm is None else rows[perm]
     n_docs = max(len(run.doc_words), 1)
-    pair = topic_sorted * n_docs + run.doc_codes[rows_sorted]
-    duplicate = _repeated(pair, (int(topic_sorted.max(initial=0)) + 1) * n_docs)
-    keep = np.ones(len(perm), dtype=bool)
+    every_row = perm is None and len(rows) == len(run.doc_codes)
+    doc_sorted = run.doc_codes if every_row else run.doc_codes[rows_sorted]
+    drop = settings.dedupe == "first"
+    duplicate, position = _positions_and_repeats(topic_sorted, doc_sorted, n_docs, drop)
+    keep = np.ones(len(rows), dtype=bool)
     dropped = 0
-    if settings.dedupe == "first" and duplicate.any():
+    if drop and duplicate.any():
         dropped = int(duplicate.sum())
         if warn_duplicates:
             warn(f"{dropped} repeated docnos dropped (kept the highest-ranked copy)", file=run.path)
         keep &= ~duplicate
-    position = np.full(len(perm), -1, dtype=np.int64)
-    position[keep] = _positions(topic_sorted[keep])
     if settings.depth is not None:
         keep &= position < settings.depth
     if settings.dedupe == "error" and (duplicate & keep).any():
         i = int(np.flatnonzero(duplicate & keep)[0])
-        first = int(np.flatnonzero((pair == pair[i]) & keep)[0])
+        same = (topic_sorted == topic_sorted[i]) & (doc_sorted == doc_sorted[i])
+        first = int(np.flatnonzero(same & keep)[0])
         row_first, row = int(rows_sorted[first]), int(rows_sorted[i])
         raise DataError(
             f"duplicate docno {run.docno(row)} for topic {run.topics[run.topic_codes[row]]} "
@@ -207,20 +243,10 @@ def _ranking(run: Run, index: QrelsIndex, settings: Settings, warn_duplicates: b
             line=run.line_of(row),
         )
     # every order groups topics by ascending code: distinct topics without a sort
-    run_topics = topic_sorted[np.r_[True, topic_sorted[1:] != topic_sorted[:-1]][: len(perm)]]
+    run_topics = topic_sorted[np.r_[True, topic_sorted[1:] != topic_sorted[:-1]][: len(rows)]]
     if keep.all():
         return _Ranking(topic_sorted, rows_sorted, position, run_topics, dropped)
     return _Ranking(topic_sorted[keep], rows_sorted[keep], position[keep], run_topics, dropped)
-
-
-def _repeated(pair: np.ndarray, bound: int) -> np.ndarray:
-    """[K] bool: the int64 key in [0, ``bound``) occurred earlier (every copy after the
-    first, in order)."""
-    duplicate = np.zeros(len(pair), dtype=bool)
-    if _has_repeats(pair, bound):
-        by_pair = np.argsort(pair, kind="stable")
-        duplicate[by_pair[1:]] = pair[by_pair[1:]] == pair[by_pair[:-1]]
-    return duplicate
 
 
 def run_only_topics(run: Run, index: QrelsIndex, compat: str | None = None) -> list[str]:
