@@ -11,7 +11,8 @@
  *   plain text, its tokens as word matrices, and short numbers read from them
  *   (divaeval.io._tokens, divaeval.io._words, divaeval.io._numbers);
  * - score_order, rank_positions: a run's rows in ranking order, its repeated docnos and ranks
- *   (divaeval.judged.judge).
+ *   (divaeval.judged.judge);
+ * - fixed_cells: rows of numbers printed with fixed decimals (divaeval.report.numbers).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -848,6 +849,89 @@ done:
     return result;
 }
 
+/* ---- Printing numbers (divaeval.report.numbers) ---- */
+
+/* fixed_cells(values, n_rows, n_columns, precision, separator, fallback) -> bytes: each row of
+ * the [R, C] float64 values as C's "%.Pf" cells joined by separator, ended by a newline, as
+ * divaeval.report.numbers.fixed_rows writes them with numpy: n = rint(x 10^P) written as
+ * digits where |x 10^P| < 2^52 and |x 10^P - n| < 1/2 - ulp (then n is printf's correctly
+ * rounded decimal); a row with any other value (a near half, a huge or non-finite value) is
+ * left empty and flagged in fallback [R] for the caller's printf. 1 <= P <= 9. */
+static PyObject *
+fixed_cells(PyObject *self, PyObject *args)
+{
+    Py_buffer values_b, fallback_b;
+    Py_ssize_t n_rows, n_columns;
+    int precision;
+    char separator;
+    if (!PyArg_ParseTuple(args, "y*nnicw*", &values_b, &n_rows, &n_columns, &precision,
+                          &separator, &fallback_b))
+        return NULL;
+    PyObject *text = NULL;
+    if (check_size(&values_b, n_rows * n_columns, 8, "values") ||
+        check_size(&fallback_b, n_rows, 1, "fallback"))
+        goto done;
+    if (precision < 1 || precision > 9) {
+        PyErr_SetString(PyExc_ValueError, "fixed_cells: precision outside 1 to 9");
+        goto done;
+    }
+    /* a cell: a sign, at most 17 digits, the point, the separator (or the newline) */
+    const Py_ssize_t cell_bytes = 20 + precision;
+    text = PyBytes_FromStringAndSize(NULL, n_rows * n_columns * cell_bytes + n_rows);
+    if (text == NULL)
+        goto done;
+    char *out = PyBytes_AS_STRING(text), *at = out;
+    const double *values = values_b.buf;
+    uint8_t *fallback = fallback_b.buf;
+    double scale = 1.0;
+    uint64_t unit = 1;
+    for (int k = 0; k < precision; k++) {
+        scale *= 10.0;
+        unit *= 10;
+    }
+    for (Py_ssize_t r = 0; r < n_rows; r++) {
+        char *row_start = at;
+        fallback[r] = 0;
+        for (Py_ssize_t c = 0; c < n_columns; c++) {
+            double x = values[r * n_columns + c];
+            double scaled = x * scale, rounded = rint(scaled), size = fabs(scaled);
+            double ulp = nextafter(size, INFINITY) - size;
+            if (!(size < 4503599627370496.0 && fabs(scaled - rounded) < 0.5 - ulp)) {
+                fallback[r] = 1;
+                break;
+            }
+            uint64_t number = (uint64_t)fabs(rounded), whole = number / unit;
+            uint64_t fraction = number % unit;
+            if (signbit(x))
+                *at++ = '-';
+            char digits[20];
+            int count = 0;
+            do {
+                digits[count++] = (char)('0' + whole % 10);
+                whole /= 10;
+            } while (whole);
+            while (count)
+                *at++ = digits[--count];
+            *at++ = '.';
+            for (int k = precision - 1; k >= 0; k--) {
+                at[k] = (char)('0' + fraction % 10);
+                fraction /= 10;
+            }
+            at += precision;
+            *at++ = c + 1 < n_columns ? separator : '\n';
+        }
+        if (fallback[r]) {
+            at = row_start;
+            *at++ = '\n';
+        }
+    }
+    _PyBytes_Resize(&text, at - out);
+done:
+    PyBuffer_Release(&values_b);
+    PyBuffer_Release(&fallback_b);
+    return text;
+}
+
 static PyMethodDef methods[] = {
     {"greedy_patterns", greedy_patterns, METH_VARARGS,
      "The binary relevance patterns of each topic's pool, for greedy_extend."},
@@ -865,6 +949,8 @@ static PyMethodDef methods[] = {
      "The ranking order of a run's rows grouped by topic and sorted by score, ties by docno."},
     {"rank_positions", rank_positions, METH_VARARGS,
      "Repeated (topic, doc) rows and each row's rank within its topic, for grouped rows."},
+    {"fixed_cells", fixed_cells, METH_VARARGS,
+     "Rows of floats as C's %.Pf cells joined by a separator (some rows left to printf)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -28,6 +28,7 @@ from divaeval.io import _numbers, _tokens, _words, read_qrels, read_run
 from divaeval.judged import judge
 from divaeval.judged.index import QrelsIndex
 from divaeval.metrics.novelty import GreedyIdeal, novelty_gains
+from divaeval.report.numbers import fixed_rows
 from divaeval.settings import Settings
 
 BUILT = native.kernels
@@ -240,6 +241,34 @@ def test_ties_are_ordered_by_docno_by_hand():
     assert by_ascending.row.tolist() == [0, 1, 2]
 
 
+@SETTINGS
+@given(
+    st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=24),
+    st.integers(1, 9),
+    st.integers(1, 4),
+)
+def test_numbers_are_printed_alike(values, precision, n_columns):
+    values += [-0.0] * (-len(values) % n_columns)
+    matrix = np.array(values, dtype=np.float64).reshape(-1, n_columns)
+    plain, compiled = both(lambda: fixed_rows(matrix, precision))
+    line = ",".join([f"%.{precision}f"] * n_columns)
+    assert plain == compiled == [line % tuple(row) for row in matrix.tolist()]
+
+
+def test_halves_and_near_halves_are_printed_alike():
+    # x.5 at 10^P: a tie only where the double is exact; its neighbours round away from it;
+    # rows holding a huge, tiny or non-finite value are left to printf by both paths
+    halves = (np.arange(-2000, 2000) + 0.5) / 10**6
+    special = [0.0, -0.0, -1e-9, 5e-7, 2.5e-6, 9.9999995, 1e300, 2.0**53, np.nan, -np.inf]
+    for values in (halves, np.nextafter(halves, np.inf), np.array(special * 2)):
+        matrix = values.reshape(-1, 2)
+        for precision in (1, 6, 9):
+            plain, compiled = both(lambda m=matrix, p=precision: fixed_rows(m, p, ";"))
+            assert plain == compiled
+    with computed_by(BUILT):  # by hand: -0.0 keeps its sign, as printf prints it
+        assert fixed_rows(np.array([[-0.0, 0.25, 12.5]]), 2) == ["-0.00,0.25,12.50"]
+
+
 def test_the_compiled_loops_refuse_arrays_of_the_wrong_size():
     with pytest.raises(ValueError, match="holds"):
         BUILT.parse_short_integers(np.zeros(3, np.uint64), np.zeros(2, np.int64),
@@ -254,6 +283,8 @@ def test_the_compiled_loops_refuse_arrays_of_the_wrong_size():
         BUILT.score_order(np.zeros(2, np.int64), np.zeros(2), np.array([0, 1]),
                           np.zeros((1, 1), np.uint64), 2, 1, 1, False,
                           np.zeros(2, np.int64))  # fmt: skip
+    with pytest.raises(ValueError, match="precision"):
+        BUILT.fixed_cells(np.zeros(1), 1, 1, 12, b",", np.zeros(1, bool))
 
 
 def test_the_command_prints_the_same_on_both_paths():

@@ -9,6 +9,8 @@ import re
 
 import numpy as np
 
+from divaeval import native
+
 #: a printed number that is all zeros after its minus sign (``-0``, ``-0.000``), as a field
 NEGATIVE_ZERO = re.compile(r"(?<![\w.])-(0(?:\.0*)?)(?![\w.])")
 
@@ -56,14 +58,24 @@ def fixed_rows(matrix: np.ndarray, precision: int, separator: str = ",") -> list
     ``nan``, ``-0.0`` and tiny negatives as ``-0.000``), at a fraction of its cost.
 
     Each value is rounded to n = rint(x·10^P) and written digit by digit with numpy, for all
-    values at once: n is the correctly rounded decimal (as printf's) wherever the product's
-    rounding error cannot move it across a half, |x·10^P − n| < 1/2 − ulp; a row with any
-    other value (a near-half, a non-finite or huge value) is printed by ``%``."""
+    values at once (or by the compiled loop ``fixed_cells``, the same digits in one pass): n is
+    the correctly rounded decimal (as printf's) wherever the product's rounding error cannot
+    move it across a half, |x·10^P − n| < 1/2 − ulp; a row with any other value (a near-half,
+    a non-finite or huge value) is printed by ``%``."""
     n_rows, n_columns = matrix.shape
     line = separator.join([f"%.{precision}f"] * n_columns)
     if not n_rows or not n_columns or not 1 <= precision <= _VECTOR_DECIMALS:
         return [line % tuple(row) for row in matrix.tolist()]
-    values = np.asarray(matrix, dtype=np.float64)
+    values = np.ascontiguousarray(matrix, dtype=np.float64)
+    if native.kernels is not None:  # the same digits, written in one pass
+        fallback = np.empty(n_rows, dtype=bool)
+        text = native.kernels.fixed_cells(
+            values, n_rows, n_columns, precision, separator.encode(), fallback
+        )
+        rows = text.decode("ascii").split("\n")[:n_rows]
+        for at in np.flatnonzero(fallback).tolist():
+            rows[at] = line % tuple(values[at].tolist())
+        return rows
     with np.errstate(over="ignore", invalid="ignore"):  # (huge and non-finite: printed by %)
         scaled = values * float(10**precision)
         rounded = np.rint(scaled)

@@ -24,7 +24,7 @@ from typing import TextIO
 import numpy as np
 
 from divaeval.metrics.dialects import TREC_SUMMARY_ONLY, is_trec_request, trec_base
-from divaeval.report.numbers import fixed
+from divaeval.report.numbers import fixed, fixed_rows
 
 
 def _line(name: str, topic: str, value: float, precision: int, integer: bool = False) -> str:
@@ -51,6 +51,9 @@ def _column_lines(
         return [_line(name, topic, value, precision, integer)[:-1] + end
                 for topic, value in zip(topics, values.tolist(), strict=True)]  # fmt: skip
     head, width = f"{name:<22}\t", precision + 2
+    if precision >= 1:  # (no padding then: "%.4f" of x >= 0 or x <= -1 is 6 characters or more)
+        texts = fixed_rows(values[:, None], precision)
+        return [f"{head}{topic}\t{text}{end}" for topic, text in zip(topics, texts, strict=True)]
     return [f"{head}{topic}\t{value:{width}.{precision}f}{end}"
             for topic, value in zip(topics, values.tolist(), strict=True)]  # fmt: skip
 
