@@ -1,17 +1,5 @@
-"""``python -m divaeval`` and the ``divaeval`` command (:func:`entry_point`)."""
+"""``python -m divaeval``."""
 
-from divaeval.heap import prepare_command_heap
+from divaeval.cli import entry_point
 
-
-def entry_point() -> None:
-    """Run the command line in a process whose heap is prepared first
-    (:func:`~divaeval.heap.prepare_command_heap`), so that what numpy and divaeval allocate
-    from their import on comes from it."""
-    prepare_command_heap()
-    from divaeval.cli.app import entry_point as run_command  # (imports numpy: after the heap)
-
-    run_command()
-
-
-if __name__ == "__main__":
-    entry_point()
+entry_point()

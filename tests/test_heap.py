@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from divaeval.heap import HUGE_PAGE_HEAP, _glibc
+from divaeval.heap import _glibc
 
 pytestmark = pytest.mark.skipif(_glibc() is None, reason="needs glibc's malloc")
 
@@ -47,86 +45,12 @@ def test_a_freed_block_is_reused_without_page_faults():
     assert faults("reuse") < 64
 
 
-# The command line's heap: prepared before numpy loads, its reserve advised to use huge pages
-# ("hg" among the flags of the mapping holding the heap's top, in /proc/self/smaps).
-PREPARED_HEAP = """
-import os, sys
-import divaeval.heap as heap
-advised = heap.prepare_command_heap()
-top = heap._glibc().sbrk(0)
-flags = ""
-with open("/proc/self/smaps") as smaps:
-    inside = False
-    for line in smaps:
-        head = line.split()[0]
-        if "-" in head and not head.endswith(":"):
-            low, high = (int(x, 16) for x in head.split("-"))
-            inside = low < top <= high
-        elif inside and head == "VmFlags:":
-            flags = line.split()[1:]
-print(advised, "hg" in flags, "numpy" in sys.modules)
-"""
-
-
-#: where Linux says whether it has transparent huge pages
-THP = Path("/sys/kernel/mm/transparent_hugepage/enabled")
-
-
-def prepared(env: dict[str, str]) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, "-c", PREPARED_HEAP],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, **env},
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.split()
-
-
-def test_the_command_heap_is_advised_to_use_huge_pages():
-    advised, huge, numpy_loaded = prepared({"DIVAEVAL_HUGE_PAGES": "1"})
-    assert numpy_loaded == "False"  # (nothing large imported yet)
-    if not THP.exists():  # a kernel without transparent huge pages refuses the advice
-        assert (advised, huge) == ("0", "False")
-        return
-    # about the reserve (free() of the block that grew the heap gave a little back)
-    assert HUGE_PAGE_HEAP // 2 <= int(advised) <= HUGE_PAGE_HEAP and huge == "True"
-    assert prepared({"DIVAEVAL_HUGE_PAGES": "0"})[:2] == ["0", "False"]
-
-
-def test_the_command_prepares_its_heap_before_numpy_loads(monkeypatch):
-    import divaeval.__main__ as launch
+def test_the_command_line_reuses_freed_memory(monkeypatch):
     import divaeval.cli.app as app
 
     calls = []
-    monkeypatch.setattr(launch, "prepare_command_heap", lambda: calls.append("heap"))
+    monkeypatch.setattr(app, "reuse_freed_memory", lambda: calls.append(1))
     monkeypatch.setattr(app, "main", lambda: 0)
     monkeypatch.setattr(app, "exit_now", lambda code: calls.append(("exit", code)))
-    launch.entry_point()
-    assert calls == ["heap", ("exit", 0)]
-    # run for real, the module imports nothing large before the heap is prepared
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import divaeval.__main__"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert "numpy" not in done.stderr and "divaeval.heap" in done.stderr
-
-
-def test_freed_memory_goes_back_before_workers_fork(monkeypatch):
-    from divaeval.parallel import local
-
-    calls = []
-    monkeypatch.setattr(local, "release_free_memory", lambda: calls.append("trim"))
-    workers = local.LocalProcesses(2, start_method="fork")
-    try:
-        assert sorted(workers.map(_negated, [1, 2])) == [-2, -1]
-    finally:
-        workers.close()
-    assert calls == ["trim"]
-
-
-def _negated(shared, item):
-    return -item
+    app.entry_point()
+    assert calls == [1, ("exit", 0)]

@@ -147,8 +147,6 @@ LAZY_IMPORTS = [
     ("divaeval.evaluation", "difficulty_weights", {"divaeval.collection"}),
     # only the alpha#-IA smr average pays for the collection analysis (pandas)
     ("divaeval.metrics.families.alpha_sharp", "_smr_table", {"divaeval.collection"}),
-    # the command line (numpy) loads once the process's heap is prepared
-    ("divaeval.__main__", "entry_point", {"divaeval.cli.app"}),
 ]
 
 

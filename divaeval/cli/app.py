@@ -26,6 +26,7 @@ from divaeval.errors import (
     failed_activity,
     warnings_on_stderr,
 )
+from divaeval.heap import reuse_freed_memory
 
 #: subcommand -> (its module in divaeval.cli, the command in it). A command's module is
 #: imported when the command runs or is listed (``--help``): the main job loads only its own.
@@ -254,8 +255,7 @@ def _flush_quietly() -> None:
 
 
 def entry_point() -> None:
-    """The command: :func:`main`, then the process's end (:func:`exit_now`); started by
-    ``divaeval.__main__``, which prepares the process's heap first."""
+    reuse_freed_memory()
     exit_now(main())
 
 
