@@ -22,7 +22,6 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 
 from divaeval.errors import DataError, UsageError, activity, warn
-from divaeval.heap import release_free_memory
 from divaeval.io import Qrels, Run, read_intents, read_qrels, read_run, read_topic_types
 from divaeval.judged import QrelsIndex
 from divaeval.metrics import parse_measures
@@ -233,9 +232,6 @@ def index_qrels(qrels: str | Qrels, settings: Settings, *, warn_empty: bool = Tr
         topic_types=topic_types,
         normalize_intents=settings.normalize_intents,
     )
-    # The heap that reading and indexing freed goes back to the system: a 3M-line qrels
-    # leaves 250 MiB of it, which worker processes would otherwise each start with.
-    release_free_memory()
     if warn_empty:
         _warn_empty_topics(index, settings)
     return index

@@ -3,8 +3,9 @@
 Two controls, both doing nothing where the C library is not glibc:
 
 - :func:`release_free_memory` gives memory that is free again back to the operating system
-  (``malloc_trim``), at the points where the resident size matters: after reading the qrels
-  (before they are indexed) and before worker processes are forked.
+  (``malloc_trim``), where the resident size matters: before worker processes are forked,
+  each of which would otherwise start with the heap that reading and indexing the qrels
+  freed. Without workers that heap stays, to be reused without page faults.
 - :func:`reuse_freed_memory` makes freed blocks of up to 32 MiB stay in the heap, to be reused.
   By default glibc maps blocks above a threshold (128 KiB, raised as large blocks are freed)
   afresh, unmaps them when freed, and trims the top of its heap as soon as twice the threshold

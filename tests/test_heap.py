@@ -54,3 +54,21 @@ def test_the_command_line_reuses_freed_memory(monkeypatch):
     monkeypatch.setattr(app, "exit_now", lambda code: calls.append(("exit", code)))
     app.entry_point()
     assert calls == [1, ("exit", 0)]
+
+
+def test_freed_memory_goes_back_before_workers_fork(monkeypatch):
+    # (in process, the heap freed by reading the qrels stays, to be reused without faults)
+    from divaeval.parallel import local
+
+    calls = []
+    monkeypatch.setattr(local, "release_free_memory", lambda: calls.append("trim"))
+    workers = local.LocalProcesses(2, start_method="fork")
+    try:
+        assert sorted(workers.map(_negated, [1, 2])) == [-2, -1]
+    finally:
+        workers.close()
+    assert calls == ["trim"]
+
+
+def _negated(shared, item):
+    return -item

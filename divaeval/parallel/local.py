@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from divaeval.errors import DivaevalError
+from divaeval.heap import release_free_memory
 from divaeval.parallel.tasks import Locality, Task, collecting, in_order, outcome_of
 
 _NOTHING = object()
@@ -61,6 +62,7 @@ class LocalProcesses:
             self.close()
             if prepare is not None:
                 prepare(shared)  # here, once: the workers inherit (or receive) its caches
+            release_free_memory()  # (each worker would start with the heap freed so far)
             method = self.start_method or ("fork" if hasattr(os, "fork") else None)
             if method == "fork":
                 self._pool = _ForkPool(self.size, shared)
