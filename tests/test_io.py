@@ -1062,3 +1062,61 @@ def test_unique_keys_is_numpys_unique_with_inverse(case):
     want_uniques, want_inverse = np.unique(key, return_inverse=True)
     assert uniques.tolist() == want_uniques.tolist()
     assert inverse.tolist() == want_inverse.reshape(-1).tolist()
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["1", "2", "7", "40", "101"]),
+            st.sampled_from(["1", "2", "3"]),
+            st.sampled_from(["d1", "d10", "d9", "d5", "e", "clueweb12-0000tw-05-12345", "x" * 9]),
+            st.integers(-2, 3),
+        ),
+        min_size=1,
+        max_size=60,
+        unique_by=lambda line: line[:3],
+    )
+)
+def test_the_pools_in_docno_order_are_each_topics_positive_docnos_descending(lines):
+    # literally: per topic, the docnos with a grade > 0 on some subtopic, in byte order
+    # descending, each with its grade per subtopic column, its judged row and its first line
+    from divaeval.judged.index import QrelsIndex
+
+    text = "".join(f"{t} {s} {d} {g}\n" for t, s, d, g in lines)
+    index = QrelsIndex(divaeval.io.read_qrels("q.txt", text=text))
+    material = index.material_all
+    grades, (rows, first_lines) = material.pool_grades, material.pool_positions()
+    for code, topic in enumerate(material.topics.tolist()):
+        docs = {d for t, _, d, g in lines if t == topic and g > 0}
+        ordered = sorted(docs, key=lambda d: d.encode(), reverse=True)
+        columns = material.subtopics[code].tolist()
+        for p, doc in enumerate(ordered):
+            want = [0] * len(columns)
+            for t, s, d, g in lines:
+                if t == topic and d == doc:
+                    want[columns.index(s)] = g
+            assert grades[code, p].tolist() == want
+            assert index.judged_grades[rows[code, p]].tolist() == want
+            first = next(i for i, (t, _, d, _) in enumerate(lines) if t == topic and d == doc)
+            assert first_lines[code, p] == first
+        assert (grades[code, len(ordered) :] == 0).all() and (
+            rows[code, len(ordered) :] == -1
+        ).all()
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.integers(1, 3000).flatmap(
+        lambda bound: st.tuples(
+            st.just(bound), st.lists(st.integers(0, bound - 1), max_size=200, unique=True)
+        )
+    )
+)
+def test_the_order_of_distinct_keys_is_their_argsort(case):
+    # by a table where the bound is small next to their number, by a sort where it is not
+    from divaeval.judged.pools import _order_of_distinct
+
+    bound, keys = case
+    key = np.array(keys, dtype=np.int64)
+    assert _order_of_distinct(key, bound).tolist() == np.argsort(key).tolist()

@@ -61,7 +61,7 @@ class TopicMaterial:
             elif root.pools is None:
                 raise AssertionError("material without pools")
             else:
-                self.cache[key] = root.pools.by_docno()[0]
+                self.cache[key] = root.pools.by_docno()
         return self.cache[key]
 
     @property
@@ -124,7 +124,7 @@ class TopicMaterial:
         root, rows = self.root()
         if root.pools is None:
             raise AssertionError("material without pools")
-        _, pool_rows, pool_lines = root.pools.by_docno()
+        pool_rows, pool_lines = root.pools.positions()
         if rows is None:
             return pool_rows, pool_lines
         key = ("pool-positions",)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from divaeval.io._words import byte_ranks, unique_inverse
+from divaeval.io._words import byte_ranks, sort_keys, unique_inverse
 from divaeval.judged.material import rows_view
 from divaeval.topics import sort_topics
 
@@ -184,8 +184,9 @@ def _index_type(bound: int) -> type:
 class IdealPools:
     """Per topic, its positively judged documents: their grades in key order (by docno code)
     at once, for the measures that only count or sort them (nDCG, AP, RR, …); docno descending
-    (see the module doc), with their judged rows and first qrels lines, only when a measure
-    breaks ties by docno (:meth:`by_docno`; 1M-line ad hoc qrels: 35 -> 8 ms when none does)."""
+    (see the module doc) only when a measure breaks ties by docno (:meth:`by_docno`; 1M-line
+    ad hoc qrels: 35 -> 8 ms when none does), and their judged rows and first qrels lines only
+    when a measure reads them (:meth:`positions`: ndeval's measures do not)."""
 
     def __init__(self, judged: JudgedDocuments, doc_words: np.ndarray, n_topics: int):
         n_judged = len(judged.keys)
@@ -197,19 +198,50 @@ class IdealPools:
         # (judged rows are in key order: by topic, then docno code)
         pool_topic = judged.keys[pool_rows] // judged.n_docs
         #: [T, P, S] int16: the grades of each topic's pool, in key order
-        self.grades_by_key, _, self.size = _pool_grades(judged, pool_rows, pool_topic, n_topics)
-        self._judged: JudgedDocuments | None = judged
-        self._doc_words, self._n_topics = doc_words, n_topics
-        self._by_docno: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self.grades_by_key, cell, self.size = _pool_grades(judged, pool_rows, pool_topic, n_topics)
+        # (what the docno order is built from: its cells are these, the rows permuted within
+        # each topic; then what the positions are built from)
+        self._in_key_order: tuple[JudgedDocuments, np.ndarray, np.ndarray, np.ndarray] | None
+        self._in_key_order = judged, pool_rows, pool_topic, cell
+        self._in_docno_order: tuple[JudgedDocuments, np.ndarray, np.ndarray] | None = None
+        self._doc_words = doc_words
+        self._by_docno: np.ndarray | None = None
+        self._positions: tuple[np.ndarray, np.ndarray] | None = None
 
-    def by_docno(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """([T, P, S] int16 grades, [T, P] judged rows (-1 on padding), [T, P] 0-based qrels
-        line of the first judgment) of each topic's pool, docno descending (built once)."""
+    def by_docno(self) -> np.ndarray:
+        """[T, P, S] int16: the grades of each topic's pool, docno descending (built once)."""
         if self._by_docno is None:
-            assert self._judged is not None
-            self._by_docno = _pools_by_docno(self._judged, self._doc_words, self._n_topics)
-            self._judged = None  # (let the judged rows go once they are no longer needed)
+            assert self._in_key_order is not None
+            judged, pool_rows, pool_topic, cell = self._in_key_order
+            self._in_key_order = None
+            pool_rows = _docno_descending(judged, self._doc_words, pool_rows, pool_topic)
+            del pool_topic
+            grades = np.zeros_like(self.grades_by_key)
+            width = grades.shape[2]
+            rows_view(grades.reshape(-1, width))[cell] = rows_view(judged.grades)[pool_rows]
+            self._by_docno = grades
+            self._in_docno_order = judged, pool_rows, cell
         return self._by_docno
+
+    def positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """([T, P] judged rows (-1 on padding), [T, P] 0-based qrels line of the first
+        judgment) of each topic's pool, docno descending (built once)."""
+        if self._positions is None:
+            self.by_docno()
+            assert self._in_docno_order is not None
+            judged, pool_rows, cell = self._in_docno_order
+            self._in_docno_order = None  # (let the judged rows go: no longer needed)
+            shape = self.grades_by_key.shape[:2]
+            # (int32 where the rows and lines fit: half the memory, in every topic subset's copy)
+            rows: np.ndarray = np.full(shape, -1, dtype=_index_type(len(judged.keys)))
+            rows.reshape(-1)[cell] = pool_rows
+            line_type = _index_type(len(judged.row))
+            first_line: np.ndarray = np.full(len(judged.keys), len(judged.row), dtype=line_type)
+            np.minimum.at(first_line, judged.row, np.arange(len(judged.row), dtype=line_type))
+            lines: np.ndarray = np.zeros(shape, dtype=line_type)
+            lines.reshape(-1)[cell] = first_line[pool_rows]
+            self._positions = rows, lines
+        return self._positions
 
 
 def _pool_grades(
@@ -228,44 +260,38 @@ def _pool_grades(
     return grades, cell, size
 
 
-def _pools_by_docno(
-    judged: JudgedDocuments, doc_words: np.ndarray, n_topics: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:meth:`IdealPools.by_docno` of the judged documents (``doc_words``: the qrels' docnos)."""
-    n_judged, width = len(judged.keys), judged.grades.shape[1]
+def _docno_descending(
+    judged: JudgedDocuments, doc_words: np.ndarray, pool_rows: np.ndarray, pool_topic: np.ndarray
+) -> np.ndarray:
+    """The judged rows ``pool_rows`` (grouped by topic ``pool_topic``, in key order) ordered
+    by topic, then docno descending (``doc_words``: the qrels' docnos)."""
     n_docs = judged.n_docs
-    positive = np.zeros(n_judged, dtype=bool)
-    for s in range(width):  # faster than .max(axis=1) over a short axis
-        positive |= judged.grades[:n_judged, s] > 0
-    pool_rows = np.flatnonzero(positive)
-    del positive
-    pool_keys = judged.keys[pool_rows]
-    pool_topic = pool_keys // n_docs
-    # (ranked among the pool's documents only: a third of all judged ones, in the 2012 qrels)
-    pool_docs, pool_doc, _ = unique_inverse((pool_keys % n_docs).view(np.uint64))
-    del pool_keys
-    doc_rank = byte_ranks(doc_words[pool_docs.view(np.int64)])[pool_doc]
-    del pool_docs, pool_doc  # (temporaries of a million rows are let go as soon as they can)
+    pool_doc = judged.keys[pool_rows]
+    pool_doc -= pool_topic * n_docs
+    # (ranked among the pool's documents only: a third of all judged ones, in the 2012 qrels;
+    # found by marking them in a table of the qrels' docnos, no longer than the qrels)
+    in_pool = np.zeros(n_docs, dtype=bool)
+    in_pool[pool_doc] = True
+    pool_docs = np.flatnonzero(in_pool)
+    del in_pool
+    rank_of_doc = np.empty(n_docs, dtype=np.int64)
+    rank_of_doc[pool_docs] = byte_ranks(doc_words[pool_docs])
+    n_ranks = max(len(pool_docs), 1)
     # by topic, then docno descending: distinct keys, so their ranks are the order
-    key = pool_topic * n_docs
-    key += n_docs - 1
-    key -= doc_rank
-    del doc_rank
-    _, slot = unique_keys(key, n_topics * n_docs)
-    del key
-    order = np.empty_like(slot)
-    order[slot] = np.arange(len(slot))
-    del slot
-    pool_rows, pool_topic = pool_rows[order], pool_topic[order]
-    del order
-    grades, cell, _ = _pool_grades(judged, pool_rows, pool_topic, n_topics)
-    pool_width = grades.shape[1]
-    # (int32 where the rows and lines fit: half the memory, in every topic subset's copy)
-    rows: np.ndarray = np.full((n_topics, pool_width), -1, dtype=_index_type(n_judged))
-    rows.reshape(-1)[cell] = pool_rows
-    line_type = _index_type(len(judged.row))
-    first_line: np.ndarray = np.full(n_judged, len(judged.row), dtype=line_type)
-    np.minimum.at(first_line, judged.row, np.arange(len(judged.row), dtype=line_type))
-    lines: np.ndarray = np.zeros((n_topics, pool_width), dtype=line_type)
-    lines.reshape(-1)[cell] = first_line[pool_rows]
-    return grades, rows, lines
+    key = pool_topic * n_ranks
+    key += n_ranks - 1
+    key -= rank_of_doc[pool_doc]
+    del pool_doc, rank_of_doc
+    return pool_rows[
+        _order_of_distinct(key, n_ranks * (int(pool_topic[-1]) + 1 if len(key) else 1))
+    ]
+
+
+def _order_of_distinct(key: np.ndarray, bound: int) -> np.ndarray:
+    """The argsort of distinct int64 ``key`` in [0, ``bound``): by a table of the bound when
+    it is small (next to the number of keys), else by a packed sort."""
+    if bound > min(DENSE_KEYS, 32 * len(key)):
+        return sort_keys(key.view(np.uint64))[0]
+    table: np.ndarray = np.full(bound, -1, dtype=_index_type(len(key)))
+    table[key] = np.arange(len(key), dtype=table.dtype)
+    return np.compress(table >= 0, table)  # (4 times faster than table[table >= 0])
