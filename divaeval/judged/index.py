@@ -64,7 +64,7 @@ class QrelsIndex:
             self.judged_row_of_key[judged.keys] = np.arange(len(judged.keys))
         else:
             self.judged_keys = judged.keys
-        counts = topic_counts(judged, topic_code, qrels.grade, columns, n_topics, rel_level)
+        counts = topic_counts(judged, qrels.grade, n_topics, rel_level)
         pools = IdealPools(judged, qrels.doc_words, n_topics)
         weight, nav = intent_weights(
             self.topics,
