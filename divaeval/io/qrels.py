@@ -24,7 +24,14 @@ from divaeval.errors import DataError, clip, shown, warn
 from divaeval.io._numbers import integer_tokens, parse_floats, parse_integers
 from divaeval.io._text import Source, display_name, text_column, text_pieces
 from divaeval.io._tokens import Fields, split_pieces
-from divaeval.io._words import decode, factorize_with_keys, long_rows, long_token, token_bytes
+from divaeval.io._words import (
+    decode,
+    factorize_with_keys,
+    has_repeats,
+    long_rows,
+    long_token,
+    token_bytes,
+)
 from divaeval.topics import sort_topics
 
 QRELS_COLUMNS = "topic subtopic docno grade [inf|nav]"
@@ -247,14 +254,15 @@ def _topics_in_order(codes: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, 
     return codes, np.array(ordered, dtype=object)
 
 
-def _pair_codes(qrels: Qrels) -> np.ndarray:
-    """[N] int64: a code of each row's (topic, subtopic), small enough to combine with a
-    docno code (renumbered densely when the plain product could overflow)."""
+def _pair_codes(qrels: Qrels) -> tuple[np.ndarray, int]:
+    """([N] int64 a code of each row's (topic, subtopic), small enough to combine with a
+    docno code (renumbered densely when the plain product could overflow); their bound)."""
     pair = qrels.topic_codes * len(qrels.subtopic_names) + qrels.subtopic_codes
     n_pairs = len(qrels.topic_names) * len(qrels.subtopic_names)
     if n_pairs * max(len(qrels.doc_words), 1) >= 2**62:
-        pair = np.unique(pair, return_inverse=True)[1].reshape(-1)
-    return pair
+        uniques, pair = np.unique(pair, return_inverse=True)
+        pair, n_pairs = pair.reshape(-1), len(uniques)
+    return pair, n_pairs
 
 
 def _describe(qrels: Qrels, row: int, docno: bool = False) -> str:
@@ -275,7 +283,9 @@ def _check_types(qrels: Qrels) -> None:
     typed = np.flatnonzero(qrels.type_code)
     if not len(typed):
         return
-    _, first, which = np.unique(_pair_codes(qrels)[typed], return_index=True, return_inverse=True)
+    _, first, which = np.unique(
+        _pair_codes(qrels)[0][typed], return_index=True, return_inverse=True
+    )
     which = which.reshape(-1)
     differs = qrels.type_code[typed] != qrels.type_code[typed[first]][which]
     if differs.any():
@@ -292,10 +302,10 @@ def _check_types(qrels: Qrels) -> None:
 
 def _check_duplicates(qrels: Qrels) -> None:
     """A repeated (topic, subtopic, docno) is an error at its second line, naming the first."""
-    pair = _pair_codes(qrels)
-    key = pair * len(qrels.doc_words) + qrels.doc_codes
-    ordered = np.sort(key)
-    if not (ordered[1:] == ordered[:-1]).any():
+    pair, n_pairs = _pair_codes(qrels)
+    key = pair * len(qrels.doc_words)
+    key += qrels.doc_codes
+    if not has_repeats(key, n_pairs * len(qrels.doc_words)):
         return
     order = np.argsort(key, kind="stable")
     same = key[order[1:]] == key[order[:-1]]

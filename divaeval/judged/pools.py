@@ -18,13 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from divaeval.io._words import byte_ranks, sort_keys, unique_inverse
+from divaeval.io._words import DENSE_KEYS, byte_ranks, sort_keys, unique_inverse
 from divaeval.judged.material import rows_view
 from divaeval.topics import sort_topics
-
-#: integer keys below this bound are deduplicated by counting (no sort), and joins use a
-#: direct (topic, docno) -> judgment table of that many cells (4 bytes each)
-DENSE_KEYS = 1 << 22
 
 
 def unique_keys(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
