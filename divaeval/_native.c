@@ -12,7 +12,9 @@
  *   (divaeval.io._tokens, divaeval.io._words, divaeval.io._numbers);
  * - score_order, rank_positions: a run's rows in ranking order, its repeated docnos and ranks
  *   (divaeval.judged.judge);
- * - fixed_cells: rows of numbers printed with fixed decimals (divaeval.report.numbers).
+ * - fixed_cells: rows of numbers printed with fixed decimals (divaeval.report.numbers);
+ * - few_uniques: keys with few distinct values numbered by a hash table, not a sort
+ *   (divaeval.io._words.unique_inverse).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -931,6 +933,68 @@ done:
     PyBuffer_Release(&fallback_b);
     return text;
 }
+/* ---- Keys numbered by a hash table (divaeval.io._words.unique_inverse) ---- */
+
+/* few_uniques(keys, ids, uniques, first, n, cap): the distinct uint64 keys numbered as they
+ * first appear, by open addressing over a power-of-two table at least twice cap: ids[i] the
+ * number of keys[i], uniques[u] and first[u] number u's key and its first row. Returns how
+ * many there are, or -1 as soon as there are more than cap (the caller sorts instead). */
+static PyObject *
+few_uniques(PyObject *self, PyObject *args)
+{
+    Py_buffer keys_b, ids_b, uniques_b, first_b;
+    Py_ssize_t n, cap;
+    if (!PyArg_ParseTuple(args, "y*w*w*w*nn", &keys_b, &ids_b, &uniques_b, &first_b, &n, &cap))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *slots = NULL;
+    if (check_size(&keys_b, n, 8, "keys") || check_size(&ids_b, n, 8, "ids") ||
+        check_size(&uniques_b, cap, 8, "uniques") || check_size(&first_b, cap, 8, "first"))
+        goto done;
+    int bits = 4;
+    while (((Py_ssize_t)1 << bits) < 2 * cap)
+        bits++;
+    Py_ssize_t size = (Py_ssize_t)1 << bits, mask = size - 1;
+    slots = malloc(sizeof(int64_t) * (size_t)size);
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(slots, 0xFF, sizeof(int64_t) * (size_t)size); /* -1: a free slot */
+    const uint64_t *keys = keys_b.buf;
+    uint64_t *uniques = uniques_b.buf;
+    int64_t *ids = ids_b.buf, *first = first_b.buf;
+    Py_ssize_t count = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t key = keys[i];
+        Py_ssize_t at = (Py_ssize_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits));
+        int64_t number;
+        while ((number = slots[at]) >= 0 && uniques[number] != key)
+            at = (at + 1) & mask;
+        if (number < 0) {
+            if (count == cap) {
+                count = -1;
+                break;
+            }
+            number = slots[at] = count;
+            uniques[count] = key;
+            first[count++] = i;
+        }
+        ids[i] = number;
+    }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromSsize_t(count);
+done:
+    free(slots);
+    PyBuffer_Release(&keys_b);
+    PyBuffer_Release(&ids_b);
+    PyBuffer_Release(&uniques_b);
+    PyBuffer_Release(&first_b);
+    return result;
+}
+
+/* ---- end of the hash-table numbering ---- */
 
 static PyMethodDef methods[] = {
     {"greedy_patterns", greedy_patterns, METH_VARARGS,
@@ -951,6 +1015,8 @@ static PyMethodDef methods[] = {
      "Repeated (topic, doc) rows and each row's rank within its topic, for grouped rows."},
     {"fixed_cells", fixed_cells, METH_VARARGS,
      "Rows of floats as C's %.Pf cells joined by a separator (some rows left to printf)."},
+    {"few_uniques", few_uniques, METH_VARARGS,
+     "Distinct keys numbered as they first appear, or -1 past a cap."},
     {NULL, NULL, 0, NULL},
 };
 

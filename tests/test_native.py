@@ -269,6 +269,89 @@ def test_halves_and_near_halves_are_printed_alike():
         assert fixed_rows(np.array([[-0.0, 0.25, 12.5]]), 2) == ["-0.00,0.25,12.50"]
 
 
+#: keys with repeats: a few distinct values, any 64 bits (so the top bits and 0 occur)
+_FEW_KEYS = st.lists(
+    st.integers(0, 2**64 - 1) | st.sampled_from([0, 1, 2**63, 2**64 - 1]), min_size=1, max_size=12
+).flatmap(lambda pool: st.lists(st.sampled_from(pool), max_size=200))
+
+
+@SETTINGS
+@given(_FEW_KEYS, st.integers(1, 16))
+def test_keys_are_numbered_alike(keys, head):
+    # the hash table is tried from a few keys on here (a million and 4096 in the command), so
+    # that both its answers occur: numbered, and too many distinct keys for its cap (n / 16)
+    values = np.array(keys, dtype=np.uint64)
+    saved = _words.FEW_KEYS, _words.FEW_HEAD
+    _words.FEW_KEYS, _words.FEW_HEAD = 1, head
+    try:
+        plain, compiled = both(lambda: _words.unique_inverse(values))
+    finally:
+        _words.FEW_KEYS, _words.FEW_HEAD = saved
+    assert same_bits(plain[0], compiled[0]) and same_bits(plain[1], compiled[1])
+    for uniques, _, rows in (plain, compiled):
+        assert same_bits(values[rows], uniques)
+
+
+@SETTINGS
+@given(_FEW_KEYS, st.integers(0, 20))
+def test_the_hash_table_numbers_keys_as_they_first_appear(keys, cap):
+    numbers: dict[int, int] = {}
+    for key in keys:
+        numbers.setdefault(key, len(numbers))
+    n = len(keys)
+    ids, uniques, first = np.empty(n, np.int64), np.empty(cap, np.uint64), np.empty(cap, np.int64)
+    count = BUILT.few_uniques(np.array(keys, dtype=np.uint64), ids, uniques, first, n, cap)
+    if len(numbers) > cap:
+        assert count == -1
+        return
+    assert count == len(numbers)
+    assert ids.tolist() == [numbers[key] for key in keys]
+    assert uniques[:count].tolist() == list(numbers)
+    assert first[:count].tolist() == [keys.index(key) for key in numbers]
+
+
+def test_a_collection_of_few_docnos_prints_the_same_on_both_paths(tmp_path):
+    """20 000 qrels lines and 20 000 run lines over 60 docnos (the hash table numbers them in
+    the command): ndeval's measures, the same text with the compiled loops and without."""
+    rng = np.random.default_rng(7)
+    qrels = tmp_path / "qrels.txt"
+    run = tmp_path / "run.txt"
+    qrels.write_text(
+        "".join(
+            f"{t} {s} d{d} {rng.integers(-1, 3)}\n"
+            for t in range(200)
+            for s in (1, 2, 3, 4)
+            for d in rng.choice(60, 25, replace=False)
+        )
+    )
+    run.write_text(
+        "".join(
+            f"{t} Q0 d{d} {r + 1} {100 - r} gen\n"
+            for t in range(200)
+            for r, d in enumerate(rng.choice(110, 100, replace=False))
+        )
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "divaeval",
+        str(run),
+        str(qrels),
+        "-m",
+        "ndeval",
+        "-f",
+        "ndeval",
+    ]
+    outputs = []
+    for setting in ("0", "1"):
+        env = {**os.environ, "DIVAEVAL_NATIVE": setting}
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0].splitlines()) == 202  # (a header, 200 topics, the mean)
+
+
 def test_the_compiled_loops_refuse_arrays_of_the_wrong_size():
     with pytest.raises(ValueError, match="holds"):
         BUILT.parse_short_integers(np.zeros(3, np.uint64), np.zeros(2, np.int64),
