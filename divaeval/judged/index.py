@@ -65,7 +65,12 @@ class QrelsIndex:
         else:
             self.judged_keys = judged.keys
         counts = topic_counts(judged, qrels.grade, n_topics, rel_level)
-        pools = IdealPools(judged, qrels.doc_words, n_topics)
+        pools = IdealPools(
+            judged,
+            qrels.doc_words,
+            n_topics,
+            lambda: self.judged_rows(topic_code, qrels.doc_codes),
+        )
         weight, nav = intent_weights(
             self.topics,
             columns,

@@ -14,6 +14,7 @@ index.QrelsIndex`:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -174,10 +175,18 @@ class IdealPools:
     """Per topic, its positively judged documents: their grades in key order (by docno code)
     at once, for the measures that only count or sort them (nDCG, AP, RR, …); docno descending
     (see the module doc) only when a measure breaks ties by docno (:meth:`by_docno`; 1M-line
-    ad hoc qrels: 35 -> 8 ms when none does), and their judged rows and first qrels lines only
-    when a measure reads them (:meth:`positions`: ndeval's measures do not)."""
+    ad hoc qrels: 35 -> 8 ms when none does), and the first qrels line of each only when a
+    measure reads it (:meth:`positions`: ndeval's measures do not)."""
 
-    def __init__(self, judged: JudgedDocuments, doc_words: np.ndarray, n_topics: int):
+    def __init__(
+        self,
+        judged: JudgedDocuments,
+        doc_words: np.ndarray,
+        n_topics: int,
+        row_of_line: Callable[[], np.ndarray],
+    ):
+        """``row_of_line``: the judged row of every qrels line, found again (the judged
+        documents' own are let go with them once the docno order is built)."""
         n_judged = len(judged.keys)
         positive = np.zeros(n_judged, dtype=bool)
         for s in range(judged.grades.shape[1]):  # faster than .max(axis=1) over a short axis
@@ -189,16 +198,21 @@ class IdealPools:
         #: [T, P, S] int16: the grades of each topic's pool, in key order
         self.grades_by_key, cell, self.size = _pool_grades(judged, pool_rows, pool_topic, n_topics)
         # (what the docno order is built from: its cells are these, the rows permuted within
-        # each topic; then what the positions are built from)
+        # each topic)
         self._in_key_order: tuple[JudgedDocuments, np.ndarray, np.ndarray, np.ndarray] | None
         self._in_key_order = judged, pool_rows, pool_topic, cell
-        self._in_docno_order: tuple[JudgedDocuments, np.ndarray, np.ndarray] | None = None
         self._doc_words = doc_words
-        self._by_docno: np.ndarray | None = None
+        self._row_of_line = row_of_line
+        self._by_docno: tuple[np.ndarray, np.ndarray] | None = None
         self._positions: tuple[np.ndarray, np.ndarray] | None = None
 
     def by_docno(self) -> np.ndarray:
         """[T, P, S] int16: the grades of each topic's pool, docno descending (built once)."""
+        return self._docno_order()[0]
+
+    def _docno_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """([T, P, S] grades, [T, P] judged rows (-1 on padding)) of the pools in docno order;
+        the judged documents are let go (what is kept after the first call is small)."""
         if self._by_docno is None:
             assert self._in_key_order is not None
             judged, pool_rows, pool_topic, cell = self._in_key_order
@@ -208,27 +222,26 @@ class IdealPools:
             grades = np.zeros_like(self.grades_by_key)
             width = grades.shape[2]
             rows_view(grades.reshape(-1, width))[cell] = rows_view(judged.grades)[pool_rows]
-            self._by_docno = grades
-            self._in_docno_order = judged, pool_rows, cell
+            # (int32 where the rows fit: half the memory, in every topic subset's copy)
+            rows: np.ndarray = np.full(grades.shape[:2], -1, dtype=_index_type(len(judged.keys)))
+            rows.reshape(-1)[cell] = pool_rows
+            self._by_docno = grades, rows
         return self._by_docno
 
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
         """([T, P] judged rows (-1 on padding), [T, P] 0-based qrels line of the first
         judgment) of each topic's pool, docno descending (built once)."""
         if self._positions is None:
-            self.by_docno()
-            assert self._in_docno_order is not None
-            judged, pool_rows, cell = self._in_docno_order
-            self._in_docno_order = None  # (let the judged rows go: no longer needed)
-            shape = self.grades_by_key.shape[:2]
-            # (int32 where the rows and lines fit: half the memory, in every topic subset's copy)
-            rows: np.ndarray = np.full(shape, -1, dtype=_index_type(len(judged.keys)))
-            rows.reshape(-1)[cell] = pool_rows
-            line_type = _index_type(len(judged.row))
-            first_line: np.ndarray = np.full(len(judged.keys), len(judged.row), dtype=line_type)
-            np.minimum.at(first_line, judged.row, np.arange(len(judged.row), dtype=line_type))
-            lines: np.ndarray = np.zeros(shape, dtype=line_type)
-            lines.reshape(-1)[cell] = first_line[pool_rows]
+            rows = self._docno_order()[1]
+            row_of_line = self._row_of_line()
+            line_type = _index_type(len(row_of_line))
+            n_judged = int(row_of_line.max(initial=-1)) + 1
+            first_line: np.ndarray = np.full(n_judged, len(row_of_line), dtype=line_type)
+            np.minimum.at(first_line, row_of_line, np.arange(len(row_of_line), dtype=line_type))
+            del row_of_line
+            lines: np.ndarray = np.where(rows >= 0, first_line[np.maximum(rows, 0)], 0).astype(
+                line_type
+            )
             self._positions = rows, lines
         return self._positions
 
