@@ -13,8 +13,8 @@
  * - score_order, rank_positions: a run's rows in ranking order, its repeated docnos and ranks
  *   (divaeval.judged.judge);
  * - fixed_cells: rows of numbers printed with fixed decimals (divaeval.report.numbers);
- * - few_uniques: keys with few distinct values numbered by a hash table, not a sort
- *   (divaeval.io._words.unique_inverse).
+ * - few_uniques, renumber: keys with few distinct values numbered by a hash table, not a
+ *   sort, and codes renumbered in place (divaeval.io._words).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -994,6 +994,41 @@ done:
     return result;
 }
 
+/* renumber(codes, rank, n, m): codes[i] = rank[codes[i]] in place (numpy's rank[codes]
+ * makes a new array of n, whose pages are faulted in); a code outside [0, m) is an error. */
+static PyObject *
+renumber(PyObject *self, PyObject *args)
+{
+    Py_buffer codes_b, rank_b;
+    Py_ssize_t n, m;
+    if (!PyArg_ParseTuple(args, "w*y*nn", &codes_b, &rank_b, &n, &m))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_size(&codes_b, n, 8, "codes") || check_size(&rank_b, m, 8, "rank"))
+        goto done;
+    int64_t *codes = codes_b.buf;
+    const int64_t *rank = rank_b.buf;
+    Py_ssize_t bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t code = codes[i];
+        if (code < 0 || code >= m) {
+            bad = i;
+            break;
+        }
+        codes[i] = rank[code];
+    }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0)
+        PyErr_Format(PyExc_IndexError, "divaeval._native: code %zd is outside the rank", bad);
+    else
+        result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&codes_b);
+    PyBuffer_Release(&rank_b);
+    return result;
+}
+
 /* ---- end of the hash-table numbering ---- */
 
 static PyMethodDef methods[] = {
@@ -1017,6 +1052,7 @@ static PyMethodDef methods[] = {
      "Rows of floats as C's %.Pf cells joined by a separator (some rows left to printf)."},
     {"few_uniques", few_uniques, METH_VARARGS,
      "Distinct keys numbered as they first appear, or -1 past a cap."},
+    {"renumber", renumber, METH_VARARGS, "codes[i] = rank[codes[i]], in place."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -310,6 +310,22 @@ def test_the_hash_table_numbers_keys_as_they_first_appear(keys, cap):
     assert first[:count].tolist() == [keys.index(key) for key in numbers]
 
 
+@SETTINGS
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=20).flatmap(
+    lambda rank: st.tuples(st.just(rank), st.lists(st.integers(0, len(rank) - 1), max_size=60))
+))  # fmt: skip
+def test_codes_are_renumbered_alike(case):
+    rank, codes = np.array(case[0], dtype=np.int64), np.array(case[1], dtype=np.int64)
+    plain, compiled = both(lambda: _words.renumbered(codes.copy(), rank))
+    assert same_bits(plain, compiled) and same_bits(plain, rank[codes])
+
+
+def test_a_code_outside_the_rank_is_refused():
+    for code in (-1, 3):
+        with pytest.raises(IndexError, match="outside"):
+            BUILT.renumber(np.array([0, code], np.int64), np.arange(3, dtype=np.int64), 2, 3)
+
+
 def test_a_collection_of_few_docnos_prints_the_same_on_both_paths(tmp_path):
     """20 000 qrels lines and 20 000 run lines over 60 docnos (the hash table numbers them in
     the command): ndeval's measures, the same text with the compiled loops and without."""

@@ -308,7 +308,18 @@ def _few_uniques(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] 
     order = np.argsort(uniques[:count])
     rank = np.empty(count, dtype=np.int64)
     rank[order] = np.arange(count)
-    return uniques[order], rank[ids], first[order]
+    kernels.renumber(ids, rank, n, count)
+    return uniques[order], ids, first[order]
+
+
+def renumbered(codes: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """``rank[codes]`` (int64 both), written over ``codes`` where the compiled loops are built
+    (no new array of their length)."""
+    if native.kernels is None:
+        return rank[codes]
+    codes = np.ascontiguousarray(codes, np.int64)
+    native.kernels.renumber(codes, np.ascontiguousarray(rank, np.int64), len(codes), len(rank))
+    return codes
 
 
 def has_repeats(key: np.ndarray, bound: int) -> bool:

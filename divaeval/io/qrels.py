@@ -30,6 +30,7 @@ from divaeval.io._words import (
     has_repeats,
     long_rows,
     long_token,
+    renumbered,
     token_bytes,
 )
 from divaeval.topics import sort_topics
@@ -250,7 +251,7 @@ def _topics_in_order(codes: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, 
     position = {name: i for i, name in enumerate(ordered)}
     rank = np.array([position[name] for name in names], dtype=np.int64)
     if not np.array_equal(rank, np.arange(len(rank))):
-        codes = rank[codes]
+        codes = renumbered(codes, rank)  # (the codes are factorize's own: written over)
     return codes, np.array(ordered, dtype=object)
 
 
