@@ -1135,3 +1135,27 @@ def test_repeated_keys_are_found_by_table_and_by_sort(case):
 
     bound, keys = case
     assert has_repeats(np.array(keys, dtype=np.int64), bound) == (len(set(keys)) < len(keys))
+
+
+def test_the_qrels_index_takes_the_topic_order_as_read_or_sorts_it():
+    # read_qrels gives the topics in topic order ("2" before "10"), with their codes; a Qrels
+    # without that order known gets the same index (the topics sorted there)
+    import dataclasses
+
+    from divaeval.judged.index import QrelsIndex
+
+    qrels = divaeval.io.read_qrels("q.txt", text="10 1 d1 1\n2 1 d1 2\n2 2 d2 1\n10 1 d3 0\n")
+    assert qrels.topic_names.tolist() == ["2", "10"] and qrels.topic_order == {"2": 0, "10": 1}
+    as_read = QrelsIndex(qrels)
+    shuffled = dataclasses.replace(
+        qrels,
+        topic_names=qrels.topic_names[::-1].copy(),
+        topic_codes=1 - qrels.topic_codes,
+        topic_order=None,
+    )
+    sorted_there = QrelsIndex(shuffled)
+    assert as_read.topics.tolist() == sorted_there.topics.tolist() == ["2", "10"]
+    assert as_read.topic_code_of == sorted_there.topic_code_of
+    for name in ("max_grade", "relevant_count", "pool_grades_any_order", "judged_count"):
+        a, b = getattr(as_read.material_all, name), getattr(sorted_there.material_all, name)
+        assert a.tolist() == b.tolist(), name

@@ -57,6 +57,9 @@ class Qrels:
     type_code: np.ndarray  # [N] int8: 0 = no type given, 1 = inf, 2 = nav (TYPE_NAMES)
     #: the hashes of ``doc_words``, ascending, if known (the qrels index's docno table)
     doc_hashes: np.ndarray | None = field(default=None, repr=False)
+    #: topic id -> topic code, if ``topic_names`` are known to be in topic order (as read:
+    #: the qrels index then takes the names and codes as they are)
+    topic_order: dict[str, int] | None = field(default=None, repr=False)
     _frame: object = field(default=None, repr=False)
 
     @property
@@ -221,7 +224,9 @@ def qrels_of(name: str, fields: Fields) -> Qrels:
 
     type_code = _intent_types(source, fields)
     grades = _parse_grades(source, fields)
-    topic_codes, topic_names = _topics_in_order(*factorize_with_keys(fields.columns.pop(0))[:2])
+    topic_codes, topic_names, topic_order = _topics_in_order(
+        *factorize_with_keys(fields.columns.pop(0))[:2]
+    )
     subtopic_codes, subtopic_words, _ = factorize_with_keys(fields.columns.pop(1))
     doc_codes, doc_words, doc_hashes = factorize_with_keys(fields.columns.pop(2))
     fields.columns.clear()
@@ -236,23 +241,26 @@ def qrels_of(name: str, fields: Fields) -> Qrels:
         grade=grades,
         type_code=type_code,
         doc_hashes=doc_hashes,
+        topic_order=topic_order,
     )
     _check_duplicates(qrels)
     _check_types(qrels)
     return qrels
 
 
-def _topics_in_order(codes: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, names) of the topics of ``codes`` into the word matrix ``words``, renumbered
-    in divaeval's topic order (:func:`~divaeval.topics.sort_topics`), the order of the qrels
-    index's topic codes, which then takes these codes as they are."""
+def _topics_in_order(
+    codes: np.ndarray, words: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    """(codes, names, name -> code) of the topics of ``codes`` into the word matrix ``words``,
+    renumbered in divaeval's topic order (:func:`~divaeval.topics.sort_topics`), the order of
+    the qrels index's topic codes, which then takes these codes as they are."""
     names = decode(words)
     ordered = sort_topics(names)
     position = {name: i for i, name in enumerate(ordered)}
     rank = np.array([position[name] for name in names], dtype=np.int64)
     if not np.array_equal(rank, np.arange(len(rank))):
         codes = renumbered(codes, rank)  # (the codes are factorize's own: written over)
-    return codes, np.array(ordered, dtype=object)
+    return codes, np.array(ordered, dtype=object), position
 
 
 def _pair_codes(qrels: Qrels) -> tuple[np.ndarray, int]:

@@ -41,13 +41,17 @@ class QrelsIndex:
         check_rel_level(rel_level)
         self.qrels = qrels
         self.rel_level = rel_level
-        self.topics = np.array(sort_topics(qrels.topic_names), dtype=object)
-        self.topic_code_of = {topic: code for code, topic in enumerate(self.topics.tolist())}
         self._numbered: dict[int, int] | None = None  # see numbered_topics
-        code_of_name = np.array([self.topic_code_of[t] for t in qrels.topic_names], np.int64)
-        topic_code = qrels.topic_codes  # (read_qrels gives the topics in this order: no copy)
-        if not np.array_equal(code_of_name, np.arange(len(code_of_name))):
-            topic_code = code_of_name[qrels.topic_codes]
+        topic_code = qrels.topic_codes
+        if qrels.topic_order is not None:  # (read_qrels gives the topics in this order)
+            self.topics = qrels.topic_names
+            self.topic_code_of = qrels.topic_order
+        else:
+            self.topics = np.array(sort_topics(qrels.topic_names), dtype=object)
+            self.topic_code_of = {topic: code for code, topic in enumerate(self.topics.tolist())}
+            code_of_name = np.array([self.topic_code_of[t] for t in qrels.topic_names], np.int64)
+            if not np.array_equal(code_of_name, np.arange(len(code_of_name))):
+                topic_code = code_of_name[qrels.topic_codes]
         n_topics = len(self.topics)
         self.doc_table = TokenTable(qrels.doc_words, qrels.doc_hashes)
         self.n_docs = max(len(qrels.doc_words), 1)
