@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from divaeval.io._words import DENSE_KEYS, byte_ranks, sort_keys, unique_inverse
-from divaeval.judged.material import rows_view
+from divaeval.judged.material import put_rows
 from divaeval.topics import sort_topics
 
 
@@ -221,7 +221,7 @@ class IdealPools:
             del pool_topic
             grades = np.zeros_like(self.grades_by_key)
             width = grades.shape[2]
-            rows_view(grades.reshape(-1, width))[cell] = rows_view(judged.grades)[pool_rows]
+            put_rows(grades.reshape(-1, width), cell, judged.grades, pool_rows)
             # (int32 where the rows fit: half the memory, in every topic subset's copy)
             rows: np.ndarray = np.full(grades.shape[:2], -1, dtype=_index_type(len(judged.keys)))
             rows.reshape(-1)[cell] = pool_rows
@@ -258,7 +258,7 @@ def _pool_grades(
     pool_width = max(int(size.max(initial=0)), 1)
     cell = pool_topic * pool_width + position  # flat [T, P]
     grades = np.zeros((n_topics, pool_width, width), np.int16)
-    rows_view(grades.reshape(-1, width))[cell] = rows_view(judged.grades)[pool_rows]
+    put_rows(grades.reshape(-1, width), cell, judged.grades, pool_rows)
     return grades, cell, size
 
 
