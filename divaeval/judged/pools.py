@@ -68,7 +68,11 @@ def subtopic_columns(
     position = {name: i for i, name in enumerate(order)}
     rank_of_name = np.array([position[name] for name in names], dtype=np.int64)
     n_ranks = max(len(order), 1)
-    key = topic_code.astype(np.int64) * n_ranks + rank_of_name[subtopic_code]
+    key = np.multiply(topic_code, n_ranks, dtype=np.int64)  # (one array of N, added to)
+    if np.array_equal(rank_of_name, np.arange(len(rank_of_name))):  # (names in order)
+        key += subtopic_code
+    else:
+        key += rank_of_name[subtopic_code]
     pair_keys, line_pair = unique_keys(key, n_ranks * (int(topic_code.max(initial=0)) + 1))
     pair_topic = pair_keys // n_ranks
     first = np.r_[0, np.flatnonzero(np.diff(pair_topic)) + 1]
