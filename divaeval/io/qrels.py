@@ -127,8 +127,10 @@ def _parse_grades(source: Source, fields: Fields) -> np.ndarray:
     (``1.5``, which trec_eval truncates) and exponent notation (``1e0``, ``2e1``, which it reads
     as the digits before the ``e``) are errors: divaeval does not guess which was meant."""
     words = fields.columns[3]
-    long = np.flatnonzero(long_rows(words))
-    ntcir = (words[:, 0] & np.uint64(0xFF)) == ord("L")
+    first_byte = words[:, 0] & np.uint64(0xFF)  # (read once: long tokens and NTCIR labels)
+    ntcir = first_byte == ord("L")
+    long = np.flatnonzero(long_rows(words)) if not first_byte.all() else np.zeros(0, np.int64)
+    del first_byte
     ntcir[long] = [token_bytes(words, row)[:1] == b"L" for row in long.tolist()]
     if ntcir.any():
         if not ntcir.all():
@@ -188,9 +190,8 @@ def _parse_grades(source: Source, fields: Fields) -> np.ndarray:
                 file=source.name,
                 line=source.line_of(row),
             )
-    too_big = np.abs(grades) > GRADE_LIMIT
-    if too_big.any():
-        row = int(np.argmax(too_big))
+    if int(grades.max()) > GRADE_LIMIT or int(grades.min()) < -GRADE_LIMIT:
+        row = int(np.argmax(np.abs(grades) > GRADE_LIMIT))
         raise _fail(
             source,
             row,
