@@ -5,6 +5,8 @@ qrels topic (:mod:`.pools`, :mod:`.intents`), built once per qrels file."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from divaeval.errors import check_rel_level
@@ -68,12 +70,21 @@ class QrelsIndex:
             self.judged_row_of_key[judged.keys] = np.arange(len(judged.keys))
         else:
             self.judged_keys = judged.keys
+        #: (row of key table or None, sorted keys or None, n_docs, the unjudged row)
+        self._lookup = (
+            self.judged_row_of_key,
+            self.judged_keys,
+            self.n_docs,
+            len(self.judged_grades) - 1,
+        )
         counts = topic_counts(judged, qrels.grade, n_topics, rel_level)
         pools = IdealPools(
             judged,
             qrels.doc_words,
             n_topics,
-            lambda: self.judged_rows(topic_code, qrels.doc_codes),
+            # (the lookup, not the index: a closure over the index would make a reference
+            # cycle, which keeps a dropped index's arrays until the cyclic collector runs)
+            partial(_judged_rows, self._lookup, topic_code, qrels.doc_codes),
         )
         weight, nav = intent_weights(
             self.topics,
@@ -138,22 +149,7 @@ class QrelsIndex:
     def judged_rows(self, topic_code: np.ndarray, doc_code: np.ndarray) -> np.ndarray:
         """Row of ``judged_grades`` of each (qrels topic code, qrels doc code) pair; the last
         row (all zeros, unjudged) where the pair has no judgment or ``doc_code`` is -1."""
-        unjudged = len(self.judged_grades) - 1
-        known = doc_code >= 0
-        key = topic_code * self.n_docs + np.where(known, doc_code, 0)
-        if self.judged_row_of_key is not None:
-            rows = self.judged_row_of_key[key]
-        else:
-            keys = self.judged_keys
-            assert keys is not None  # the sorted-keys index is used when the table is not
-            # searched in key order (a packed sort): each search starts where the last ended
-            # and reads the keys in order (1M-line ad hoc run: 31 -> 16 ms)
-            order, ordered = sort_keys(key.view(np.uint64))
-            at = np.searchsorted(keys, ordered.view(np.int64))
-            np.minimum(at, len(keys) - 1, out=at)
-            rows = np.empty_like(at)
-            rows[order] = np.where(keys[at] == ordered.view(np.int64), at, unjudged)
-        return np.where(known, rows, unjudged)
+        return _judged_rows(self._lookup, topic_code, doc_code)
 
     def material(self, codes: np.ndarray) -> TopicMaterial:
         """The material of the qrels topics with the given codes, in that order (all of them,
@@ -168,3 +164,22 @@ class QrelsIndex:
         while len(self._materials) > MATERIALS_KEPT:  # blocks of a streamed run differ
             del self._materials[next(iter(self._materials))]
         return material
+
+
+def _judged_rows(lookup: tuple, topic_code: np.ndarray, doc_code: np.ndarray) -> np.ndarray:
+    """:meth:`QrelsIndex.judged_rows` by the index's ``_lookup``."""
+    row_of_key, keys, n_docs, unjudged = lookup
+    known = doc_code >= 0
+    key = topic_code * n_docs + np.where(known, doc_code, 0)
+    if row_of_key is not None:
+        rows = row_of_key[key]
+    else:
+        assert keys is not None  # the sorted-keys index is used when the table is not
+        # searched in key order (a packed sort): each search starts where the last ended
+        # and reads the keys in order (1M-line ad hoc run: 31 -> 16 ms)
+        order, ordered = sort_keys(key.view(np.uint64))
+        at = np.searchsorted(keys, ordered.view(np.int64))
+        np.minimum(at, len(keys) - 1, out=at)
+        rows = np.empty_like(at)
+        rows[order] = np.where(keys[at] == ordered.view(np.int64), at, unjudged)
+    return np.where(known, rows, unjudged)
