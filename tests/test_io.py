@@ -1045,12 +1045,15 @@ def test_topic_types_from_text():
     assert table.attrs["source"] == "given.xml"
 
 
-@settings(max_examples=examples(60), deadline=None)
-@given(
-    st.integers(1, 3000).flatmap(
-        lambda bound: st.tuples(st.just(bound), st.lists(st.integers(0, bound - 1), max_size=200))
-    )
+#: (bound, keys in [0, bound)): few or many keys next to their bound, so that the qrels'
+#: keys are counted in a table or sorted
+_KEYS_UNDER_A_BOUND = st.integers(1, 3000).flatmap(
+    lambda bound: st.tuples(st.just(bound), st.lists(st.integers(0, bound - 1), max_size=200))
 )
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(_KEYS_UNDER_A_BOUND)
 def test_unique_keys_is_numpys_unique_with_inverse(case):
     # the qrels index's keys: counted where the bound is small next to their number, sorted
     # where it is not (both ways are drawn)
@@ -1123,11 +1126,7 @@ def test_the_order_of_distinct_keys_is_their_argsort(case):
 
 
 @settings(max_examples=examples(60), deadline=None)
-@given(
-    st.integers(1, 3000).flatmap(
-        lambda bound: st.tuples(st.just(bound), st.lists(st.integers(0, bound - 1), max_size=200))
-    )
-)
+@given(_KEYS_UNDER_A_BOUND)
 def test_repeated_keys_are_found_by_table_and_by_sort(case):
     # the qrels' duplicate check: a table where the bound is small next to the keys' number,
     # a sort where it is not (both ways are drawn)

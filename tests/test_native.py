@@ -64,6 +64,18 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
+def printed_on_both_paths(command: list[str]) -> list[str]:
+    """What ``command`` prints without the compiled loops and with them (the same text)."""
+    outputs = []
+    for setting in ("0", "1"):
+        env = {**os.environ, "DIVAEVAL_NATIVE": setting}
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    return outputs
+
+
 @SETTINGS
 @given(pools())
 def test_the_greedy_ideal_is_ndeval_loop_on_both_paths(case):
@@ -347,24 +359,9 @@ def test_a_collection_of_few_docnos_prints_the_same_on_both_paths(tmp_path):
             for r, d in enumerate(rng.choice(110, 100, replace=False))
         )
     )
-    command = [
-        sys.executable,
-        "-m",
-        "divaeval",
-        str(run),
-        str(qrels),
-        "-m",
-        "ndeval",
-        "-f",
-        "ndeval",
-    ]
-    outputs = []
-    for setting in ("0", "1"):
-        env = {**os.environ, "DIVAEVAL_NATIVE": setting}
-        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
-        assert done.returncode == 0, done.stderr
-        outputs.append(done.stdout)
-    assert outputs[0] == outputs[1]
+    command = [sys.executable, "-m", "divaeval", str(run), str(qrels), "-m", "ndeval",
+               "-f", "ndeval"]  # fmt: skip
+    outputs = printed_on_both_paths(command)
     assert len(outputs[0].splitlines()) == 202  # (a header, 200 topics, the mean)
 
 
@@ -393,11 +390,5 @@ def test_the_command_prints_the_same_on_both_paths():
     qrels = str(TREC2012 / "qrels-for-ndeval.txt.gz")
     command = [sys.executable, "-m", "divaeval", *runs, qrels, "-m", "ndeval", "-m",
                "alpha-nDCG(alpha=0.3)@20", "-m", "nNRBP", "-q", "--precision", "17"]  # fmt: skip
-    outputs = []
-    for setting in ("0", "1"):
-        env = {**os.environ, "DIVAEVAL_NATIVE": setting}
-        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
-        assert done.returncode == 0, done.stderr
-        outputs.append(done.stdout)
-    assert outputs[0] == outputs[1]
+    outputs = printed_on_both_paths(command)
     assert len(outputs[0].splitlines()) > 9 * 50 * 21
