@@ -289,6 +289,13 @@ def unique_inverse(
 FEW_KEYS, FEW_HEAD = 1 << 14, 4096
 
 
+def _distinct(keys: np.ndarray) -> int:
+    """The number of distinct values of a few keys (by a sort: ``np.unique`` takes 10 times
+    as long on 4096 of them, 0.3 ms, paid by every run's docnos)."""
+    ordered = np.sort(keys)
+    return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + min(len(keys), 1)
+
+
 def _few_uniques(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """:func:`unique_inverse` of uint64 ``keys`` with few distinct values (at most 1 in 16)
     by the compiled hash table (the keys numbered as they first appear, then the few
@@ -296,7 +303,7 @@ def _few_uniques(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] 
     compiled loops are not built, or the keys look or are too varied: a sort is faster."""
     n = len(keys)
     kernels = native.kernels
-    if kernels is None or n < FEW_KEYS or len(np.unique(keys[:FEW_HEAD])) > FEW_HEAD // 8:
+    if kernels is None or n < FEW_KEYS or _distinct(keys[:FEW_HEAD]) > FEW_HEAD // 8:
         return None
     cap = n // 16
     ids = np.empty(n, dtype=np.int64)
