@@ -14,7 +14,7 @@ from divaeval.errors import DataError, warn
 from divaeval.io import Run, parse_ranks, read_intents, read_qrels, read_run
 from divaeval.io._words import byte_ranks
 from divaeval.judged.index import QrelsIndex
-from divaeval.judged.material import rows_view
+from divaeval.judged.material import put_rows
 from divaeval.judged.pools import DENSE_KEYS
 from divaeval.judged.rankings import JudgedRankings
 from divaeval.settings import Order, Settings
@@ -181,7 +181,7 @@ def judge_run(
     scores: np.ndarray = np.zeros(n_topics * depth, dtype=np.float64)
     scores[cell] = run.score[ranking.row]
     grades: np.ndarray = np.zeros((n_topics * depth, index.width), dtype=np.int16)
-    rows_view(grades)[cell[known]] = rows_view(index.judged_grades)[jrow]
+    put_rows(grades, cell[known], index.judged_grades, jrow)
     judged: np.ndarray = np.zeros(n_topics * depth, dtype=bool)
     judged[cell[known]] = True
     doc_rows: np.ndarray = np.full(n_topics * depth, -1, dtype=np.int64)
