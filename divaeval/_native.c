@@ -239,7 +239,15 @@ pattern_gain(const double *v, const double *weight, Py_ssize_t width)
  * Each step: gain_u = sum_s planes[u, s] * weight[s] in ascending s, plus 0 (or -inf for a
  * pattern used up); the tied patterns are those within the tolerance of the largest gain
  * (exact: equal to it); of these, the one whose next document comes first in pool order is
- * placed; the weights of the subtopics it is relevant to decay (when its gain is positive). */
+ * placed; the weights of the subtopics it is relevant to decay (when its gain is positive).
+ *
+ * The patterns with a document left are kept in a list (in any order: the largest gain and
+ * the first document among the tied do not depend on it), with their gains and next
+ * documents side by side, scanned without branches on the data (a random order of gains
+ * mispredicts most branches). A pattern's gain is summed again only when a weight it depends
+ * on has decayed: a term v * w with v = 0 is that zero whatever the (finite, non-negative)
+ * weight, so every other gain is the number a new sum would give. The subtopics a pattern
+ * depends on are a bit mask (beyond 64 subtopics, every pattern depends on every weight). */
 static PyObject *
 greedy_extend(PyObject *self, PyObject *args)
 {
@@ -254,7 +262,9 @@ greedy_extend(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     double *gains = NULL;
+    int64_t *firsts = NULL;
     Py_ssize_t *live = NULL;
+    uint64_t *depends = NULL;
     if (check_size(&next_b, n_topics * n_patterns, 8, "next") ||
         check_size(&planes_b, n_topics * n_patterns * width, 8, "planes") ||
         check_size(&weight_b, n_topics * width, 8, "weight") ||
@@ -267,9 +277,12 @@ greedy_extend(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "greedy_extend: bad width or ranks");
         goto done;
     }
-    gains = malloc(sizeof(double) * (size_t)(n_patterns > 0 ? n_patterns : 1));
-    live = malloc(sizeof(Py_ssize_t) * (size_t)(n_patterns > 0 ? n_patterns : 1));
-    if (gains == NULL || live == NULL) {
+    size_t slots = (size_t)(n_patterns > 0 ? n_patterns : 1);
+    gains = malloc(sizeof(double) * slots);
+    firsts = malloc(sizeof(int64_t) * slots);
+    live = malloc(sizeof(Py_ssize_t) * slots);
+    depends = malloc(sizeof(uint64_t) * slots);
+    if (gains == NULL || firsts == NULL || live == NULL || depends == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -278,58 +291,84 @@ greedy_extend(PyObject *self, PyObject *args)
     const double *planes_all = planes_b.buf;
     double *weight_all = weight_b.buf, *built = built_b.buf;
     const uint8_t *relevant = relevant_b.buf;
+    int masked = width <= 64;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t < n_topics; t++) {
+        if (start >= stop || remaining[t] <= 0)
+            continue;
         int64_t *next = next_all + t * n_patterns;
         const double *planes = planes_all + t * n_patterns * width;
         double *weight = weight_all + t * width;
-        /* the patterns with a document left, in any order (the largest gain and the first
-         * document among the tied do not depend on it): a pattern used up leaves the list,
-         * as its gain, -inf, can win only where every gain is -inf and nothing is placed */
+        /* the list: slot k holds pattern live[k], its gain gains[k], its next document
+         * firsts[k] (a pattern used up leaves it, as its gain, -inf, can win only where every
+         * gain is -inf and nothing is placed) */
         Py_ssize_t n_live = 0;
-        for (Py_ssize_t u = 0; u < n_patterns; u++)
-            if (next[u] < pool)
-                live[n_live++] = u;
+        for (Py_ssize_t u = 0; u < n_patterns; u++) {
+            if (next[u] >= pool)
+                continue;
+            const double *v = planes + u * width;
+            uint64_t mask = masked ? 0 : ~UINT64_C(0);
+            for (Py_ssize_t s = 0; masked && s < width; s++)
+                mask |= (uint64_t)(v[s] != 0.0) << s; /* NaN != 0: it depends */
+            live[n_live] = u;
+            depends[n_live] = mask;
+            firsts[n_live] = next[u];
+            gains[n_live++] = pattern_gain(v, weight, width);
+        }
         for (Py_ssize_t step = start; step < stop && remaining[t] > 0; step++) {
             double top = -INFINITY;
+            int nan = 0;
             for (Py_ssize_t k = 0; k < n_live; k++) {
-                Py_ssize_t u = live[k];
-                double gain = pattern_gain(planes + u * width, weight, width);
-                gains[u] = gain;
-                if (!isnan(top) && (gain > top || isnan(gain))) /* NaN wins, as in np.max */
-                    top = gain;
+                double gain = gains[k];
+                top = gain > top ? gain : top;
+                nan |= gain != gain;
             }
+            if (nan) /* np.max is NaN, and no gain is >= NaN: nothing placeable, now or later */
+                break;
             double floor = exact ? top : top - 1e-12 * fabs(top);
             int64_t first = INT64_MAX;
             Py_ssize_t slot = -1;
-            for (Py_ssize_t k = 0; k < n_live; k++)
-                if (gains[live[k]] >= floor && next[live[k]] < first) {
-                    first = next[live[k]];
-                    slot = k;
-                }
+            for (Py_ssize_t k = 0; k < n_live; k++) {
+                int better = (gains[k] >= floor) & (firsts[k] < first);
+                first = better ? firsts[k] : first;
+                slot = better ? k : slot;
+            }
             if (slot < 0) /* nothing placeable: every later step is the same */
                 break;
             Py_ssize_t doc = t * pool + (Py_ssize_t)first;
-            Py_ssize_t chosen = live[slot];
-            double best = exact ? top : gains[chosen];
-            built[t * room + step] = isnan(best) ? best : (best > 0.0 ? best : 0.0);
-            next[chosen] = successor[doc];
-            if (next[chosen] >= pool)
-                live[slot] = live[--n_live];
-            if (best > 0.0) {
-                const uint8_t *hit = relevant + doc * width;
-                for (Py_ssize_t s = 0; s < width; s++)
-                    if (hit[s])
-                        weight[s] = weight[s] * decay;
+            double best = exact ? top : gains[slot];
+            built[t * room + step] = best > 0.0 ? best : 0.0;
+            firsts[slot] = next[live[slot]] = successor[doc];
+            if (firsts[slot] >= pool) {
+                n_live--;
+                live[slot] = live[n_live];
+                depends[slot] = depends[n_live];
+                firsts[slot] = firsts[n_live];
+                gains[slot] = gains[n_live];
             }
             remaining[t] -= 1;
+            if (!(best > 0.0))
+                continue;
+            const uint8_t *hit = relevant + doc * width;
+            uint64_t decayed = masked ? 0 : ~UINT64_C(0);
+            for (Py_ssize_t s = 0; s < width; s++)
+                if (hit[s]) {
+                    weight[s] = weight[s] * decay;
+                    if (masked)
+                        decayed |= UINT64_C(1) << s;
+                }
+            for (Py_ssize_t k = 0; k < n_live; k++)
+                if (depends[k] & decayed)
+                    gains[k] = pattern_gain(planes + live[k] * width, weight, width);
         }
     }
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
     free(gains);
+    free(firsts);
     free(live);
+    free(depends);
     PyBuffer_Release(&next_b);
     PyBuffer_Release(&planes_b);
     PyBuffer_Release(&weight_b);
