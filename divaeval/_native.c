@@ -5,6 +5,8 @@
  * -ffp-contract=off so that a*b + c stays two roundings, as numpy computes it.
  *
  * - novelty_gains: the novelty-biased gains of rankings (divaeval.metrics.novelty);
+ * - subtopic_hits: relevant pairs, covered subtopics and MAP-IA's precision sums of rankings
+ *   at cutoffs (divaeval.metrics.families.ndeval);
  * - greedy_patterns, greedy_extend: ndeval's greedy ideal ranking (ndeval 4.5; Clarke et al. 2008), the
  *   pattern-wise loop of divaeval.metrics.novelty.GreedyIdeal._extend, a topic at a time;
  * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
@@ -1070,6 +1072,134 @@ done:
 
 /* ---- end of the hash-table numbering ---- */
 
+/* ---- The run side of ndeval's subtopic measures (divaeval.metrics.families.ndeval) ---- */
+
+/* An optional output: a writable buffer of items doubles or int64s, or None (*wanted = 0). */
+static int
+optional_output(PyObject *object, Py_buffer *buffer, int *wanted, Py_ssize_t items,
+                const char *name)
+{
+    *wanted = object != Py_None;
+    if (!*wanted)
+        return 0;
+    if (PyObject_GetBuffer(object, buffer, PyBUF_WRITABLE) < 0)
+        return -1;
+    if (check_size(buffer, items, 8, name) < 0) {
+        PyBuffer_Release(buffer);
+        *wanted = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* subtopic_hits(grades, level, ks, pairs, covered, precisions, n_topics, depth, width,
+ *               n_cutoffs)
+ *
+ * grades[T, D, S] int16 (a document relevant to subtopic s: grade >= level); for each cutoff
+ * ks[C] (>= 0; the first min(k, D) ranks), each output None or written whole:
+ * pairs[T, C] float64: the relevant (document, subtopic) pairs among the first k ranks;
+ * covered[T, C] float64: the subtopics with a relevant document among them;
+ * precisions[T, S, C] float64: sum over the ranks r <= k of a document relevant to s of
+ * h_s(r) / r (h_s(r): the documents relevant to s in the first r ranks), added in rank order
+ * from 0 with h_s(r) / (r0 + 1.0) (r0 = r - 1) as numpy divides, the sums of MAP-IA's AP_s. */
+static PyObject *
+subtopic_hits(PyObject *self, PyObject *args)
+{
+    Py_buffer grades_b, ks_b, pairs_b = {0}, covered_b = {0}, precisions_b = {0};
+    PyObject *pairs_object, *covered_object, *precisions_object;
+    long long level;
+    Py_ssize_t n_topics, depth, width, n_cutoffs;
+    if (!PyArg_ParseTuple(args, "y*Ly*OOOnnnn", &grades_b, &level, &ks_b, &pairs_object,
+                          &covered_object, &precisions_object, &n_topics, &depth, &width,
+                          &n_cutoffs))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *hits = NULL, *stops = NULL;
+    double *totals = NULL;
+    int want_pairs = 0, want_covered = 0, want_precisions = 0;
+    if (check_size(&grades_b, n_topics * depth * width, 2, "grades") ||
+        check_size(&ks_b, n_cutoffs, 8, "ks") ||
+        optional_output(pairs_object, &pairs_b, &want_pairs, n_topics * n_cutoffs, "pairs") ||
+        optional_output(covered_object, &covered_b, &want_covered, n_topics * n_cutoffs,
+                        "covered") ||
+        optional_output(precisions_object, &precisions_b, &want_precisions,
+                        n_topics * width * n_cutoffs, "precisions"))
+        goto done;
+    hits = calloc((size_t)(width > 0 ? width : 1), sizeof(int64_t));
+    totals = calloc((size_t)(width > 0 ? width : 1), sizeof(double));
+    stops = malloc(sizeof(int64_t) * (size_t)(n_cutoffs > 0 ? n_cutoffs : 1));
+    if (hits == NULL || totals == NULL || stops == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int16_t *grades = grades_b.buf;
+    const int64_t *ks = ks_b.buf;
+    double *pairs = pairs_b.buf, *covered = covered_b.buf, *precisions = precisions_b.buf;
+    Py_ssize_t reach = 0; /* the ranks any cutoff needs */
+    for (Py_ssize_t c = 0; c < n_cutoffs; c++) {
+        if (ks[c] < 0) {
+            PyErr_SetString(PyExc_ValueError, "subtopic_hits: a negative cutoff");
+            goto done;
+        }
+        stops[c] = ks[c] < depth ? ks[c] : depth;
+        reach = stops[c] > reach ? (Py_ssize_t)stops[c] : reach;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t t = 0; t < n_topics; t++) {
+        memset(hits, 0, sizeof(int64_t) * (size_t)width);
+        memset(totals, 0, sizeof(double) * (size_t)width);
+        int64_t n_pairs = 0, n_covered = 0;
+        for (Py_ssize_t r = 0; r <= reach; r++) {
+            for (Py_ssize_t c = 0; c < n_cutoffs; c++) { /* the first r ranks are counted */
+                if (stops[c] != r)
+                    continue;
+                if (want_pairs)
+                    pairs[t * n_cutoffs + c] = (double)n_pairs;
+                if (want_covered)
+                    covered[t * n_cutoffs + c] = (double)n_covered;
+                for (Py_ssize_t s = 0; want_precisions && s < width; s++)
+                    precisions[(t * width + s) * n_cutoffs + c] = totals[s];
+            }
+            if (r == reach)
+                break;
+            const int16_t *row = grades + (t * depth + r) * width;
+            if (!want_precisions) { /* without branches on the grades: fewer mispredicted */
+                for (Py_ssize_t s = 0; s < width; s++) {
+                    int64_t relevant = (long long)row[s] >= level;
+                    n_pairs += relevant;
+                    n_covered += relevant & (hits[s] == 0);
+                    hits[s] += relevant;
+                }
+                continue;
+            }
+            for (Py_ssize_t s = 0; s < width; s++) {
+                if ((long long)row[s] < level)
+                    continue;
+                n_pairs++;
+                n_covered += hits[s] == 0;
+                hits[s]++;
+                double term = (double)hits[s] / ((double)r + 1.0);
+                totals[s] += term;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    free(hits);
+    free(totals);
+    free(stops);
+    PyBuffer_Release(&grades_b);
+    PyBuffer_Release(&ks_b);
+    if (want_pairs)
+        PyBuffer_Release(&pairs_b);
+    if (want_covered)
+        PyBuffer_Release(&covered_b);
+    if (want_precisions)
+        PyBuffer_Release(&precisions_b);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"greedy_patterns", greedy_patterns, METH_VARARGS,
      "The binary relevance patterns of each topic's pool, for greedy_extend."},
@@ -1092,6 +1222,8 @@ static PyMethodDef methods[] = {
     {"few_uniques", few_uniques, METH_VARARGS,
      "Distinct keys numbered as they first appear, or -1 past a cap."},
     {"renumber", renumber, METH_VARARGS, "codes[i] = rank[codes[i]], in place."},
+    {"subtopic_hits", subtopic_hits, METH_VARARGS,
+     "Relevant pairs, covered subtopics and precision sums of rankings at cutoffs."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -19,14 +19,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import TREC2012, TREC2012_RUNS, examples
-from test_novelty_kernels import literal_greedy, pools
+from support import TREC2012, TREC2012_RUNS, examples, judge_text, measure_values
+from test_novelty_kernels import literal_greedy, pools, ranked_collections
 
 from divaeval import native
 from divaeval.errors import DataError
 from divaeval.io import _numbers, _tokens, _words, read_qrels, read_run
 from divaeval.judged import judge
 from divaeval.judged.index import QrelsIndex
+from divaeval.metrics.families import ndeval
 from divaeval.metrics.novelty import GreedyIdeal, novelty_gains
 from divaeval.report.numbers import fixed_rows
 from divaeval.settings import Settings
@@ -99,6 +100,46 @@ def test_novelty_gains_are_summed_alike(case):
     relevant, alpha, values, _ = case  # (a pool's shape serves as rankings [T, K, S])
     plain, compiled = both(lambda: novelty_gains(relevant, alpha, values))
     assert same_bits(plain, compiled)
+
+
+@SETTINGS
+@given(ranked_collections(), st.sampled_from([1, 2]), st.lists(st.integers(1, 60), max_size=3))
+def test_subtopic_hits_are_counted_alike(collection, level, ks):
+    """MAP-IA's precision sums, P-IA's relevant pairs and strec's covered subtopics of the
+    compiled pass (subtopic_hits) against numpy's, on rankings mostly unjudged; the cutoffs
+    below, at and past the rankings' depth."""
+    qrels, run = collection
+    text = "".join(f"{t} {s} {d} {g}\n" for (t, s, d), g in qrels.items())
+    pairs = [(t, d) for t, docs in run.items() for d in docs]
+    cutoffs = (*ks, None)
+
+    def counted():
+        jr = judge_text(text, pairs, rel_level=level)
+        sums = ndeval._precision_sums(jr, cutoffs)
+        hits = ndeval._hit_counts(jr, tuple(ks))
+        values = measure_values(jr, ["MAP-IA", "P-IA@1,3,100", "strec@1,3,100", "MAP-IA@2"])
+        return sums, hits, values
+
+    (plain_sums, plain_hits, plain), (sums, hits, compiled) = both(counted)
+    assert same_bits(plain_sums, sums)
+    assert all(same_bits(a, b) for a, b in zip(plain_hits, hits, strict=True))
+    assert plain.keys() == compiled.keys()
+    assert all(same_bits(plain[key], compiled[key]) for key in plain)
+
+
+def test_subtopic_hits_by_hand():
+    # one topic, subtopics 1 and 2; ranks: d1 {1}, u (unjudged), d2 {1, 2}, d3 {2}:
+    # subtopic 1: 1/1 + 2/3; subtopic 2: 1/3 + 2/4; pairs at 2 ranks 1, at 4 ranks 4;
+    # covered at 2 ranks 1 subtopic, at 4 ranks 2
+    qrels = "1 1 d1 1\n1 1 d2 1\n1 2 d2 1\n1 2 d3 1\n"
+    with computed_by(BUILT):
+        jr = judge_text(qrels, [("1", "d1"), ("1", "u"), ("1", "d2"), ("1", "d3")])
+        sums = ndeval._precision_sums(jr, (2, None))
+        pairs, covered = ndeval._hit_counts(jr, (2, 4))
+    assert sums[0].tolist() == [[1.0, 1.0 + 2 / 3], [0.0, 1 / 3 + 2 / 4]]
+    assert pairs.tolist() == [[1.0, 4.0]] and covered.tolist() == [[1.0, 2.0]]
+    with pytest.raises(ValueError, match="negative"):
+        BUILT.subtopic_hits(jr.grades, 1, np.array([-1]), None, None, None, 1, 4, 2, 1)
 
 
 def test_the_greedy_ideal_keeps_ties_in_pool_order():

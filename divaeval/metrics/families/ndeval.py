@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from divaeval import native
 from divaeval.errors import warn
 from divaeval.metrics.common import (
     at_cutoffs,
@@ -318,11 +319,30 @@ def n_nrbp(jr, params, cutoffs):
     return safe_divide(run_value, ideal_value)
 
 
-def map_ia(jr, params, cutoffs):
-    """MAP-IA = (1/S)·Σ_{i: R_i>0} AP_i, AP_i = (1/R_i)·Σ_{r: rel(d_r,i)} h_i(r)/r;
-    ``weights=intents``: Σ_i w_i·AP_i (the intent-aware wrapper)."""
-    if params.get("weights", "uniform") == "intents":
-        return intent_aware(jr, average_precision, params, cutoffs)
+def _cutoff_ranks(cutoffs, length: int) -> np.ndarray:
+    """The ranks each cutoff counts: k, at most ``length`` (None: ``length``)."""
+    return np.array([length if k is None else min(k, length) for k in cutoffs], dtype=np.int64)
+
+
+def _subtopic_hits(jr, cutoffs, pairs=None, covered=None, precisions=None) -> None:
+    """The compiled pass over the first k ranks (``subtopic_hits`` in ``divaeval/_native.c``)
+    that fills the outputs given: relevant (document, subtopic) pairs and covered subtopics
+    [T, C], MAP-IA's precision sums [T, S, C]; numpy's counterparts are in the callers."""
+    assert native.kernels is not None
+    grades = np.ascontiguousarray(jr.grades)
+    n_topics, depth, width = grades.shape
+    ks = _cutoff_ranks(cutoffs, depth_for(cutoffs, jr))
+    native.kernels.subtopic_hits(grades, jr.material.rel_level, ks, pairs, covered, precisions,
+                                 n_topics, depth, width, len(cutoffs))  # fmt: skip
+
+
+def _precision_sums(jr, cutoffs) -> np.ndarray:
+    """[T, S, C]: Σ_{r≤k: rel(d_r, i)} h_i(r)/r, MAP-IA's sum for subtopic i before dividing
+    by R_i, added in rank order (as ndeval's T_i += h_i/r)."""
+    if native.kernels is not None:  # the same sums, a topic at a time
+        out = np.empty((jr.n_topics, jr.grades.shape[2], len(cutoffs)))
+        _subtopic_hits(jr, cutoffs, precisions=out)
+        return out
     length = depth_for(cutoffs, jr)
     level = jr.material.rel_level
     # Over the ranks with a relevant document only (the sums skip only zero terms), as
@@ -333,8 +353,16 @@ def map_ia(jr, params, cutoffs):
     hits = np.cumsum(relevant, axis=2, dtype=np.int32)
     terms = np.where(relevant, hits / (ranks + 1.0)[:, None, :], 0.0)
     totals = np.cumsum(terms, axis=2)  # [T, S, R]
+    return _at_ranks(totals, ranks, cutoffs, length)  # [T, S, C]
+
+
+def map_ia(jr, params, cutoffs):
+    """MAP-IA = (1/S)·Σ_{i: R_i>0} AP_i, AP_i = (1/R_i)·Σ_{r: rel(d_r,i)} h_i(r)/r;
+    ``weights=intents``: Σ_i w_i·AP_i (the intent-aware wrapper)."""
+    if params.get("weights", "uniform") == "intents":
+        return intent_aware(jr, average_precision, params, cutoffs)
+    reached = _precision_sums(jr, cutoffs)
     counts = jr.material.relevant_count.astype(np.float64)
-    reached = _at_ranks(totals, ranks, cutoffs, length)  # [T, S, C]
     out = np.zeros((jr.n_topics, len(cutoffs)))
     for column in range(len(cutoffs)):
         per_subtopic = safe_divide(reached[:, :, column], counts)
@@ -345,11 +373,21 @@ def map_ia(jr, params, cutoffs):
     return out
 
 
-def _covered_counts(jr, cutoffs):
-    length = depth_for(cutoffs, jr)
-    relevant = jr.padded_to(length) >= jr.material.rel_level
-    per_rank = relevant.sum(axis=2)
-    return relevant, at_cutoffs(np.cumsum(per_rank, axis=1).astype(np.float64), cutoffs)
+def _hit_counts(jr, cutoffs) -> tuple[np.ndarray, np.ndarray]:
+    """(relevant (document, subtopic) pairs, subtopics with a relevant document) among the
+    first k ranks [T, C], as float64. Cached: P-IA and strec share them."""
+    key = ("ndeval-hits", jr.material.rel_level, cutoffs)
+    if key not in jr.cache:
+        if native.kernels is not None:  # the same counts, a topic at a time
+            pairs, covered = np.empty((2, jr.n_topics, len(cutoffs)))
+            _subtopic_hits(jr, cutoffs, pairs=pairs, covered=covered)
+        else:
+            relevant = jr.padded_to(depth_for(cutoffs, jr)) >= jr.material.rel_level
+            per_rank = np.cumsum(relevant.sum(axis=2), axis=1).astype(np.float64)
+            seen = np.maximum.accumulate(relevant, axis=1).sum(axis=2).astype(np.float64)
+            pairs, covered = at_cutoffs(per_rank, cutoffs), at_cutoffs(seen, cutoffs)
+        jr.cache[key] = pairs, covered
+    return jr.cache[key]
 
 
 def p_ia(jr, params, cutoffs):
@@ -357,17 +395,15 @@ def p_ia(jr, params, cutoffs):
     ``weights=intents``: Σ_i w_i·P_i@k (the intent-aware wrapper)."""
     if params.get("weights", "uniform") == "intents":
         return intent_aware(jr, precision, params, cutoffs)
-    _, counts = _covered_counts(jr, cutoffs)
+    counts, _ = _hit_counts(jr, cutoffs)
     ks = np.array(cutoffs, dtype=np.float64)
     return safe_divide(counts, ks[None, :] * _subtopic_count(jr.material)[:, None])
 
 
 def strec(jr, params, cutoffs):
     """strec@k: share of the S subtopics with a relevant document in the top k."""
-    length = depth_for(cutoffs, jr)
-    relevant = jr.padded_to(length) >= jr.material.rel_level
-    seen = np.maximum.accumulate(relevant, axis=1).sum(axis=2).astype(np.float64)
-    return safe_divide(at_cutoffs(seen, cutoffs), _subtopic_count(jr.material)[:, None])
+    _, covered = _hit_counts(jr, cutoffs)
+    return safe_divide(covered, _subtopic_count(jr.material)[:, None])
 
 
 _register = family_registrar(
