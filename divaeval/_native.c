@@ -5,8 +5,9 @@
  * -ffp-contract=off so that a*b + c stays two roundings, as numpy computes it.
  *
  * - novelty_gains: the novelty-biased gains of rankings (divaeval.metrics.novelty);
- * - subtopic_hits: relevant pairs, covered subtopics and MAP-IA's precision sums of rankings
- *   at cutoffs (divaeval.metrics.families.ndeval);
+ * - subtopic_hits, ranked_novelty_gains: relevant pairs, covered subtopics and MAP-IA's
+ *   precision sums of rankings at cutoffs, and their binary novelty gains at every rank
+ *   (divaeval.metrics.families.ndeval);
  * - greedy_patterns, greedy_extend: ndeval's greedy ideal ranking (ndeval 4.5; Clarke et al. 2008), the
  *   pattern-wise loop of divaeval.metrics.novelty.GreedyIdeal._extend, a topic at a time;
  * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
@@ -1200,6 +1201,57 @@ done:
     return result;
 }
 
+/* ranked_novelty_gains(grades, level, decay, out, n_topics, depth, width): ndeval's novelty
+ * gains at every rank of rankings, binary and unweighted, read from their grades:
+ * grades[T, D, S] int16 (relevant to s: grade >= level), decay[c] = (1 - alpha)^c (D + 1 of
+ * them), out[T, D] float64: g(r) = sum_s rel(d_r, s) * decay[c_s(r)], c_s(r) the earlier
+ * documents relevant to s, added in ascending s from 0 as novelty_gains does (the terms of
+ * the other subtopics are zeros, which leave a sum >= 0 as it is). */
+static PyObject *
+ranked_novelty_gains(PyObject *self, PyObject *args)
+{
+    Py_buffer grades_b, decay_b, out_b;
+    long long level;
+    Py_ssize_t n_topics, depth, width;
+    if (!PyArg_ParseTuple(args, "y*Ly*w*nnn", &grades_b, &level, &decay_b, &out_b, &n_topics,
+                          &depth, &width))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *counts = NULL;
+    if (check_size(&grades_b, n_topics * depth * width, 2, "grades") ||
+        check_size(&decay_b, depth + 1, 8, "decay") ||
+        check_size(&out_b, n_topics * depth, 8, "out"))
+        goto done;
+    counts = malloc(sizeof(int64_t) * (size_t)(width > 0 ? width : 1));
+    if (counts == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int16_t *grades = grades_b.buf;
+    const double *decay = decay_b.buf;
+    double *out = out_b.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t t = 0; t < n_topics; t++) {
+        memset(counts, 0, sizeof(int64_t) * (size_t)width);
+        for (Py_ssize_t r = 0; r < depth; r++) {
+            const int16_t *row = grades + (t * depth + r) * width;
+            double gain = 0.0;
+            for (Py_ssize_t s = 0; s < width; s++)
+                if ((long long)row[s] >= level)
+                    gain += decay[counts[s]++];
+            out[t * depth + r] = gain;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    free(counts);
+    PyBuffer_Release(&grades_b);
+    PyBuffer_Release(&decay_b);
+    PyBuffer_Release(&out_b);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"greedy_patterns", greedy_patterns, METH_VARARGS,
      "The binary relevance patterns of each topic's pool, for greedy_extend."},
@@ -1224,6 +1276,8 @@ static PyMethodDef methods[] = {
     {"renumber", renumber, METH_VARARGS, "codes[i] = rank[codes[i]], in place."},
     {"subtopic_hits", subtopic_hits, METH_VARARGS,
      "Relevant pairs, covered subtopics and precision sums of rankings at cutoffs."},
+    {"ranked_novelty_gains", ranked_novelty_gains, METH_VARARGS,
+     "Binary novelty-biased gains at every rank of rankings, from their grades."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -127,6 +127,30 @@ def test_subtopic_hits_are_counted_alike(collection, level, ks):
     assert all(same_bits(plain[key], compiled[key]) for key in plain)
 
 
+@SETTINGS
+@given(ranked_collections(), st.sampled_from([0.0, 0.5, 0.25, 1.0]), st.integers(1, 60))
+def test_the_run_gains_at_every_rank_are_summed_alike(collection, alpha, length):
+    """The run's binary novelty gains at every rank (ranked_novelty_gains) against numpy's
+    over the ranks with a relevant document, and the measures that read them, bit for bit."""
+    qrels, run = collection
+    text = "".join(f"{t} {s} {d} {g}\n" for (t, s, d), g in qrels.items())
+    pairs = [(t, d) for t, docs in run.items() for d in docs]
+    params = {"alpha": alpha, "beta": 0.5}
+
+    def summed():
+        jr = judge_text(text, pairs)
+        gains = ndeval._run_gains(jr, params, length)
+        rbp = ndeval._run_rbp_sums(jr, params, (1, length, None))
+        values = measure_values(
+            jr, ["NRBP", "nNRBP", "NRBP@3", "alpha-nDCG@1,5,20", "ERR-IA@5,20", "nERR-IA@10"]
+        )
+        return gains, rbp, values
+
+    (plain_gains, plain_rbp, plain), (gains, rbp, compiled) = both(summed)
+    assert same_bits(plain_gains, gains) and same_bits(plain_rbp, rbp)
+    assert all(same_bits(plain[key], compiled[key]) for key in plain)
+
+
 def test_subtopic_hits_by_hand():
     # one topic, subtopics 1 and 2; ranks: d1 {1}, u (unjudged), d2 {1, 2}, d3 {2}:
     # subtopic 1: 1/1 + 2/3; subtopic 2: 1/3 + 2/4; pairs at 2 ranks 1, at 4 ranks 4;

@@ -148,8 +148,36 @@ def _compact_gains(jr, params, length: int) -> tuple[np.ndarray, np.ndarray]:
     return jr.cache[key]
 
 
+def _ranked_gains(jr, params) -> np.ndarray:
+    """The run's novelty gains at every rank [T, D] with ndeval's binary, unweighted gains, by
+    the compiled loop (``ranked_novelty_gains``): the sums of :func:`_compact_gains`, with the
+    ranks without a relevant document (g = 0) in place. Cached."""
+    assert native.kernels is not None
+    alpha, level = params["alpha"], jr.material.rel_level
+    key = ("novelty-ranked", alpha, level)
+    if key not in jr.cache:
+        grades = np.ascontiguousarray(jr.grades)
+        n_topics, depth, width = grades.shape
+        gains = np.empty((n_topics, depth))
+        decay = repeated_powers(1.0 - alpha, depth + 1)
+        native.kernels.ranked_novelty_gains(grades, level, decay, gains, n_topics, depth, width)
+        jr.cache[key] = gains
+    return jr.cache[key]
+
+
+def _by_rank(jr, params) -> bool:
+    """Whether the run's gains come from :func:`_ranked_gains` (the compiled loop, ndeval's
+    defaults), not from :func:`_compact_gains`."""
+    return native.kernels is not None and _cascade_mode(params) == ("uniform", "binary")
+
+
 def _run_gains(jr, params, length: int) -> np.ndarray:
     """The run's novelty gains g(1..length) [T, length]."""
+    if _by_rank(jr, params):
+        ranked = _ranked_gains(jr, params)
+        if length <= ranked.shape[1]:
+            return ranked[:, :length]
+        return np.concatenate([ranked, np.zeros((jr.n_topics, length - ranked.shape[1]))], 1)
     compact, ranks = _compact_gains(jr, params, length)
     gains = np.zeros((jr.n_topics, length))
     inside = ranks < length
@@ -277,6 +305,9 @@ def _run_rbp_sums(jr, params, cutoffs) -> np.ndarray:
     """Σ_{r≤k} β^{r−1} g(r) of the run at each cutoff, summed over the ranks with a relevant
     document only (the other terms are 0). Cached: NRBP and nNRBP share it."""
     key = ("ndeval-rbp", params["alpha"], params["beta"], *_cascade_mode(params), cutoffs)
+    if key not in jr.cache and _by_rank(jr, params):  # every rank: the same sums, zeros added
+        jr.cache[key] = _rbp_sums(_run_gains(jr, params, depth_for(cutoffs, jr)), params["beta"],
+                                  cutoffs)  # fmt: skip
     if key not in jr.cache:
         length = depth_for(cutoffs, jr)
         gains, ranks = _compact_gains(jr, params, length)
