@@ -246,11 +246,9 @@ pattern_gain(const double *v, const double *weight, Py_ssize_t width)
  *
  * The patterns with a document left are kept in a list (in any order: the largest gain and
  * the first document among the tied do not depend on it), with their gains and next
- * documents side by side, scanned without branches on the data (a random order of gains
- * mispredicts most branches). A pattern's gain is summed again only when a weight it depends
- * on has decayed: a term v * w with v = 0 is that zero whatever the (finite, non-negative)
- * weight, so every other gain is the number a new sum would give. The subtopics a pattern
- * depends on are a bit mask (beyond 64 subtopics, every pattern depends on every weight). */
+ * documents side by side, and every loop over them or the subtopics runs without branches on
+ * the data (random gains and relevance mispredict most branches: summing every gain again
+ * after a decay is cheaper than testing which changed). */
 static PyObject *
 greedy_extend(PyObject *self, PyObject *args)
 {
@@ -267,7 +265,6 @@ greedy_extend(PyObject *self, PyObject *args)
     double *gains = NULL;
     int64_t *firsts = NULL;
     Py_ssize_t *live = NULL;
-    uint64_t *depends = NULL;
     if (check_size(&next_b, n_topics * n_patterns, 8, "next") ||
         check_size(&planes_b, n_topics * n_patterns * width, 8, "planes") ||
         check_size(&weight_b, n_topics * width, 8, "weight") ||
@@ -284,8 +281,7 @@ greedy_extend(PyObject *self, PyObject *args)
     gains = malloc(sizeof(double) * slots);
     firsts = malloc(sizeof(int64_t) * slots);
     live = malloc(sizeof(Py_ssize_t) * slots);
-    depends = malloc(sizeof(uint64_t) * slots);
-    if (gains == NULL || firsts == NULL || live == NULL || depends == NULL) {
+    if (gains == NULL || firsts == NULL || live == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -294,7 +290,6 @@ greedy_extend(PyObject *self, PyObject *args)
     const double *planes_all = planes_b.buf;
     double *weight_all = weight_b.buf, *built = built_b.buf;
     const uint8_t *relevant = relevant_b.buf;
-    int masked = width <= 64;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t < n_topics; t++) {
         if (start >= stop || remaining[t] <= 0)
@@ -309,34 +304,41 @@ greedy_extend(PyObject *self, PyObject *args)
         for (Py_ssize_t u = 0; u < n_patterns; u++) {
             if (next[u] >= pool)
                 continue;
-            const double *v = planes + u * width;
-            uint64_t mask = masked ? 0 : ~UINT64_C(0);
-            for (Py_ssize_t s = 0; masked && s < width; s++)
-                mask |= (uint64_t)(v[s] != 0.0) << s; /* NaN != 0: it depends */
             live[n_live] = u;
-            depends[n_live] = mask;
             firsts[n_live] = next[u];
-            gains[n_live++] = pattern_gain(v, weight, width);
+            gains[n_live++] = pattern_gain(planes + u * width, weight, width);
         }
         for (Py_ssize_t step = start; step < stop && remaining[t] > 0; step++) {
             double top = -INFINITY;
-            int nan = 0;
-            for (Py_ssize_t k = 0; k < n_live; k++) {
-                double gain = gains[k];
-                top = gain > top ? gain : top;
-                nan |= gain != gain;
-            }
-            if (nan) /* np.max is NaN, and no gain is >= NaN: nothing placeable, now or later */
-                break;
-            double floor = exact ? top : top - 1e-12 * fabs(top);
             int64_t first = INT64_MAX;
             Py_ssize_t slot = -1;
-            for (Py_ssize_t k = 0; k < n_live; k++) {
-                int better = (gains[k] >= floor) & (firsts[k] < first);
-                first = better ? firsts[k] : first;
-                slot = better ? k : slot;
+            int nan = 0;
+            if (exact) { /* the largest gain and the first document among its ties, at once */
+                for (Py_ssize_t k = 0; k < n_live; k++) {
+                    double gain = gains[k];
+                    int above = gain > top;
+                    int better = above | ((gain == top) & (firsts[k] < first));
+                    first = better ? firsts[k] : first;
+                    slot = better ? k : slot;
+                    top = above ? gain : top;
+                    nan |= gain != gain;
+                }
+            } else {
+                for (Py_ssize_t k = 0; k < n_live; k++) {
+                    double gain = gains[k];
+                    top = gain > top ? gain : top;
+                    nan |= gain != gain;
+                }
+                double floor = top - 1e-12 * fabs(top);
+                for (Py_ssize_t k = 0; k < n_live; k++) {
+                    int better = (gains[k] >= floor) & (firsts[k] < first);
+                    first = better ? firsts[k] : first;
+                    slot = better ? k : slot;
+                }
             }
-            if (slot < 0) /* nothing placeable: every later step is the same */
+            /* nothing placeable (np.max is NaN and no gain is >= NaN, or no pattern is left):
+             * every later step is the same */
+            if (nan || slot < 0)
                 break;
             Py_ssize_t doc = t * pool + (Py_ssize_t)first;
             double best = exact ? top : gains[slot];
@@ -345,7 +347,6 @@ greedy_extend(PyObject *self, PyObject *args)
             if (firsts[slot] >= pool) {
                 n_live--;
                 live[slot] = live[n_live];
-                depends[slot] = depends[n_live];
                 firsts[slot] = firsts[n_live];
                 gains[slot] = gains[n_live];
             }
@@ -353,16 +354,12 @@ greedy_extend(PyObject *self, PyObject *args)
             if (!(best > 0.0))
                 continue;
             const uint8_t *hit = relevant + doc * width;
-            uint64_t decayed = masked ? 0 : ~UINT64_C(0);
-            for (Py_ssize_t s = 0; s < width; s++)
-                if (hit[s]) {
-                    weight[s] = weight[s] * decay;
-                    if (masked)
-                        decayed |= UINT64_C(1) << s;
-                }
+            for (Py_ssize_t s = 0; s < width; s++) { /* without branches on the data */
+                double decayed = weight[s] * decay;
+                weight[s] = hit[s] ? decayed : weight[s];
+            }
             for (Py_ssize_t k = 0; k < n_live; k++)
-                if (depends[k] & decayed)
-                    gains[k] = pattern_gain(planes + live[k] * width, weight, width);
+                gains[k] = pattern_gain(planes + live[k] * width, weight, width);
         }
     }
     Py_END_ALLOW_THREADS
@@ -371,7 +368,6 @@ done:
     free(gains);
     free(firsts);
     free(live);
-    free(depends);
     PyBuffer_Release(&next_b);
     PyBuffer_Release(&planes_b);
     PyBuffer_Release(&weight_b);
