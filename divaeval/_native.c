@@ -5,9 +5,9 @@
  * -ffp-contract=off so that a*b + c stays two roundings, as numpy computes it.
  *
  * - novelty_gains: the novelty-biased gains of rankings (divaeval.metrics.novelty);
- * - subtopic_hits, ranked_novelty_gains: relevant pairs, covered subtopics and MAP-IA's
- *   precision sums of rankings at cutoffs, and their binary novelty gains at every rank
- *   (divaeval.metrics.families.ndeval);
+ * - subtopic_hits, ranked_novelty_gains, running_sums_at: relevant pairs, covered subtopics
+ *   and MAP-IA's precision sums of rankings at cutoffs, their binary novelty gains at every
+ *   rank, and running sums of discounted gains at cutoffs (divaeval.metrics.families.ndeval);
  * - greedy_patterns, greedy_extend: ndeval's greedy ideal ranking (ndeval 4.5; Clarke et al. 2008), the
  *   pattern-wise loop of divaeval.metrics.novelty.GreedyIdeal._extend, a topic at a time;
  * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
@@ -1248,6 +1248,70 @@ done:
     return result;
 }
 
+/* running_sums_at(values, weights, divide, ks, out): the running sums of values[T, K] (a 2-D
+ * float64 array whose rows are contiguous, at any row stride) times weights[K] (divided by
+ * them if divide), out[T, C] = the sum of the first ks[c] terms (1 <= ks[c] <= K), added in
+ * order from the first term as np.cumsum adds: at_cutoffs(np.cumsum(values * weights)). */
+static PyObject *
+running_sums_at(PyObject *self, PyObject *args)
+{
+    PyObject *values_object;
+    Py_buffer values_b = {0}, weights_b, ks_b, out_b;
+    int divide;
+    if (!PyArg_ParseTuple(args, "Oy*py*w*", &values_object, &weights_b, &divide, &ks_b,
+                          &out_b))
+        return NULL;
+    PyObject *result = NULL;
+    int have_values = 0;
+    if (PyObject_GetBuffer(values_object, &values_b, PyBUF_STRIDED_RO | PyBUF_FORMAT) < 0)
+        goto done;
+    have_values = 1;
+    if (values_b.ndim != 2 || values_b.itemsize != 8 || strcmp(values_b.format, "d") != 0 ||
+        (values_b.shape[1] > 1 && values_b.strides[1] != 8) || values_b.strides[0] % 8 != 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "running_sums_at: values must be float64 [T, K] with contiguous rows");
+        goto done;
+    }
+    Py_ssize_t n_rows = values_b.shape[0], length = values_b.shape[1];
+    Py_ssize_t n_cutoffs = ks_b.len / 8, row_stride = values_b.strides[0] / 8;
+    if (check_size(&weights_b, length, 8, "weights") ||
+        check_size(&ks_b, n_cutoffs, 8, "ks") ||
+        check_size(&out_b, n_rows * n_cutoffs, 8, "out"))
+        goto done;
+    const int64_t *ks = ks_b.buf;
+    Py_ssize_t reach = 0;
+    for (Py_ssize_t c = 0; c < n_cutoffs; c++) {
+        if (ks[c] < 1 || ks[c] > length) {
+            PyErr_SetString(PyExc_ValueError, "running_sums_at: a cutoff outside 1..K");
+            goto done;
+        }
+        reach = ks[c] > reach ? (Py_ssize_t)ks[c] : reach;
+    }
+    const double *values = values_b.buf, *weights = weights_b.buf;
+    double *out = out_b.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t t = 0; t < n_rows; t++) {
+        const double *row = values + t * row_stride;
+        double running = 0.0;
+        for (Py_ssize_t r = 0; r < reach; r++) {
+            double term = divide ? row[r] / weights[r] : row[r] * weights[r];
+            running = r ? running + term : term;
+            for (Py_ssize_t c = 0; c < n_cutoffs; c++)
+                if (ks[c] == r + 1)
+                    out[t * n_cutoffs + c] = running;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    if (have_values)
+        PyBuffer_Release(&values_b);
+    PyBuffer_Release(&weights_b);
+    PyBuffer_Release(&ks_b);
+    PyBuffer_Release(&out_b);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"greedy_patterns", greedy_patterns, METH_VARARGS,
      "The binary relevance patterns of each topic's pool, for greedy_extend."},
@@ -1274,6 +1338,8 @@ static PyMethodDef methods[] = {
      "Relevant pairs, covered subtopics and precision sums of rankings at cutoffs."},
     {"ranked_novelty_gains", ranked_novelty_gains, METH_VARARGS,
      "Binary novelty-biased gains at every rank of rankings, from their grades."},
+    {"running_sums_at", running_sums_at, METH_VARARGS,
+     "Running sums of weighted values at cutoffs, added as np.cumsum adds."},
     {NULL, NULL, 0, NULL},
 };
 

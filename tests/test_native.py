@@ -151,6 +151,26 @@ def test_the_run_gains_at_every_rank_are_summed_alike(collection, alpha, length)
     assert all(same_bits(plain[key], compiled[key]) for key in plain)
 
 
+_SUMMED = st.sampled_from([0.0, -0.0, 1.0, 0.1, 1 / 3, 2.5e-17, -0.7, 1e300])
+
+
+@SETTINGS
+@given(st.data())
+def test_running_sums_are_taken_alike(data):
+    """running_sums_at against np.cumsum and at_cutoffs: a first term of -0.0 (cumsum keeps
+    it), any signs, products and quotients that round; rows of a wider array (a prefix)."""
+    n_rows, width = data.draw(st.integers(0, 5)), data.draw(st.integers(1, 12))
+    wide = np.array(data.draw(st.lists(_SUMMED, min_size=n_rows * width, max_size=n_rows * width)))
+    values = wide.reshape(n_rows, width)[:, : data.draw(st.integers(0, width))]
+    weights = np.array(data.draw(st.lists(_SUMMED, min_size=values.shape[1],
+                                          max_size=values.shape[1])))  # fmt: skip
+    divide = data.draw(st.booleans())
+    cutoffs = (*data.draw(st.lists(st.integers(1, 15), max_size=3)), None)
+    with np.errstate(all="ignore"):
+        plain, compiled = both(lambda: ndeval._running_at(values, weights, divide, cutoffs))
+    assert same_bits(plain, compiled)
+
+
 def test_subtopic_hits_by_hand():
     # one topic, subtopics 1 and 2; ranks: d1 {1}, u (unjudged), d2 {1, 2}, d3 {2}:
     # subtopic 1: 1/1 + 2/3; subtopic 2: 1/3 + 2/4; pairs at 2 ranks 1, at 4 ranks 4;

@@ -226,6 +226,35 @@ def _discounted_sums(values: np.ndarray, kind: str) -> np.ndarray:
     return np.cumsum(values / np.arange(1.0, length + 1.0)[None, :], axis=1)
 
 
+def _cutoff_ranks(cutoffs, length: int) -> np.ndarray:
+    """The ranks each cutoff counts: k, at most ``length`` (None: ``length``)."""
+    return np.array([length if k is None else min(k, length) for k in cutoffs], dtype=np.int64)
+
+
+def _running_at(values: np.ndarray, weights: np.ndarray, divide: bool, cutoffs) -> np.ndarray:
+    """[T, C]: ``at_cutoffs(np.cumsum(values * weights, axis=1), cutoffs)`` (``values /
+    weights`` if ``divide``), the running sums only at the cutoffs where the compiled loop
+    (``running_sums_at``) takes them, added in the same order."""
+    length = values.shape[1]
+    if native.kernels is None or length == 0:
+        terms = values / weights if divide else values * weights
+        return at_cutoffs(np.cumsum(terms, axis=1), cutoffs)
+    if values.strides[1] != values.itemsize:
+        values = np.ascontiguousarray(values)
+    out = np.empty((len(values), len(cutoffs)))
+    ks = _cutoff_ranks(cutoffs, length)
+    native.kernels.running_sums_at(values, weights, divide, ks, out)
+    return out
+
+
+def _discounted_at(values: np.ndarray, kind: str, cutoffs) -> np.ndarray:
+    """:func:`_discounted_sums` at the cutoffs [T, C]."""
+    length = values.shape[1]
+    if kind == "dcg":
+        return _running_at(values, log2_discount(length), False, cutoffs)
+    return _running_at(values, np.arange(1.0, length + 1.0), True, cutoffs)
+
+
 def _ideal_side(jr, params, cutoffs, kind: str, length: int):
     """(C_k of the ideal ranking, II(k), whether II's series goes on past ``length``) for
     ``jr``'s topics: values of the qrels alone, computed once on the root material and shared
@@ -245,7 +274,7 @@ def _ideal_side(jr, params, cutoffs, kind: str, length: int):
             if kind == "dcg":
                 next_term = next_factor / np.log2(length + 2.0)
             beyond = ideal_ideal[:, -1] + next_term != ideal_ideal[:, -1]
-        ideal_k = at_cutoffs(_discounted_sums(greedy.gains(length), kind), cutoffs)
+        ideal_k = _discounted_at(greedy.gains(length), kind, cutoffs)
         root.cache[key] = (ideal_k, at_cutoffs(ideal_ideal, cutoffs), beyond)
     values = root.cache[key]
     return values if rows is None else tuple(value[rows] for value in values)
@@ -257,7 +286,7 @@ def _normalised(jr, params, cutoffs, kind: str) -> tuple[np.ndarray, np.ndarray]
     key = ("ndeval-normalised", kind, params["alpha"], *_cascade_mode(params), cutoffs)
     if key not in jr.cache:
         length = depth_for(cutoffs, jr)
-        run_k = at_cutoffs(_discounted_sums(_run_gains(jr, params, length), kind), cutoffs)
+        run_k = _discounted_at(_run_gains(jr, params, length), kind, cutoffs)
         ideal_k, norm_k, beyond = _ideal_side(jr, params, cutoffs, kind, length)
         raw_at_one = np.array([k == 1 for k in cutoffs]) & (jr.settings.compat == "ndeval")
         run_n = np.where(raw_at_one, run_k, safe_divide(run_k, norm_k))
@@ -297,8 +326,8 @@ def alpha_ndcg(jr, params, cutoffs):
 
 
 def _rbp_sums(gains: np.ndarray, beta: float, cutoffs) -> np.ndarray:
-    weights = repeated_powers(beta, gains.shape[1])
-    return at_cutoffs(np.cumsum(gains * weights[None, :], axis=1), cutoffs)
+    """Σ_{r≤k} β^{r−1} g(r) at each cutoff [T, C], in rank order."""
+    return _running_at(gains, repeated_powers(beta, gains.shape[1]), False, cutoffs)
 
 
 def _run_rbp_sums(jr, params, cutoffs) -> np.ndarray:
@@ -348,11 +377,6 @@ def n_nrbp(jr, params, cutoffs):
         with np.errstate(invalid="ignore", divide="ignore"):
             return run_value / ideal_value
     return safe_divide(run_value, ideal_value)
-
-
-def _cutoff_ranks(cutoffs, length: int) -> np.ndarray:
-    """The ranks each cutoff counts: k, at most ``length`` (None: ``length``)."""
-    return np.array([length if k is None else min(k, length) for k in cutoffs], dtype=np.int64)
 
 
 def _subtopic_hits(jr, cutoffs, pairs=None, covered=None, precisions=None) -> None:
