@@ -24,6 +24,9 @@ from divaeval.metrics.common import repeated_powers
 
 #: Weighted gain sums equal up to this relative difference are ties (rounding of Σ w_i·...).
 TIE_TOLERANCE = 1e-12
+#: The most pattern-subtopic cells a topic's working arrays take without counting its patterns
+#: first (GreedyIdeal._compiled_patterns): 256 doubles, 2 KiB.
+_PATTERN_CELLS = 256
 
 
 def novelty_gains(
@@ -154,14 +157,20 @@ class GreedyIdeal:
         """The compiled loop's arrays for binary gains, their patterns found by a compiled
         pass over each topic's pool (``divaeval/_native.c``, ``greedy_patterns``): numbered
         in order of first appearance, not of their codes, which the greedy steps do not
-        depend on (the largest gain, and the first document among the tied)."""
+        depend on (the largest gain, and the first document among the tied).
+
+        A topic has at most min(P, 2^S − 1) patterns: where that bound keeps the working
+        arrays small (at most :data:`_PATTERN_CELLS` pattern-subtopic cells a topic), they
+        take it and the patterns are found in one pass, else a first pass counts them."""
         assert self.kernel is not None
         n_topics, pool, width = self.n_topics, self.pool, self.relevant.shape[1]
         relevant = self.relevant.view(np.uint8)
         counts = np.zeros(n_topics, dtype=np.int64)
-        self.kernel.greedy_patterns(relevant, n_topics, pool, width, 0, counts, counts, counts,
-                                    counts, counts)  # fmt: skip
-        n_patterns = int(counts.max(initial=0))
+        n_patterns = min(pool, (1 << width) - 1)
+        if n_patterns * width > _PATTERN_CELLS:
+            self.kernel.greedy_patterns(relevant, n_topics, pool, width, 0, counts, counts,
+                                        counts, counts, counts)  # fmt: skip
+            n_patterns = int(counts.max(initial=0))
         self.successor = np.full(n_topics * pool, pool, dtype=np.int64)
         self.next = np.full((n_topics, n_patterns), pool, dtype=np.int64)
         self.topic_planes = np.zeros((n_topics, n_patterns, width))
