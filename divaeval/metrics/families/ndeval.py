@@ -208,13 +208,14 @@ def _subtopic_count(material, params=None) -> np.ndarray:
     return material.n_relevant_subtopics.astype(np.float64)
 
 
-def _ideal_ideal_factors(material, params, length: int) -> np.ndarray:
-    """f_r = S·(1−α)^{r−1} by repeated multiplication from f = S (as ndeval does); the
-    ideal-ideal values are running sums of f_r·disc(r) or f_r/r."""
-    factors = np.empty((len(material.topics), length))
-    factors[:, :] = 1.0 - params["alpha"]
+def _ideal_ideal_factors(counts: np.ndarray, alpha: float, length: int) -> np.ndarray:
+    """f_r = S·(1−α)^{r−1} for each S of ``counts`` [N] by repeated multiplication from f = S
+    (as ndeval does) [N, length]; the ideal-ideal values are running sums of f_r·disc(r) or
+    f_r/r."""
+    factors = np.empty((len(counts), length))
+    factors[:, :] = 1.0 - alpha
     if length:
-        factors[:, 0] = _subtopic_count(material, params)
+        factors[:, 0] = counts
     return np.multiply.accumulate(factors, axis=1)
 
 
@@ -264,9 +265,13 @@ def _ideal_side(jr, params, cutoffs, kind: str, length: int):
     key: tuple = ("ndeval-ideal-side", kind, params["alpha"], root.rel_level)
     key += (*_cascade_mode(params), length, cutoffs)
     if key not in root.cache:
-        factors = _ideal_ideal_factors(root, params, length)
+        # the ideal-ideal series depends on S alone: computed once for each distinct S (as
+        # bits), the same operations on each row as on a row per topic
+        counts = _subtopic_count(root, params)
+        distinct, row_of = np.unique(counts.view(np.int64), return_inverse=True)
+        factors = _ideal_ideal_factors(distinct.view(np.float64), params["alpha"], length)
         ideal_ideal = _discounted_sums(factors, kind)
-        beyond = np.zeros(len(root.topics), dtype=bool)
+        beyond = np.zeros(len(distinct), dtype=bool)
         if length and any(k is not None and k > length for k in cutoffs):
             # arrays stop where the rankings do (depth_for); the ideal-ideal series would go on
             next_factor = factors[:, -1] * (1.0 - params["alpha"])
@@ -275,7 +280,8 @@ def _ideal_side(jr, params, cutoffs, kind: str, length: int):
                 next_term = next_factor / np.log2(length + 2.0)
             beyond = ideal_ideal[:, -1] + next_term != ideal_ideal[:, -1]
         ideal_k = _discounted_at(greedy.gains(length), kind, cutoffs)
-        root.cache[key] = (ideal_k, at_cutoffs(ideal_ideal, cutoffs), beyond)
+        row_of = row_of.reshape(-1)
+        root.cache[key] = (ideal_k, at_cutoffs(ideal_ideal, cutoffs)[row_of], beyond[row_of])
     values = root.cache[key]
     return values if rows is None else tuple(value[rows] for value in values)
 
