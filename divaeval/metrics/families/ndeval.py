@@ -126,13 +126,6 @@ def _greedy(jr, params) -> tuple[GreedyIdeal, np.ndarray | None]:
     return shared_greedy(jr.material, key, build)
 
 
-def _ideal_gains(jr, params, length: int) -> np.ndarray:
-    """Greedy ideal gains g*(1..length) of ``jr``'s topics."""
-    greedy, rows = _greedy(jr, params)
-    ideal = greedy.gains(length)
-    return ideal if rows is None else ideal[rows]
-
-
 def _compact_gains(jr, params, length: int) -> tuple[np.ndarray, np.ndarray]:
     """The run's novelty gains at the ranks with a relevant document among the first
     ``length`` (g is 0 elsewhere, and c_i counts relevant documents): (gains [T, R], their
@@ -202,10 +195,17 @@ def _at_ranks(running: np.ndarray, ranks: np.ndarray, cutoffs, length: int) -> n
 
 def _subtopic_count(material, params=None) -> np.ndarray:
     """S (ndeval), or with ``weights=intents`` the total weight Σ_{i∈A} w_i: the gain of one
-    document of the top grade relevant to every subtopic (ideal-ideal and NRBP normaliser)."""
-    if params is not None and params.get("weights", "uniform") == "intents":
-        return np.where(material.relevant_subtopic, material.intent_weight, 0.0).sum(axis=1)
-    return material.n_relevant_subtopics.astype(np.float64)
+    document of the top grade relevant to every subtopic (ideal-ideal and NRBP normaliser).
+    Cached on the material: every measure of a topic block asks for it."""
+    intents = params is not None and params.get("weights", "uniform") == "intents"
+    key = ("ndeval-subtopic-count", intents)
+    if key not in material.cache:
+        if intents:
+            weights = np.where(material.relevant_subtopic, material.intent_weight, 0.0)
+            material.cache[key] = weights.sum(axis=1)
+        else:
+            material.cache[key] = material.n_relevant_subtopics.astype(np.float64)
+    return material.cache[key]
 
 
 def _ideal_ideal_factors(counts: np.ndarray, alpha: float, length: int) -> np.ndarray:
@@ -363,6 +363,19 @@ def nrbp(jr, params, cutoffs):
     return _run_rbp_sums(jr, params, cutoffs) * _nrbp_factor(jr, params)
 
 
+def _ideal_rbp_sums(jr, params, length: int, cutoffs) -> np.ndarray:
+    """Σ_{r≤k} β^{r−1} g*(r) of the greedy ideal's first ``length`` ranks at each cutoff for
+    ``jr``'s topics: values of the qrels alone, computed once on the root material."""
+    greedy, rows = _greedy(jr, params)
+    root = jr.material.root()[0]
+    key: tuple = ("ndeval-ideal-rbp", params["alpha"], params["beta"], root.rel_level)
+    key += (*_cascade_mode(params), length, cutoffs)
+    if key not in root.cache:
+        root.cache[key] = _rbp_sums(greedy.gains(length), params["beta"], cutoffs)
+    values = root.cache[key]
+    return values if rows is None else values[rows]
+
+
 def n_nrbp(jr, params, cutoffs):
     """nNRBP = NRBP / NRBP of the ideal ranking (full-length ideal for the whole run)."""
     beta = params["beta"]
@@ -374,11 +387,10 @@ def n_nrbp(jr, params, cutoffs):
     ideal_length = max((min(k, reach) for k in cutoffs if k is not None), default=0)
     if None in cutoffs:
         ideal_length = max(ideal_length, greedy.rbp_length(beta))
-    ideal = _ideal_gains(jr, params, ideal_length)
     factor = _nrbp_factor(jr, params)
     run_value = _run_rbp_sums(jr, params, cutoffs) * factor
     ideal_cutoffs = tuple(ideal_length if k is None else k for k in cutoffs)
-    ideal_value = _rbp_sums(ideal, beta, ideal_cutoffs) * factor
+    ideal_value = _ideal_rbp_sums(jr, params, ideal_length, ideal_cutoffs) * factor
     if jr.settings.compat == "ndeval":
         with np.errstate(invalid="ignore", divide="ignore"):
             return run_value / ideal_value
