@@ -10,6 +10,7 @@
  *   rank, and running sums of discounted gains at cutoffs (divaeval.metrics.families.ndeval);
  * - greedy_patterns, greedy_extend: ndeval's greedy ideal ranking (ndeval 4.5; Clarke et al. 2008), the
  *   pattern-wise loop of divaeval.metrics.novelty.GreedyIdeal._extend, a topic at a time;
+ *   rbp_settled_length: the length past which its RBP sums no longer change;
  * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
  *   plain text, its tokens as word matrices, and short numbers read from them
  *   (divaeval.io._tokens, divaeval.io._words, divaeval.io._numbers);
@@ -1312,6 +1313,80 @@ done:
     return result;
 }
 
+/* rbp_settled_length(gains, powers, start) -> int: divaeval.metrics.novelty.GreedyIdeal.
+ * rbp_length's search over a whole greedy ideal ranking: gains[T, M] float64 (rows
+ * contiguous, at any row stride), powers[M + 1] = beta^r. The first L in start..M-1
+ * (start >= 1) at which, for every topic, 2 * (g(L) * powers[L]) < spacing(sum_L) / 2, where
+ * sum_L = the sum of g(r) * powers[r - 1] over the first L ranks added as np.cumsum adds and
+ * spacing is np.spacing's (the distance to the next double away from zero; NaN for an
+ * infinity); M if there is none. */
+static PyObject *
+rbp_settled_length(PyObject *self, PyObject *args)
+{
+    PyObject *gains_object;
+    Py_buffer gains_b = {0}, powers_b;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "Oy*n", &gains_object, &powers_b, &start))
+        return NULL;
+    PyObject *result = NULL;
+    int have_gains = 0;
+    uint8_t *settled = NULL;
+    if (PyObject_GetBuffer(gains_object, &gains_b, PyBUF_STRIDED_RO | PyBUF_FORMAT) < 0)
+        goto done;
+    have_gains = 1;
+    if (gains_b.ndim != 2 || gains_b.itemsize != 8 || strcmp(gains_b.format, "d") != 0 ||
+        (gains_b.shape[1] > 1 && gains_b.strides[1] != 8) || gains_b.strides[0] % 8 != 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "rbp_settled_length: gains must be float64 [T, M] with contiguous rows");
+        goto done;
+    }
+    Py_ssize_t n_topics = gains_b.shape[0], steps = gains_b.shape[1];
+    Py_ssize_t row_stride = gains_b.strides[0] / 8;
+    if (check_size(&powers_b, steps + 1, 8, "powers"))
+        goto done;
+    if (start < 1) {
+        PyErr_SetString(PyExc_ValueError, "rbp_settled_length: start below 1");
+        goto done;
+    }
+    if (start >= steps) {
+        result = PyLong_FromSsize_t(start > steps ? start : steps);
+        goto done;
+    }
+    settled = malloc((size_t)steps);
+    if (settled == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(settled, 1, (size_t)steps);
+    const double *gains = gains_b.buf, *powers = powers_b.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t t = 0; t < n_topics; t++) {
+        const double *row = gains + t * row_stride;
+        double total = 0.0;
+        for (Py_ssize_t length = 1; length < steps; length++) {
+            double term = row[length - 1] * powers[length - 1];
+            total = length > 1 ? total + term : term;
+            if (length < start)
+                continue;
+            double bound = 2.0 * (row[length - 1] * powers[length]);
+            double spacing = isinf(total) ? NAN
+                                          : nextafter(total, copysign(INFINITY, total)) - total;
+            settled[length] &= bound < spacing / 2;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    Py_ssize_t length = start;
+    while (length < steps && !settled[length])
+        length++;
+    result = PyLong_FromSsize_t(length);
+done:
+    free(settled);
+    if (have_gains)
+        PyBuffer_Release(&gains_b);
+    PyBuffer_Release(&powers_b);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"greedy_patterns", greedy_patterns, METH_VARARGS,
      "The binary relevance patterns of each topic's pool, for greedy_extend."},
@@ -1340,6 +1415,8 @@ static PyMethodDef methods[] = {
      "Binary novelty-biased gains at every rank of rankings, from their grades."},
     {"running_sums_at", running_sums_at, METH_VARARGS,
      "Running sums of weighted values at cutoffs, added as np.cumsum adds."},
+    {"rbp_settled_length", rbp_settled_length, METH_VARARGS,
+     "The first length past which a greedy ideal's RBP sums no longer change."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -79,16 +79,17 @@ def printed_on_both_paths(command: list[str]) -> list[str]:
 
 
 @SETTINGS
-@given(pools(), st.sampled_from([0, novelty._PATTERN_CELLS]))
-def test_the_greedy_ideal_is_ndeval_loop_on_both_paths(case, pattern_cells):
+@given(pools(), st.sampled_from([0, novelty._PATTERN_CELLS]), st.sampled_from([0.0, 0.5, 0.9, 1.0]))
+def test_the_greedy_ideal_is_ndeval_loop_on_both_paths(case, pattern_cells, beta):
     """Both paths, the compiled one with its patterns counted first (pattern_cells 0) or
-    not (the bound of a small pool)."""
+    not (the bound of a small pool); the length past which the RBP sums settle
+    (rbp_settled_length against numpy's loop rank by rank)."""
     relevant, alpha, values, lengths = case
 
     def gains():
         greedy = GreedyIdeal(relevant, alpha, values)
         # resumed like a caller does: later calls continue the same ranking
-        return [greedy.gains(length).copy() for length in lengths], greedy.rbp_length(0.5)
+        return [greedy.gains(length).copy() for length in lengths], greedy.rbp_length(beta)
 
     saved, novelty._PATTERN_CELLS = novelty._PATTERN_CELLS, pattern_cells
     try:

@@ -208,7 +208,12 @@ class GreedyIdeal:
         powers = repeated_powers(beta, self.max_steps + 1)
         length = min(self.length, self.max_steps)
         if self.kernel is not None:  # the whole ranking in one compiled call, cheaper than
-            self.gains(self.max_steps)  # resuming it rank by rank (the same L is found)
+            steps = self.max_steps  # resuming it rank by rank, and the same L found in one
+            if length < steps:  # compiled pass (rbp_settled_length) over it
+                whole = self.gains(steps)
+                length = self.kernel.rbp_settled_length(whole, powers, max(length, 1))
+            self.rbp_lengths[beta] = length
+            return length
         if length:
             total = np.cumsum(self.gains(length) * powers[:length], axis=1)[:, -1]
         else:
