@@ -127,8 +127,8 @@ code_table_clear(CodeTable *table)
  * S <= 62), for greedy_extend. With n_patterns 0 it only counts each topic's patterns into
  * counts[T]; then, with n_patterns their largest count, it numbers them in order of first
  * appearance and fills next[T, U] (each pattern's first document), planes[T, U, S] (its
- * relevance as 0/1), successor[T * P] (the next document of the same pattern; pool on entry)
- * and remaining[T] (the documents relevant to some subtopic). */
+ * relevance as 0/1; an empty buffer: not written), successor[T * P] (the next document of the
+ * same pattern; pool on entry) and remaining[T] (the documents relevant to some subtopic). */
 static PyObject *
 greedy_patterns(PyObject *self, PyObject *args)
 {
@@ -146,7 +146,8 @@ greedy_patterns(PyObject *self, PyObject *args)
         check_size(&counts_b, n_topics, 8, "counts") ||
         (fill && (check_size(&successor_b, n_topics * pool, 8, "successor") ||
                   check_size(&next_b, n_topics * n_patterns, 8, "next") ||
-                  check_size(&planes_b, n_topics * n_patterns * width, 8, "planes") ||
+                  (planes_b.len != 0 &&
+                   check_size(&planes_b, n_topics * n_patterns * width, 8, "planes")) ||
                   check_size(&remaining_b, n_topics, 8, "remaining"))))
         goto done;
     if (width < 1 || width > 62) {
@@ -161,7 +162,7 @@ greedy_patterns(PyObject *self, PyObject *args)
     const uint8_t *relevant = relevant_b.buf;
     int64_t *counts = counts_b.buf, *successor = successor_b.buf, *next = next_b.buf;
     int64_t *remaining = remaining_b.buf;
-    double *planes = planes_b.buf;
+    double *planes = planes_b.len ? planes_b.buf : NULL; /* empty: not wanted */
     int too_many = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t < n_topics && !too_many; t++) {
@@ -186,7 +187,7 @@ greedy_patterns(PyObject *self, PyObject *args)
                     break;
                 }
                 next[t * n_patterns + u] = p;
-                for (Py_ssize_t s = 0; s < width; s++)
+                for (Py_ssize_t s = 0; planes != NULL && s < width; s++)
                     planes[(t * n_patterns + u) * width + s] = row[s] ? 1.0 : 0.0;
             } else {
                 successor[t * pool + last[u]] = p;
@@ -229,11 +230,25 @@ pattern_gain(const double *v, const double *weight, Py_ssize_t width)
     return gain + 0.0;
 }
 
+/* pattern_gain of a binary pattern, v = 1.0 or 0.0 from a relevance row (bytes 0 or 1,
+ * converted without a branch): the same products and sums as of its row of planes. */
+static inline double
+relevance_gain(const uint8_t *row, const double *weight, Py_ssize_t width)
+{
+    double gain = (double)row[0] * weight[0];
+    for (Py_ssize_t s = 1; s < width; s++) {
+        double term = (double)row[s] * weight[s];
+        gain += term;
+    }
+    return gain + 0.0;
+}
+
 /* greedy_extend(next, planes, weight, remaining, built, relevant, successor,
  *               n_topics, n_patterns, width, pool, room, start, stop, decay, exact)
  *
  * next[T, U] int64: each pattern's next unplaced document (pool position; pool: none left)
- * planes[T, U, S] float64: each pattern's gain v on each subtopic
+ * planes[T, U, S] float64: each pattern's gain v on each subtopic, or empty: binary gains,
+ *   v = the relevance of the pattern's documents (1.0 or 0.0)
  * weight[T, S] float64: the subtopics' current weights (1 - alpha)^c
  * remaining[T] int64: unplaced useful documents of each topic
  * built[T, room] float64: the ideal gains g*(rank), filled for ranks start..stop-1
@@ -267,7 +282,7 @@ greedy_extend(PyObject *self, PyObject *args)
     int64_t *firsts = NULL;
     Py_ssize_t *live = NULL;
     if (check_size(&next_b, n_topics * n_patterns, 8, "next") ||
-        check_size(&planes_b, n_topics * n_patterns * width, 8, "planes") ||
+        (planes_b.len != 0 && check_size(&planes_b, n_topics * n_patterns * width, 8, "planes")) ||
         check_size(&weight_b, n_topics * width, 8, "weight") ||
         check_size(&remaining_b, n_topics, 8, "remaining") ||
         check_size(&built_b, n_topics * room, 8, "built") ||
@@ -288,7 +303,7 @@ greedy_extend(PyObject *self, PyObject *args)
     }
     int64_t *next_all = next_b.buf, *remaining = remaining_b.buf;
     const int64_t *successor = successor_b.buf;
-    const double *planes_all = planes_b.buf;
+    const double *planes_all = planes_b.len ? planes_b.buf : NULL; /* empty: binary */
     double *weight_all = weight_b.buf, *built = built_b.buf;
     const uint8_t *relevant = relevant_b.buf;
     Py_BEGIN_ALLOW_THREADS
@@ -296,7 +311,9 @@ greedy_extend(PyObject *self, PyObject *args)
         if (start >= stop || remaining[t] <= 0)
             continue;
         int64_t *next = next_all + t * n_patterns;
-        const double *planes = planes_all + t * n_patterns * width;
+        const double *planes = planes_all ? planes_all + t * n_patterns * width : NULL;
+        const uint8_t *rows = relevant + t * pool * width; /* binary: v of a pattern is the
+                                                             relevance of any of its documents */
         double *weight = weight_all + t * width;
         /* the list: slot k holds pattern live[k], its gain gains[k], its next document
          * firsts[k] (a pattern used up leaves it, as its gain, -inf, can win only where every
@@ -307,7 +324,8 @@ greedy_extend(PyObject *self, PyObject *args)
                 continue;
             live[n_live] = u;
             firsts[n_live] = next[u];
-            gains[n_live++] = pattern_gain(planes + u * width, weight, width);
+            gains[n_live++] = planes ? pattern_gain(planes + u * width, weight, width)
+                                     : relevance_gain(rows + next[u] * width, weight, width);
         }
         for (Py_ssize_t step = start; step < stop && remaining[t] > 0; step++) {
             double top = -INFINITY;
@@ -360,7 +378,8 @@ greedy_extend(PyObject *self, PyObject *args)
                 weight[s] = hit[s] ? decayed : weight[s];
             }
             for (Py_ssize_t k = 0; k < n_live; k++)
-                gains[k] = pattern_gain(planes + live[k] * width, weight, width);
+                gains[k] = planes ? pattern_gain(planes + live[k] * width, weight, width)
+                                  : relevance_gain(rows + firsts[k] * width, weight, width);
         }
     }
     Py_END_ALLOW_THREADS

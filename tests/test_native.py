@@ -27,7 +27,6 @@ from divaeval.errors import DataError
 from divaeval.io import _numbers, _tokens, _words, read_qrels, read_run
 from divaeval.judged import judge
 from divaeval.judged.index import QrelsIndex
-from divaeval.metrics import novelty
 from divaeval.metrics.families import ndeval
 from divaeval.metrics.novelty import GreedyIdeal, novelty_gains
 from divaeval.report.numbers import fixed_rows
@@ -79,11 +78,10 @@ def printed_on_both_paths(command: list[str]) -> list[str]:
 
 
 @SETTINGS
-@given(pools(), st.sampled_from([0, novelty._PATTERN_CELLS]), st.sampled_from([0.0, 0.5, 0.9, 1.0]))
-def test_the_greedy_ideal_is_ndeval_loop_on_both_paths(case, pattern_cells, beta):
-    """Both paths, the compiled one with its patterns counted first (pattern_cells 0) or
-    not (the bound of a small pool); the length past which the RBP sums settle
-    (rbp_settled_length against numpy's loop rank by rank)."""
+@given(pools(), st.sampled_from([0.0, 0.5, 0.9, 1.0]))
+def test_the_greedy_ideal_is_ndeval_loop_on_both_paths(case, beta):
+    """Both paths, and the length past which the RBP sums settle (rbp_settled_length
+    against numpy's loop rank by rank)."""
     relevant, alpha, values, lengths = case
 
     def gains():
@@ -91,11 +89,7 @@ def test_the_greedy_ideal_is_ndeval_loop_on_both_paths(case, pattern_cells, beta
         # resumed like a caller does: later calls continue the same ranking
         return [greedy.gains(length).copy() for length in lengths], greedy.rbp_length(beta)
 
-    saved, novelty._PATTERN_CELLS = novelty._PATTERN_CELLS, pattern_cells
-    try:
-        (plain, plain_rbp), (compiled, compiled_rbp) = both(gains)
-    finally:
-        novelty._PATTERN_CELLS = saved
+    (plain, plain_rbp), (compiled, compiled_rbp) = both(gains)
     for length, a, b in zip(lengths, plain, compiled, strict=True):
         assert same_bits(a, b)
         assert np.array_equal(b, literal_greedy(relevant, alpha, values, length))

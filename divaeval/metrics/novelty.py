@@ -24,9 +24,6 @@ from divaeval.metrics.common import repeated_powers
 
 #: Weighted gain sums equal up to this relative difference are ties (rounding of Σ w_i·...).
 TIE_TOLERANCE = 1e-12
-#: The most pattern-subtopic cells a topic's working arrays take without counting its patterns
-#: first (GreedyIdeal._compiled_patterns): 256 doubles, 2 KiB.
-_PATTERN_CELLS = 256
 
 
 def novelty_gains(
@@ -81,7 +78,9 @@ class GreedyIdeal:
         self.exact_ties = pool_values is None
         n_topics, pool, width = pool_relevant.shape
         self.n_topics, self.pool = n_topics, pool
-        self.relevant = np.ascontiguousarray(pool_relevant).reshape(n_topics * pool, width)
+        self.relevant = np.ascontiguousarray(pool_relevant, dtype=bool).reshape(
+            n_topics * pool, width
+        )
         self.length = 0  # ranks built so far: the first columns of ``built``
         self.built = np.zeros((n_topics, 0))
         self.buffers: tuple = ()
@@ -159,21 +158,18 @@ class GreedyIdeal:
         in order of first appearance, not of their codes, which the greedy steps do not
         depend on (the largest gain, and the first document among the tied).
 
-        A topic has at most min(P, 2^S − 1) patterns: where that bound keeps the working
-        arrays small (at most :data:`_PATTERN_CELLS` pattern-subtopic cells a topic), they
-        take it and the patterns are found in one pass, else a first pass counts them."""
+        A topic has at most min(P, 2^S − 1) patterns: the working arrays take that bound (no
+        larger than the pool's ``successor``), and the patterns are found in one pass. A
+        pattern's gains are not stored: greedy_extend reads them from the relevance of its
+        next document."""
         assert self.kernel is not None
         n_topics, pool, width = self.n_topics, self.pool, self.relevant.shape[1]
         relevant = self.relevant.view(np.uint8)
         counts = np.zeros(n_topics, dtype=np.int64)
         n_patterns = min(pool, (1 << width) - 1)
-        if n_patterns * width > _PATTERN_CELLS:
-            self.kernel.greedy_patterns(relevant, n_topics, pool, width, 0, counts, counts,
-                                        counts, counts, counts)  # fmt: skip
-            n_patterns = int(counts.max(initial=0))
         self.successor = np.full(n_topics * pool, pool, dtype=np.int64)
         self.next = np.full((n_topics, n_patterns), pool, dtype=np.int64)
-        self.topic_planes = np.zeros((n_topics, n_patterns, width))
+        self.topic_planes = np.zeros((0, 0, 0))  # none: binary, from the relevance
         self.remaining = np.zeros(n_topics, dtype=np.int64)
         if n_patterns:
             self.kernel.greedy_patterns(
@@ -289,7 +285,7 @@ class GreedyIdeal:
         """:meth:`_extend`'s steps in the compiled loop (``divaeval/_native.c``), a topic at a
         time: the same operations in the same order, so the same numbers bit for bit."""
         assert self.kernel is not None
-        n_topics, n_patterns, width = self.topic_planes.shape
+        (n_topics, n_patterns), width = self.next.shape, self.relevant.shape[1]
         self.kernel.greedy_extend(
             self.next, self.topic_planes, self.weight, self.remaining, self.built,
             self.relevant.view(np.uint8), self.successor,
