@@ -191,20 +191,15 @@ class IdealPools:
     ):
         """``row_of_line``: the judged row of every qrels line, found again (the judged
         documents' own are let go with them once the docno order is built)."""
-        n_judged = len(judged.keys)
-        positive = np.zeros(n_judged, dtype=bool)
-        for s in range(judged.grades.shape[1]):  # faster than .max(axis=1) over a short axis
-            positive |= judged.grades[:n_judged, s] > 0
-        pool_rows = np.flatnonzero(positive)
-        del positive
+        pool_rows = _pool_rows(judged)
         # (judged rows are in key order: by topic, then docno code)
         pool_topic = judged.keys[pool_rows] // judged.n_docs
         #: [T, P, S] int16: the grades of each topic's pool, in key order
-        self.grades_by_key, cell, self.size = _pool_grades(judged, pool_rows, pool_topic, n_topics)
-        # (what the docno order is built from: its cells are these, the rows permuted within
-        # each topic)
-        self._in_key_order: tuple[JudgedDocuments, np.ndarray, np.ndarray, np.ndarray] | None
-        self._in_key_order = judged, pool_rows, pool_topic, cell
+        self.grades_by_key, _, self.size = _pool_grades(judged, pool_rows, pool_topic, n_topics)
+        # (what the docno order is built from: the pool rows, permuted within each topic; they,
+        # their topics and cells are found again then, not kept: measures that never ask for
+        # the docno order would hold them to the end, 10 MiB of a 1M-line ad hoc qrels' peak)
+        self._in_key_order: JudgedDocuments | None = judged
         self._doc_words = doc_words
         self._row_of_line = row_of_line
         self._by_docno: tuple[np.ndarray, np.ndarray] | None = None
@@ -219,8 +214,11 @@ class IdealPools:
         the judged documents are let go (what is kept after the first call is small)."""
         if self._by_docno is None:
             assert self._in_key_order is not None
-            judged, pool_rows, pool_topic, cell = self._in_key_order
+            judged = self._in_key_order
             self._in_key_order = None
+            pool_rows = _pool_rows(judged)
+            pool_topic = judged.keys[pool_rows] // judged.n_docs
+            cell = _pool_cells(pool_topic, self.size, self.grades_by_key.shape[1])
             pool_rows = _docno_descending(judged, self._doc_words, pool_rows, pool_topic)
             del pool_topic
             grades = np.zeros_like(self.grades_by_key)
@@ -257,13 +255,28 @@ def _pool_grades(
     the order given), the flat [T, P] cell of each, [T] the size of each topic's pool)."""
     width = judged.grades.shape[1]
     size = np.bincount(pool_topic, minlength=n_topics)
-    starts = np.r_[0, np.cumsum(size)[:-1]]
-    position = np.arange(len(pool_rows)) - starts[pool_topic]
     pool_width = max(int(size.max(initial=0)), 1)
-    cell = pool_topic * pool_width + position  # flat [T, P]
+    cell = _pool_cells(pool_topic, size, pool_width)
     grades = np.zeros((n_topics, pool_width, width), np.int16)
     put_rows(grades.reshape(-1, width), cell, judged.grades, pool_rows)
     return grades, cell, size
+
+
+def _pool_rows(judged: JudgedDocuments) -> np.ndarray:
+    """The judged rows with a positive grade for some subtopic (the pools' documents)."""
+    n_judged = len(judged.keys)
+    positive = np.zeros(n_judged, dtype=bool)
+    for s in range(judged.grades.shape[1]):  # faster than .max(axis=1) over a short axis
+        positive |= judged.grades[:n_judged, s] > 0
+    return np.flatnonzero(positive)
+
+
+def _pool_cells(pool_topic: np.ndarray, size: np.ndarray, pool_width: int) -> np.ndarray:
+    """The flat [T, P] cell of each pool row (grouped by topic ``pool_topic``; ``size[t]``
+    rows of topic t, at most ``pool_width``): its topic's row, its place in its group."""
+    starts = np.r_[0, np.cumsum(size)[:-1]]
+    position = np.arange(len(pool_topic)) - starts[pool_topic]
+    return pool_topic * pool_width + position
 
 
 def _docno_descending(
