@@ -27,7 +27,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 from zlib import error as zlib_error
 
 import numpy as np
@@ -71,8 +71,7 @@ class Source:
         return self.lines.lines_of(rows)
 
 
-@dataclass(eq=False)
-class LineMap:
+class LineMap(NamedTuple):
     """The line of every row of a text, compactly: rows ``starts[g]`` … are on consecutive
     lines from ``first_lines[g]`` on (one segment per stretch of rows without a blank or
     comment line between them: one for a file without any)."""
@@ -384,8 +383,7 @@ def text_pieces(
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t\f\v]*#[^\n]*")
 
 
-@dataclass(eq=False)
-class WholeText:
+class WholeText(NamedTuple):
     """The whole text of an input file (:func:`read_source`)."""
 
     name: str

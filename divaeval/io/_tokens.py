@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -129,8 +130,7 @@ class Fields:
         )
 
 
-@dataclass(eq=False)
-class BadNumber:
+class BadNumber(NamedTuple):
     """A token of a number field that is not a number (or, ``finite``, not a finite one)."""
 
     row: int
@@ -383,8 +383,7 @@ def _joined(parts: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
-@dataclass(eq=False)
-class _Tokens:
+class _Tokens(NamedTuple):
     """The tokens of one part of a piece: byte spans, and their grouping into rows."""
 
     starts: np.ndarray  # [N] int64: first byte of each token

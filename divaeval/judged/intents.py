@@ -10,7 +10,7 @@ ids with bytes that are not UTF-8 match as they do in the qrels.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,8 +22,7 @@ from divaeval.judged.pools import SubtopicColumns
 TYPE_NAMES = ("none", "inf", "nav")
 
 
-@dataclass(eq=False)
-class TypeSource:
+class TypeSource(NamedTuple):
     """One file that types subtopics: its name, the [T * S] cells it types, their type codes
     (1 inf, 2 nav), and the line of its k-th entry."""
 

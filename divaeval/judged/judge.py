@@ -5,7 +5,7 @@ handling of the run's rankings, then one lookup of every ranked (topic, docno) i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -134,8 +134,7 @@ def _run_topic_codes(run: Run, index: QrelsIndex, compat: str | None = None) -> 
     return np.array([index.topic_code(t, compat) for t in run.topics], dtype=np.int64)
 
 
-@dataclass(eq=False)
-class _Ranking:
+class _Ranking(NamedTuple):
     """A run's rows in ranking order, each kept one with its 0-based rank in its topic."""
 
     topic: np.ndarray  # [K] int64: the qrels topic code of each kept row (ascending)

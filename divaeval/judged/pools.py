@@ -15,7 +15,7 @@ index.QrelsIndex`:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,8 +41,7 @@ def unique_keys(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
     return uniques, rank[key]
 
 
-@dataclass(eq=False)
-class SubtopicColumns:
+class SubtopicColumns(NamedTuple):
     """The subtopics of every topic as columns: ``column[i]`` of qrels line i's subtopic,
     ``subtopics[t, s]`` the id of column s of topic t (``""`` where the column is padding)."""
 
@@ -85,8 +84,7 @@ def subtopic_columns(
     return SubtopicColumns(pair_column.astype(small)[line_pair.ravel()], subtopics)
 
 
-@dataclass(eq=False)
-class JudgedDocuments:
+class JudgedDocuments(NamedTuple):
     """One row per judged (topic, docno), in key order (by topic, then docno code)."""
 
     keys: np.ndarray  # [J] int64: topic code * n_docs + docno code, ascending
@@ -118,8 +116,7 @@ def judged_documents(
     return JudgedDocuments(keys, row, grades, n_docs)
 
 
-@dataclass(eq=False)
-class TopicCounts:
+class TopicCounts(NamedTuple):
     """Per-topic counts of the qrels (see :class:`~divaeval.judged.material.TopicMaterial`)."""
 
     max_grade: np.ndarray  # [T, S] int64 (0 if none > 0)

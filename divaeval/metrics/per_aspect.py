@@ -29,8 +29,7 @@ Relevance mapping of each base metric (negative grades count as 0):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -61,8 +60,7 @@ def weights_param(default: str) -> Param:
     )
 
 
-@dataclass(eq=False)
-class AspectRows:
+class AspectRows(NamedTuple):
     """``N`` one-aspect rankings (row n = topic n // S, aspect n % S for T·S rows)."""
 
     grades: np.ndarray  # [N, K] int: grade of the document at rank r for this aspect
