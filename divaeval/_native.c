@@ -122,36 +122,31 @@ code_table_clear(CodeTable *table)
     table->n_taken = 0;
 }
 
-/* greedy_patterns(relevant, n_topics, pool, width, n_patterns, counts, successor, next, planes,
+/* greedy_patterns(relevant, n_topics, pool, width, n_patterns, counts, successor, next,
  * remaining): the binary relevance patterns of each topic's pool (relevant [T, P, S] uint8,
- * S <= 62), for greedy_extend. With n_patterns 0 it only counts each topic's patterns into
- * counts[T]; then, with n_patterns their largest count, it numbers them in order of first
- * appearance and fills next[T, U] (each pattern's first document), planes[T, U, S] (its
- * relevance as 0/1; an empty buffer: not written), successor[T * P] (the next document of the
- * same pattern; pool on entry) and remaining[T] (the documents relevant to some subtopic). */
+ * S <= 62), for greedy_extend, numbered in order of first appearance (at most n_patterns >= 1
+ * a topic): counts[T] their number, next[T, U] each pattern's first document, successor[T * P]
+ * the next document of the same pattern (pool on entry) and remaining[T] the documents
+ * relevant to some subtopic. */
 static PyObject *
 greedy_patterns(PyObject *self, PyObject *args)
 {
-    Py_buffer relevant_b, counts_b, successor_b, next_b, planes_b, remaining_b;
+    Py_buffer relevant_b, counts_b, successor_b, next_b, remaining_b;
     Py_ssize_t n_topics, pool, width, n_patterns;
-    if (!PyArg_ParseTuple(args, "y*nnnnw*w*w*w*w*", &relevant_b, &n_topics, &pool, &width,
-                          &n_patterns, &counts_b, &successor_b, &next_b, &planes_b,
-                          &remaining_b))
+    if (!PyArg_ParseTuple(args, "y*nnnnw*w*w*w*", &relevant_b, &n_topics, &pool, &width,
+                          &n_patterns, &counts_b, &successor_b, &next_b, &remaining_b))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t *last = NULL;
     CodeTable table = {0};
-    int fill = n_patterns > 0;
     if (check_size(&relevant_b, n_topics * pool * width, 1, "relevant") ||
         check_size(&counts_b, n_topics, 8, "counts") ||
-        (fill && (check_size(&successor_b, n_topics * pool, 8, "successor") ||
-                  check_size(&next_b, n_topics * n_patterns, 8, "next") ||
-                  (planes_b.len != 0 &&
-                   check_size(&planes_b, n_topics * n_patterns * width, 8, "planes")) ||
-                  check_size(&remaining_b, n_topics, 8, "remaining"))))
+        check_size(&successor_b, n_topics * pool, 8, "successor") ||
+        check_size(&next_b, n_topics * n_patterns, 8, "next") ||
+        check_size(&remaining_b, n_topics, 8, "remaining"))
         goto done;
-    if (width < 1 || width > 62) {
-        PyErr_SetString(PyExc_ValueError, "greedy_patterns: 1 to 62 subtopics");
+    if (width < 1 || width > 62 || n_patterns < 1) {
+        PyErr_SetString(PyExc_ValueError, "greedy_patterns: 1 to 62 subtopics, 1 pattern or more");
         goto done;
     }
     last = malloc(sizeof(Py_ssize_t) * (size_t)(pool > 0 ? pool : 1));
@@ -162,7 +157,6 @@ greedy_patterns(PyObject *self, PyObject *args)
     const uint8_t *relevant = relevant_b.buf;
     int64_t *counts = counts_b.buf, *successor = successor_b.buf, *next = next_b.buf;
     int64_t *remaining = remaining_b.buf;
-    double *planes = planes_b.len ? planes_b.buf : NULL; /* empty: not wanted */
     int too_many = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t < n_topics && !too_many; t++) {
@@ -177,18 +171,13 @@ greedy_patterns(PyObject *self, PyObject *args)
             useful++;
             int is_new;
             Py_ssize_t u = code_number(&table, code, count, &is_new);
-            if (is_new)
-                count++;
-            if (!fill)
-                continue;
             if (is_new) {
+                count++;
                 if (u >= n_patterns) {
                     too_many = 1;
                     break;
                 }
                 next[t * n_patterns + u] = p;
-                for (Py_ssize_t s = 0; planes != NULL && s < width; s++)
-                    planes[(t * n_patterns + u) * width + s] = row[s] ? 1.0 : 0.0;
             } else {
                 successor[t * pool + last[u]] = p;
             }
@@ -196,8 +185,7 @@ greedy_patterns(PyObject *self, PyObject *args)
         }
         code_table_clear(&table);
         counts[t] = count;
-        if (fill)
-            remaining[t] = useful;
+        remaining[t] = useful;
     }
     Py_END_ALLOW_THREADS
     if (too_many) {
@@ -212,7 +200,6 @@ done:
     PyBuffer_Release(&counts_b);
     PyBuffer_Release(&successor_b);
     PyBuffer_Release(&next_b);
-    PyBuffer_Release(&planes_b);
     PyBuffer_Release(&remaining_b);
     return result;
 }

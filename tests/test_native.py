@@ -466,6 +466,10 @@ def test_the_compiled_loops_refuse_arrays_of_the_wrong_size():
         BUILT.score_order(np.zeros(2, np.int64), np.zeros(2), np.array([0, 1]),
                           np.zeros((1, 1), np.uint64), 2, 1, 1, False,
                           np.zeros(2, np.int64))  # fmt: skip
+    with pytest.raises(ValueError, match="1 pattern or more"):
+        one = np.zeros(1, np.int64)
+        BUILT.greedy_patterns(np.ones(2, np.uint8), 1, 2, 1, 0, one, np.full(2, 2),
+                              np.zeros(0, np.int64), one.copy())  # fmt: skip
     with pytest.raises(ValueError, match="precision"):
         BUILT.fixed_cells(np.zeros(1), 1, 1, 12, b",", np.zeros(1, bool))
 

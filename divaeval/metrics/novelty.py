@@ -174,7 +174,7 @@ class GreedyIdeal:
         if n_patterns:
             self.kernel.greedy_patterns(
                 relevant, n_topics, pool, width, n_patterns, counts, self.successor,
-                self.next, self.topic_planes, self.remaining,
+                self.next, self.remaining,
             )  # fmt: skip
         self.max_steps = int(self.remaining.max(initial=0))
         self.weight = np.ones((n_topics, width))
