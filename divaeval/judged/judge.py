@@ -12,10 +12,9 @@ import numpy as np
 from divaeval import native
 from divaeval.errors import DataError, warn
 from divaeval.io import Run, parse_ranks, read_intents, read_qrels, read_run
-from divaeval.io._words import byte_ranks
+from divaeval.io._words import byte_ranks, has_repeats
 from divaeval.judged.index import QrelsIndex
 from divaeval.judged.material import put_rows
-from divaeval.judged.pools import DENSE_KEYS
 from divaeval.judged.rankings import JudgedRankings
 from divaeval.settings import Order, Settings
 from divaeval.topics import sort_topics
@@ -89,17 +88,6 @@ def _order_rows(
     return perm
 
 
-def _has_repeats(keys: np.ndarray, bound: int) -> bool:
-    """Whether an int64 key in [0, ``bound``) occurs twice: by marking a table when the bound
-    is small (no sort), else by sorting."""
-    if bound > 4 * DENSE_KEYS:
-        ordered = np.sort(keys)
-        return bool((ordered[1:] == ordered[:-1]).any())
-    seen = np.zeros(bound, dtype=bool)
-    seen[keys] = True
-    return int(np.count_nonzero(seen)) < len(keys)
-
-
 def _positions_and_repeats(
     topic: np.ndarray, doc: np.ndarray, n_docs: int, drop_repeats: bool
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -115,7 +103,7 @@ def _positions_and_repeats(
         )
         return repeated, position
     pair = topic * n_docs + doc
-    if _has_repeats(pair, (int(topic.max(initial=0)) + 1) * n_docs):
+    if has_repeats(pair, (int(topic.max(initial=0)) + 1) * n_docs):
         by_pair = np.argsort(pair, kind="stable")
         repeated[by_pair[1:]] = pair[by_pair[1:]] == pair[by_pair[:-1]]
     counted = ~repeated if drop_repeats else np.ones(len(topic), dtype=bool)
