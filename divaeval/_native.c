@@ -18,7 +18,9 @@
  *   (divaeval.judged.judge);
  * - fixed_cells: rows of numbers printed with fixed decimals (divaeval.report.numbers);
  * - few_uniques, renumber: keys with few distinct values numbered by a hash table, not a
- *   sort, and codes renumbered in place (divaeval.io._words).
+ *   sort, and codes renumbered in place (divaeval.io._words);
+ * - hash_words, hash_factorize, hash_slots, find_rows: tokens as word rows hashed, numbered
+ *   and found among another file's by a hash table, exactly (divaeval.io._words).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1076,6 +1078,302 @@ done:
 
 /* ---- end of the hash-table numbering ---- */
 
+/* ---- Tokens as word rows numbered and found by their 64-bit hash (divaeval.io._words) ---- */
+
+/* The hash of a row of width words (divaeval.io._words._hash, the same value): each word
+ * times its position's odd multiplier, mixed (xor-shift, multiply, xor-shift), summed; a zero
+ * word adds nothing, so zero padding does not change it. */
+static inline uint64_t
+row_hash(const uint64_t *row, Py_ssize_t width)
+{
+    uint64_t sum = 0;
+    for (Py_ssize_t j = 0; j < width; j++) {
+        uint64_t step = (uint64_t)(2 * (j % 16)) * UINT64_C(0x632BE59BD9B4E019);
+        uint64_t z = row[j] * ((UINT64_C(0x9E3779B97F4A7C15) + step) | 1);
+        z ^= z >> 31;
+        z *= UINT64_C(0xBF58476D1CE4E5B9);
+        z ^= z >> 29;
+        sum += z;
+    }
+    return sum;
+}
+
+/* Whether row a (width_a words) and row b (width_b words) hold the same token: equal words
+ * where both have one, zero words past the narrower's end. */
+static inline int
+same_row(const uint64_t *a, Py_ssize_t width_a, const uint64_t *b, Py_ssize_t width_b)
+{
+    Py_ssize_t common = width_a < width_b ? width_a : width_b;
+    for (Py_ssize_t j = 0; j < common; j++)
+        if (a[j] != b[j])
+            return 0;
+    for (Py_ssize_t j = common; j < width_a; j++)
+        if (a[j] != 0)
+            return 0;
+    for (Py_ssize_t j = common; j < width_b; j++)
+        if (b[j] != 0)
+            return 0;
+    return 1;
+}
+
+/* The slot bits of a table at least twice as large as items (and at least 16 slots). */
+static inline int
+slot_bits(Py_ssize_t items)
+{
+    int bits = 4;
+    while (((Py_ssize_t)1 << bits) < 2 * items)
+        bits++;
+    return bits;
+}
+
+/* Probes this many rows ahead ask for their home slots early, so that the cache misses of
+ * random slots overlap instead of waiting one by one. */
+#define PREFETCH_AHEAD 16
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)(address))
+#endif
+
+/* A slot of the word rows' tables: 0 when free, else the high 32 bits of the row's hash over
+ * (the row's number + 1), so that a probe passes the slots of other hashes without reading
+ * anything else (a miss, the common probe of a run's docno, reads only adjacent slots). */
+#define SLOT_OF(hash, number) ((((hash) >> 32) << 32) | (uint64_t)((number) + 1))
+#define SLOT_TAG(slot) ((slot) >> 32)
+#define SLOT_NUMBER(slot) ((Py_ssize_t)((slot) & UINT64_C(0xFFFFFFFF)) - 1)
+
+/* The bits of a table of size slots for n < 2^30 rows: size a power of two of at least
+ * slot_bits(n) bits (and at most 2^40), else -1. */
+static inline int
+table_bits(Py_ssize_t size, Py_ssize_t n)
+{
+    if (n < 0 || n >= ((Py_ssize_t)1 << 30))
+        return -1;
+    for (int bits = slot_bits(n); bits <= 40; bits++)
+        if (size == ((Py_ssize_t)1 << bits))
+            return bits;
+    return -1;
+}
+
+/* The home slot of a hash in a table of 2^bits slots (its high bits after a multiply, so that
+ * hashes differing only in their low bits, as the tests' masked ones, spread too). */
+#define HOME_SLOT(hash, bits) \
+    ((Py_ssize_t)(((hash) * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - (bits))))
+
+/* hash_words(words, n, width, hashes): hashes[i] = the hash of row i of words [n, width]. */
+static PyObject *
+hash_words(PyObject *self, PyObject *args)
+{
+    Py_buffer words_b, hashes_b;
+    Py_ssize_t n, width;
+    if (!PyArg_ParseTuple(args, "y*nnw*", &words_b, &n, &width, &hashes_b))
+        return NULL;
+    PyObject *result = NULL;
+    if (width < 1) {
+        PyErr_SetString(PyExc_ValueError, "divaeval._native: width must be at least 1");
+        goto done;
+    }
+    if (check_size(&words_b, n * width, 8, "words") || check_size(&hashes_b, n, 8, "hashes"))
+        goto done;
+    const uint64_t *words = words_b.buf;
+    uint64_t *hashes = hashes_b.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++)
+        hashes[i] = row_hash(words + i * width, width);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&words_b);
+    PyBuffer_Release(&hashes_b);
+    return result;
+}
+
+/* hash_factorize(words, n, width, mask, size, codes, first, hashes): the distinct rows of
+ * words [n, width] numbered as they first appear, by open addressing over a table of size
+ * slots (a power of two >= 2n) keyed by each row's hash & mask (mask: all ones, or fewer bits
+ * for the tests, which then collide): codes[i] the number of row i, first[u] the first row of
+ * number u and hashes[u] its hash & mask. Rows whose hashes agree are compared word by word,
+ * so the numbers are exact whatever collides. Returns how many distinct rows there are. */
+static PyObject *
+hash_factorize(PyObject *self, PyObject *args)
+{
+    Py_buffer words_b, codes_b, first_b, hashes_b;
+    Py_ssize_t n, width, size;
+    unsigned long long mask;
+    if (!PyArg_ParseTuple(args, "y*nnKnw*w*w*", &words_b, &n, &width, &mask, &size, &codes_b,
+                          &first_b, &hashes_b))
+        return NULL;
+    PyObject *result = NULL;
+    uint64_t *slots = NULL;
+    int bits = table_bits(size, n);
+    if (width < 1 || bits < 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "divaeval._native: hash_factorize needs a width >= 1, "
+                        "n < 2^30 rows and a power of two >= 2n slots");
+        goto done;
+    }
+    if (check_size(&words_b, n * width, 8, "words") || check_size(&codes_b, n, 8, "codes") ||
+        check_size(&first_b, n, 8, "first") || check_size(&hashes_b, n, 8, "hashes"))
+        goto done;
+    Py_ssize_t slot_mask = size - 1;
+    slots = calloc((size_t)size, sizeof(uint64_t)); /* 0: a free slot */
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const uint64_t *words = words_b.buf;
+    int64_t *codes = codes_b.buf, *first = first_b.buf;
+    uint64_t *hashes = hashes_b.buf;
+    Py_ssize_t count = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const uint64_t *row = words + i * width;
+        uint64_t hash = row_hash(row, width) & (uint64_t)mask, slot;
+        Py_ssize_t at = HOME_SLOT(hash, bits), number = -1;
+        while ((slot = slots[at]) != 0) {
+            if (SLOT_TAG(slot) == hash >> 32) {
+                number = SLOT_NUMBER(slot);
+                const uint64_t *other = words + first[number] * width;
+                if (hashes[number] == hash && same_row(other, width, row, width))
+                    break;
+                number = -1;
+            }
+            at = (at + 1) & slot_mask;
+        }
+        if (number < 0) {
+            number = count++;
+            slots[at] = SLOT_OF(hash, number);
+            hashes[number] = hash;
+            first[number] = i;
+        }
+        codes[i] = number;
+    }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromSsize_t(count);
+done:
+    free(slots);
+    PyBuffer_Release(&words_b);
+    PyBuffer_Release(&codes_b);
+    PyBuffer_Release(&first_b);
+    PyBuffer_Release(&hashes_b);
+    return result;
+}
+
+/* hash_slots(hashes, n, slots, size): the table of rows 0..n-1 by their hashes, for
+ * find_rows: slots (uint64, size a power of two >= 2n; sparser, fewer slots are passed on a
+ * miss) holds each row at its hash's home slot
+ * or the next free one (0: free; see SLOT_OF). Rows sharing a hash are all kept. */
+static PyObject *
+hash_slots(PyObject *self, PyObject *args)
+{
+    Py_buffer hashes_b, slots_b;
+    Py_ssize_t n, size;
+    if (!PyArg_ParseTuple(args, "y*nw*n", &hashes_b, &n, &slots_b, &size))
+        return NULL;
+    PyObject *result = NULL;
+    int bits = table_bits(size, n);
+    if (bits < 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "divaeval._native: hash_slots needs a power of two >= %zd slots, not %zd",
+                     (Py_ssize_t)1 << slot_bits(n), size);
+        goto done;
+    }
+    if (check_size(&hashes_b, n, 8, "hashes") || check_size(&slots_b, size, 8, "slots"))
+        goto done;
+    const uint64_t *hashes = hashes_b.buf;
+    uint64_t *slots = slots_b.buf;
+    Py_ssize_t slot_mask = size - 1;
+    Py_BEGIN_ALLOW_THREADS
+    memset(slots, 0, sizeof(uint64_t) * (size_t)size);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t at = HOME_SLOT(hashes[i], bits);
+        while (slots[at] != 0)
+            at = (at + 1) & slot_mask;
+        slots[at] = SLOT_OF(hashes[i], i);
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&hashes_b);
+    PyBuffer_Release(&slots_b);
+    return result;
+}
+
+/* find_rows(table, n_table, table_width, table_hashes, slots, size, words, n, width, hashes,
+ *           found): the row of the table (word rows [n_table, table_width], their hashes, and
+ * hash_slots' slots of them) holding the token of each row of words [n, width] (hashes: theirs,
+ * by the same function), or -1: found[i]. A hit of the hash is compared word by word (zero
+ * words past the narrower row), so the answer is exact whatever collides; if the table holds
+ * a token twice, the row found is the first of them that hash_slots placed. */
+static PyObject *
+find_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer table_b, table_hashes_b, slots_b, words_b, hashes_b, found_b;
+    Py_ssize_t n_table, table_width, size, n, width;
+    if (!PyArg_ParseTuple(args, "y*nny*y*ny*nny*w*", &table_b, &n_table, &table_width,
+                          &table_hashes_b, &slots_b, &size, &words_b, &n, &width, &hashes_b,
+                          &found_b))
+        return NULL;
+    PyObject *result = NULL;
+    int bits = table_bits(size, n_table);
+    if (table_width < 1 || width < 1 || bits < 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "divaeval._native: find_rows needs widths >= 1 and hash_slots' size");
+        goto done;
+    }
+    if (check_size(&table_b, n_table * table_width, 8, "table") ||
+        check_size(&table_hashes_b, n_table, 8, "table_hashes") ||
+        check_size(&slots_b, size, 8, "slots") || check_size(&words_b, n * width, 8, "words") ||
+        check_size(&hashes_b, n, 8, "hashes") || check_size(&found_b, n, 8, "found"))
+        goto done;
+    const uint64_t *table = table_b.buf, *table_hashes = table_hashes_b.buf;
+    const uint64_t *words = words_b.buf, *hashes = hashes_b.buf;
+    const uint64_t *slots = slots_b.buf;
+    int64_t *found = found_b.buf;
+    Py_ssize_t slot_mask = size - 1, bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t hash = hashes[i], slot;
+        Py_ssize_t at = HOME_SLOT(hash, bits), row = -1;
+        if (i + PREFETCH_AHEAD < n) /* (the slot a later probe reads: misses overlap) */
+            PREFETCH(slots + HOME_SLOT(hashes[i + PREFETCH_AHEAD], bits));
+        while ((slot = slots[at]) != 0) {
+            if (SLOT_TAG(slot) == hash >> 32) {
+                row = SLOT_NUMBER(slot);
+                if (row >= n_table) {
+                    bad = i;
+                    break;
+                }
+                if (table_hashes[row] == hash &&
+                    same_row(table + row * table_width, table_width, words + i * width, width))
+                    break;
+                row = -1;
+            }
+            at = (at + 1) & slot_mask;
+        }
+        if (bad >= 0)
+            break;
+        found[i] = row;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0)
+        PyErr_SetString(PyExc_IndexError,
+                        "divaeval._native: a slot names a row outside the table");
+    else
+        result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&table_b);
+    PyBuffer_Release(&table_hashes_b);
+    PyBuffer_Release(&slots_b);
+    PyBuffer_Release(&words_b);
+    PyBuffer_Release(&hashes_b);
+    PyBuffer_Release(&found_b);
+    return result;
+}
+
+/* ---- end of the word rows' hash tables ---- */
+
+
 /* ---- The run side of ndeval's subtopic measures (divaeval.metrics.families.ndeval) ---- */
 
 /* An optional output: a writable buffer of items doubles or int64s, or None (*wanted = 0). */
@@ -1415,6 +1713,12 @@ static PyMethodDef methods[] = {
     {"few_uniques", few_uniques, METH_VARARGS,
      "Distinct keys numbered as they first appear, or -1 past a cap."},
     {"renumber", renumber, METH_VARARGS, "codes[i] = rank[codes[i]], in place."},
+    {"hash_words", hash_words, METH_VARARGS, "The 64-bit hash of each row of a word matrix."},
+    {"hash_factorize", hash_factorize, METH_VARARGS,
+     "The distinct rows of a word matrix numbered as they first appear, by their hashes."},
+    {"hash_slots", hash_slots, METH_VARARGS, "A table of rows by their hashes, for find_rows."},
+    {"find_rows", find_rows, METH_VARARGS,
+     "The table row holding each row of a word matrix, or -1, by their hashes."},
     {"subtopic_hits", subtopic_hits, METH_VARARGS,
      "Relevant pairs, covered subtopics and precision sums of rankings at cutoffs."},
     {"ranked_novelty_gains", ranked_novelty_gains, METH_VARARGS,

@@ -425,6 +425,116 @@ def test_a_code_outside_the_rank_is_refused():
             BUILT.renumber(np.array([0, code], np.int64), np.arange(3, dtype=np.int64), 2, 3)
 
 
+#: tokens as in docno columns: short and long (past 8 bytes: several words), with repeats
+_DOCNOS = st.lists(
+    st.binary(min_size=1, max_size=40).map(lambda b: bytes(c for c in b if c > 32) or b"x"),
+    min_size=1,
+    max_size=12,
+).flatmap(lambda pool: st.lists(st.sampled_from(pool), max_size=120))
+
+#: hash bits kept by the compiled numbering: all, or few (every row then collides with others
+#: and only the comparison of the words tells tokens apart), or none (all rows collide)
+_HASH_MASKS = st.sampled_from([_words.ALL_BITS, 0, 1, 0xFF00000000000000, 0xFFFFFFFF])
+
+
+def words_of_tokens(tokens: list[bytes], width: int = 1) -> np.ndarray:
+    """The word matrix of ``tokens`` padded to at least ``width`` words."""
+    if not tokens:
+        return np.zeros((0, width), dtype=np.uint64)
+    words = _tokens.split_fields(b"\n".join(tokens), (0,)).columns[0]
+    return _words.pad_words(words, width)
+
+
+@SETTINGS
+@given(_DOCNOS, st.integers(1, 4))
+def test_rows_are_hashed_alike(tokens, width):
+    words = words_of_tokens(tokens, width)
+    plain, compiled = both(lambda: _words._hash(words))
+    assert same_bits(plain, compiled)
+    # zero padding changes no hash (tables and probes of different widths share them)
+    assert same_bits(compiled, _words._hash(words_of_tokens(tokens, width + 2)))
+
+
+@SETTINGS
+@given(_DOCNOS, st.integers(1, 3), _HASH_MASKS)
+def test_the_hash_table_numbers_rows_exactly_as_they_first_appear(tokens, width, mask):
+    words = words_of_tokens(tokens, width)
+    codes, uniques, hashes = _words.hashed_codes(words, mask=mask)
+    numbers: dict[bytes, int] = {}
+    for token in tokens:
+        numbers.setdefault(token, len(numbers))
+    assert codes.tolist() == [numbers[token] for token in tokens]
+    assert uniques.shape == (len(numbers), words.shape[1])
+    assert same_bits(uniques[codes], words)
+    expected = _words._hash(uniques) & np.uint64(mask)
+    assert same_bits(hashes, expected)
+
+
+def test_the_hash_table_numbers_colliding_long_docnos_by_hand():
+    # 25-byte docnos (4 words) that differ in their last word only, and an empty matrix
+    tokens = [b"clueweb12-0000tw-00-00001", b"clueweb12-0000tw-00-00002"] * 3
+    tokens += [b"clueweb12-0000tw-00-00001x"]
+    for mask in (_words.ALL_BITS, 0):
+        codes, uniques, _ = _words.hashed_codes(words_of_tokens(tokens), mask=mask)
+        assert codes.tolist() == [0, 1, 0, 1, 0, 1, 2] and len(uniques) == 3
+    codes, uniques, hashes = _words.hashed_codes(np.zeros((0, 4), np.uint64))
+    assert len(codes) == len(uniques) == len(hashes) == 0 and uniques.shape == (0, 4)
+
+
+@SETTINGS
+@given(_DOCNOS, _DOCNOS, st.integers(1, 3), st.integers(1, 3), st.booleans(), st.booleans())
+def test_tokens_are_found_alike(table_tokens, probe_tokens, table_width, probe_width,
+                                collide, keyed):  # fmt: skip
+    # the qrels' docnos found for a run's (widths differ: zero words past the narrower);
+    # ``collide``: every hash 0 on both sides, so that only the words tell tokens apart
+    table = words_of_tokens(list(dict.fromkeys(table_tokens)), table_width)
+    probes = words_of_tokens(probe_tokens, probe_width)
+    table_hashes = probe_hashes = None
+    if collide:
+        table_hashes = np.zeros(len(table), np.uint64)
+        probe_hashes = np.zeros(len(probes), np.uint64)
+    elif keyed:  # the hashes as factorize_with_keys gives them (here: as they first appear)
+        table_hashes, probe_hashes = _words._hash(table), _words._hash(probes)
+    plain, compiled = both(
+        lambda: _words.TokenTable(table, table_hashes).find(probes, probe_hashes)
+    )
+    rows = {token: row for row, token in enumerate(dict.fromkeys(table_tokens))}
+    expected = np.array([rows.get(token, -1) for token in probe_tokens], dtype=np.int64)
+    assert same_bits(compiled, expected) and same_bits(plain, expected)
+
+
+def test_a_large_token_table_is_searched_by_its_sorted_keys():
+    # past COMPILED_TABLE_ROWS the compiled table would take more memory than the sort: the
+    # sorted keys answer (the same rows), the compiled table is never built
+    tokens = [b"clueweb12-%011d" % i for i in range(_words.COMPILED_TABLE_ROWS + 1)]
+    table = _words.TokenTable(words_of_tokens(tokens))
+    probes = words_of_tokens([tokens[5], b"clueweb12-nope", tokens[-1]])
+    assert table.find(probes).tolist() == [5, -1, len(tokens) - 1]
+    assert table._slots is None
+    small = _words.TokenTable(words_of_tokens(tokens[:100]))
+    assert small.find(probes).tolist() == [5, -1, -1] and small._slots is not None
+
+
+def test_the_row_hash_tables_refuse_bad_sizes():
+    words, one = np.zeros((2, 2), np.uint64), np.zeros(2, np.int64)
+    with pytest.raises(ValueError, match="power of two"):  # (2 rows need 16 slots)
+        BUILT.hash_factorize(words, 2, 2, _words.ALL_BITS, 8, one, one.copy(),
+                             np.zeros(2, np.uint64))  # fmt: skip
+    with pytest.raises(ValueError, match="holds"):
+        BUILT.hash_factorize(words, 2, 2, _words.ALL_BITS, 16, one, one.copy(),
+                             np.zeros(1, np.uint64))  # fmt: skip
+    with pytest.raises(ValueError, match="power of two"):
+        BUILT.hash_slots(np.zeros(2, np.uint64), 2, np.zeros(24, np.uint64), 24)
+    with pytest.raises(ValueError, match="hash_slots' size"):
+        BUILT.find_rows(words, 2, 2, np.zeros(2, np.uint64), np.zeros(8, np.uint64), 8,
+                        words, 2, 2, np.zeros(2, np.uint64), one)  # fmt: skip
+    with pytest.raises(IndexError, match="outside the table"):  # (a slot naming row 5 of 2)
+        slots = np.zeros(16, np.uint64)
+        slots[:] = 6  # (row 5 + 1, tag 0: every hash 0 probes it)
+        BUILT.find_rows(words, 2, 2, np.zeros(2, np.uint64), slots, 16, words, 2, 2,
+                        np.zeros(2, np.uint64), one)  # fmt: skip
+
+
 def test_a_collection_of_few_docnos_prints_the_same_on_both_paths(tmp_path):
     """20 000 qrels lines and 20 000 run lines over 60 docnos (the hash table numbers them in
     the command): ndeval's measures, the same text with the compiled loops and without."""
