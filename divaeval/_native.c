@@ -14,8 +14,9 @@
  * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
  *   plain text, its tokens as word matrices, and short numbers read from them
  *   (divaeval.io._tokens, divaeval.io._words, divaeval.io._numbers);
- * - score_order, rank_positions: a run's rows in ranking order, its repeated docnos and ranks
- *   (divaeval.judged.judge);
+ * - score_order, rank_positions, judged_cells: a run's rows in ranking order, its repeated
+ *   docnos and ranks, and its ranked documents' scores and judgments in [topics x ranks]
+ *   cells (divaeval.judged.judge);
  * - fixed_cells: rows of numbers printed with fixed decimals (divaeval.report.numbers);
  * - few_uniques, renumber: keys with few distinct values numbered by a hash table, not a
  *   sort, and codes renumbered in place (divaeval.io._words);
@@ -1373,6 +1374,123 @@ done:
 
 /* ---- end of the word rows' hash tables ---- */
 
+/* ---- A run's ranked documents judged into [topics x ranks] cells (divaeval.judged.judge) ---- */
+
+/* judged_cells(topic, row, position, k, row_of_code, n_codes, doc_codes, score, n, found,
+ *              n_found, row_of_key, n_keys, n_docs, judged_grades, n_judged, width, depth,
+ *              n_topics, scores, grades, judged, doc_rows, length)
+ *
+ * For each ranked document i < k (qrels topic code topic[i], the run's row row[i], its rank
+ * position[i] in its topic): its cell c = row_of_code[topic[i]] * depth + position[i] of the
+ * [n_topics, depth] outputs (zeros, and -1 in doc_rows, on entry) gets the row's score;
+ * length[the topic's row] counts it; and where the qrels know its docno (found[doc_codes[row]]
+ * = q >= 0) and judge it for the topic (j = row_of_key[topic * n_docs + q] < n_judged - 1, the
+ * last row being the unjudged one), grades[c] = judged_grades[j] (width int16s), judged[c] = 1
+ * and doc_rows[c] = j: numpy's scatters in judge_run, in one pass. Every index is checked. */
+static PyObject *
+judged_cells(PyObject *self, PyObject *args)
+{
+    Py_buffer topic_b, row_b, position_b, row_of_code_b, doc_codes_b, score_b, found_b,
+        row_of_key_b, judged_grades_b, scores_b, grades_b, judged_b, doc_rows_b, length_b;
+    Py_ssize_t k, n_codes, n, n_found, n_keys, n_docs, n_judged, width, depth, n_topics;
+    if (!PyArg_ParseTuple(args, "y*y*y*ny*ny*y*ny*ny*nny*nnnnw*w*w*w*w*", &topic_b, &row_b,
+                          &position_b, &k, &row_of_code_b, &n_codes, &doc_codes_b, &score_b, &n,
+                          &found_b, &n_found, &row_of_key_b, &n_keys, &n_docs, &judged_grades_b,
+                          &n_judged, &width, &depth, &n_topics, &scores_b, &grades_b, &judged_b,
+                          &doc_rows_b, &length_b))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t cells = n_topics * depth;
+    if (n_judged < 1 || width < 0 || depth < 0 || n_topics < 0 || n_docs < 1) {
+        PyErr_SetString(PyExc_ValueError, "divaeval._native: judged_cells needs the unjudged "
+                                          "row, n_docs >= 1 and sizes >= 0");
+        goto done;
+    }
+    if (check_size(&topic_b, k, 8, "topic") || check_size(&row_b, k, 8, "row") ||
+        check_size(&position_b, k, 8, "position") ||
+        check_size(&row_of_code_b, n_codes, 8, "row_of_code") ||
+        check_size(&doc_codes_b, n, 8, "doc_codes") || check_size(&score_b, n, 8, "score") ||
+        check_size(&found_b, n_found, 8, "found") ||
+        check_size(&row_of_key_b, n_keys, 4, "row_of_key") ||
+        check_size(&judged_grades_b, n_judged * width, 2, "judged_grades") ||
+        check_size(&scores_b, cells, 8, "scores") ||
+        check_size(&grades_b, cells * width, 2, "grades") ||
+        check_size(&judged_b, cells, 1, "judged") ||
+        check_size(&doc_rows_b, cells, 8, "doc_rows") ||
+        check_size(&length_b, n_topics, 8, "length"))
+        goto done;
+    const int64_t *topic = topic_b.buf, *row = row_b.buf, *position = position_b.buf;
+    const int64_t *row_of_code = row_of_code_b.buf, *doc_codes = doc_codes_b.buf;
+    const int64_t *found = found_b.buf;
+    const int32_t *row_of_key = row_of_key_b.buf;
+    const int16_t *judged_grades = judged_grades_b.buf;
+    const double *score = score_b.buf;
+    double *scores = scores_b.buf;
+    int16_t *grades = grades_b.buf;
+    char *judged = judged_b.buf;
+    int64_t *doc_rows = doc_rows_b.buf, *length = length_b.buf;
+    Py_ssize_t bad = -1, unjudged = n_judged - 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < k; i++) {
+        int64_t code = topic[i], r = row[i], p = position[i];
+        if (code < 0 || code >= n_codes || r < 0 || r >= n || p < 0 || p >= depth) {
+            bad = i;
+            break;
+        }
+        int64_t t = row_of_code[code], d = doc_codes[r];
+        if (t < 0 || t >= n_topics || d < 0 || d >= n_found) {
+            bad = i;
+            break;
+        }
+        Py_ssize_t cell = t * depth + p;
+        scores[cell] = score[r];
+        length[t]++;
+        int64_t q = found[d];
+        if (q < 0)
+            continue;
+        int64_t key = code * n_docs + q;
+        if (q >= n_docs || key >= n_keys) {
+            bad = i;
+            break;
+        }
+        int64_t j = row_of_key[key];
+        if (j < 0 || j > unjudged) {
+            bad = i;
+            break;
+        }
+        if (j == unjudged)
+            continue;
+        memcpy(grades + cell * width, judged_grades + j * width, sizeof(int16_t) * (size_t)width);
+        judged[cell] = 1;
+        doc_rows[cell] = j;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0)
+        PyErr_Format(PyExc_ValueError,
+                     "divaeval._native: ranked document %zd has an index outside its arrays", bad);
+    else
+        result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&topic_b);
+    PyBuffer_Release(&row_b);
+    PyBuffer_Release(&position_b);
+    PyBuffer_Release(&row_of_code_b);
+    PyBuffer_Release(&doc_codes_b);
+    PyBuffer_Release(&score_b);
+    PyBuffer_Release(&found_b);
+    PyBuffer_Release(&row_of_key_b);
+    PyBuffer_Release(&judged_grades_b);
+    PyBuffer_Release(&scores_b);
+    PyBuffer_Release(&grades_b);
+    PyBuffer_Release(&judged_b);
+    PyBuffer_Release(&doc_rows_b);
+    PyBuffer_Release(&length_b);
+    return result;
+}
+
+/* ---- end of the judged cells ---- */
+
+
 
 /* ---- The run side of ndeval's subtopic measures (divaeval.metrics.families.ndeval) ---- */
 
@@ -1713,6 +1831,8 @@ static PyMethodDef methods[] = {
     {"few_uniques", few_uniques, METH_VARARGS,
      "Distinct keys numbered as they first appear, or -1 past a cap."},
     {"renumber", renumber, METH_VARARGS, "codes[i] = rank[codes[i]], in place."},
+    {"judged_cells", judged_cells, METH_VARARGS,
+     "A run's ranked documents' scores and judgments scattered into [topics x ranks] cells."},
     {"hash_words", hash_words, METH_VARARGS, "The 64-bit hash of each row of a word matrix."},
     {"hash_factorize", hash_factorize, METH_VARARGS,
      "The distinct rows of a word matrix numbered as they first appear, by their hashes."},

@@ -322,6 +322,72 @@ def test_a_run_is_ranked_alike(rows, grouped, order, depth, dedupe):
     assert plain[3] == compiled[3]
 
 
+#: qrels of 3 topics (1, 2, 3), subtopics 1-3, grades -1..3; run topic 9 is not in them
+_JUDGED_QRELS = st.lists(
+    st.tuples(st.sampled_from(["1", "2", "3"]), st.integers(1, 3), st.sampled_from(_DOCNOS),
+              st.integers(-1, 3)),
+    min_size=1, max_size=30, unique_by=lambda line: line[:3],
+)  # fmt: skip
+
+
+@SETTINGS
+@given(
+    _JUDGED_QRELS,
+    st.lists(
+        st.tuples(st.sampled_from(["1", "2", "3", "9"]), st.sampled_from(_DOCNOS),
+                  st.sampled_from([3.0, 2.0, 1.0, -0.0])),
+        max_size=30,
+    ),
+    st.sampled_from([None, 2]),
+    st.booleans(),
+)  # fmt: skip
+def test_a_run_is_judged_alike(qrels_lines, rows, depth, complete):
+    # the cells of [topics x ranks]: scores, grades per subtopic, judged, qrels rows, lengths;
+    # repeated docnos dropped, docnos the qrels lack or judge for another topic only
+    qrels_text = "".join(f"{t} {s} {d} {g}\n" for t, s, d, g in qrels_lines)
+    text = "".join(f"{t} Q0 {d} {i} {s!r} tag\n" for i, (t, d, s) in enumerate(rows, 1))
+    index = QrelsIndex(read_qrels("<qrels>", text=qrels_text))
+    assert index.judged_row_of_key is not None  # (the direct table the compiled pass reads)
+    run = read_run("<run>", text=text) if rows else judge.Run.empty("<run>", "tag")
+    settings = Settings(depth=depth, dedupe="first", complete=complete)
+
+    def judged():
+        return judge.judge_run(run, index, settings, warn_duplicates=False)
+
+    plain, compiled = both(judged)
+    for name in ("grades", "judged", "length", "in_run", "scores", "doc_rows", "topic_codes"):
+        assert same_bits(getattr(plain, name), getattr(compiled, name)), name
+    judged_topics = {t for t, *_ in qrels_lines}
+    evaluated = judged_topics if complete else judged_topics & {t for t, *_ in rows}
+    assert compiled.scores.shape[0] == len(evaluated)
+
+
+def test_judged_cells_refuse_indices_outside_their_arrays():
+    one, none = np.zeros(1, np.int64), np.zeros(0, np.int64)
+
+    def cells(topic=one, position=one, row_of_code=one, found=one, row_of_key=None):
+        keys = np.zeros(1, np.int32) if row_of_key is None else row_of_key
+        BUILT.judged_cells(topic, one, position, 1, row_of_code, len(row_of_code), one,
+                           np.zeros(1), 1, found, len(found), keys, len(keys), 1,
+                           np.zeros((2, 1), np.int16), 2, 1, 1, 1, np.zeros(1),
+                           np.zeros(1, np.int16), np.zeros(1, bool), np.full(1, -1),
+                           np.zeros(1, np.int64))  # fmt: skip
+
+    cells()  # (in range: judged row 0 of 2, the last being the unjudged one)
+    past_the_judged = np.full(1, 2, np.int32)  # (judged row 2 of 2)
+    bad_indices = [
+        dict(topic=one + 1),
+        dict(position=one + 1),
+        dict(row_of_code=one - 1),
+        dict(found=none),
+        dict(found=one + 1),
+        dict(row_of_key=past_the_judged),
+    ]
+    for bad in bad_indices:
+        with pytest.raises(ValueError, match="outside its arrays"):
+            cells(**bad)
+
+
 def test_ties_are_ordered_by_docno_by_hand():
     # topic 1: d2 and d10 tie at 2.0: by docno descending ("d2" > "d10" in byte order) d2
     # first; "d1" twice at 1.0: the second copy is a repeat, dropped
@@ -426,7 +492,7 @@ def test_a_code_outside_the_rank_is_refused():
 
 
 #: tokens as in docno columns: short and long (past 8 bytes: several words), with repeats
-_DOCNOS = st.lists(
+_DOCNO_COLUMNS = st.lists(
     st.binary(min_size=1, max_size=40).map(lambda b: bytes(c for c in b if c > 32) or b"x"),
     min_size=1,
     max_size=12,
@@ -446,7 +512,7 @@ def words_of_tokens(tokens: list[bytes], width: int = 1) -> np.ndarray:
 
 
 @SETTINGS
-@given(_DOCNOS, st.integers(1, 4))
+@given(_DOCNO_COLUMNS, st.integers(1, 4))
 def test_rows_are_hashed_alike(tokens, width):
     words = words_of_tokens(tokens, width)
     plain, compiled = both(lambda: _words._hash(words))
@@ -456,7 +522,7 @@ def test_rows_are_hashed_alike(tokens, width):
 
 
 @SETTINGS
-@given(_DOCNOS, st.integers(1, 3), _HASH_MASKS)
+@given(_DOCNO_COLUMNS, st.integers(1, 3), _HASH_MASKS)
 def test_the_hash_table_numbers_rows_exactly_as_they_first_appear(tokens, width, mask):
     words = words_of_tokens(tokens, width)
     codes, uniques, hashes = _words.hashed_codes(words, mask=mask)
@@ -482,7 +548,14 @@ def test_the_hash_table_numbers_colliding_long_docnos_by_hand():
 
 
 @SETTINGS
-@given(_DOCNOS, _DOCNOS, st.integers(1, 3), st.integers(1, 3), st.booleans(), st.booleans())
+@given(
+    _DOCNO_COLUMNS,
+    _DOCNO_COLUMNS,
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.booleans(),
+    st.booleans(),
+)
 def test_tokens_are_found_alike(table_tokens, probe_tokens, table_width, probe_width,
                                 collide, keyed):  # fmt: skip
     # the qrels' docnos found for a run's (widths differ: zero words past the narrower);

@@ -155,14 +155,46 @@ def judge_run(
     row_of_code = np.full(len(index.topics), -1, dtype=np.int64)
     row_of_code[eval_codes] = np.arange(len(eval_codes))
 
+    n_topics = len(eval_codes)
+    depth = int(ranking.position.max(initial=-1)) + 1
+    if native.kernels is not None and index.judged_row_of_key is not None:
+        cells = _cells_compiled(run, index, ranking, row_of_code, n_topics, depth)
+    else:
+        cells = _cells(run, index, ranking, row_of_code, n_topics, depth)
+    scores, grades, judged, doc_rows, length = cells
+    in_run = np.zeros(n_topics, dtype=bool)
+    in_run[row_of_code[ranking.run_topics]] = True
+    return JudgedRankings(
+        run_name=run.name,
+        material=index.material(eval_codes),
+        grades=grades.reshape(n_topics, depth, index.width),
+        judged=judged.reshape(n_topics, depth),
+        length=length,
+        in_run=in_run,
+        settings=settings,
+        scores=scores.reshape(n_topics, depth),
+        doc_rows=doc_rows.reshape(n_topics, depth),
+        topic_codes=eval_codes,
+        dropped_duplicates=ranking.dropped,
+    )
+
+
+#: (scores, grades, judged, doc_rows) of [T * D] cells (grades: [T * D, S]), and length [T]
+_Cells = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _cells(
+    run: Run, index: QrelsIndex, ranking: _Ranking, row_of_code: np.ndarray, n_topics: int,
+    depth: int,
+) -> _Cells:  # fmt: skip
+    """The ranked documents' scores and judgments in flat [topic row x rank] cells (the rows
+    of ``row_of_code``), and the ranked documents of each topic."""
+    # the qrels docno code of each ranked document (-1: unknown to the qrels)
     qdoc = index.doc_table.find(run.doc_words, run.doc_hashes)[run.doc_codes[ranking.row]]
     known = np.flatnonzero(qdoc >= 0)  # docnos the qrels know (for any topic)
     jrow = index.judged_rows(ranking.topic[known], qdoc[known])
     hit = jrow < len(index.judged_grades) - 1
     known, jrow = known[hit], jrow[hit]  # the judged documents, and their qrels rows
-
-    n_topics = len(eval_codes)
-    depth = int(ranking.position.max(initial=-1)) + 1
     trow = row_of_code[ranking.topic]
     cell = trow * depth + ranking.position  # flat [T, D] cell of each ranked document
     scores: np.ndarray = np.zeros(n_topics * depth, dtype=np.float64)
@@ -173,21 +205,35 @@ def judge_run(
     judged[cell[known]] = True
     doc_rows: np.ndarray = np.full(n_topics * depth, -1, dtype=np.int64)
     doc_rows[cell[known]] = jrow
-    in_run = np.zeros(n_topics, dtype=bool)
-    in_run[row_of_code[ranking.run_topics]] = True
-    return JudgedRankings(
-        run_name=run.name,
-        material=index.material(eval_codes),
-        grades=grades.reshape(n_topics, depth, index.width),
-        judged=judged.reshape(n_topics, depth),
-        length=np.bincount(trow, minlength=n_topics).astype(np.int64),
-        in_run=in_run,
-        settings=settings,
-        scores=scores.reshape(n_topics, depth),
-        doc_rows=doc_rows.reshape(n_topics, depth),
-        topic_codes=eval_codes,
-        dropped_duplicates=ranking.dropped,
-    )
+    length = np.bincount(trow, minlength=n_topics).astype(np.int64)
+    return scores, grades, judged, doc_rows, length
+
+
+def _cells_compiled(
+    run: Run, index: QrelsIndex, ranking: _Ranking, row_of_code: np.ndarray, n_topics: int,
+    depth: int,
+) -> _Cells:  # fmt: skip
+    """:func:`_cells` in one compiled pass (judged_cells), where the qrels index has its
+    direct (topic, docno) table: the 9 TREC 2012 runs, 4.6 -> 1.5 ms."""
+    assert native.kernels is not None and index.judged_row_of_key is not None
+    found = index.doc_table.find(run.doc_words, run.doc_hashes)  # [U]: qrels docno code or -1
+    scores = np.zeros(n_topics * depth, dtype=np.float64)
+    grades = np.zeros((n_topics * depth, index.width), dtype=np.int16)
+    judged = np.zeros(n_topics * depth, dtype=bool)
+    doc_rows = np.full(n_topics * depth, -1, dtype=np.int64)
+    length = np.zeros(n_topics, dtype=np.int64)
+    judged_grades = np.ascontiguousarray(index.judged_grades, np.int16)
+    native.kernels.judged_cells(
+        np.ascontiguousarray(ranking.topic, np.int64), np.ascontiguousarray(ranking.row, np.int64),
+        np.ascontiguousarray(ranking.position, np.int64), len(ranking.row),
+        np.ascontiguousarray(row_of_code, np.int64), len(row_of_code),
+        np.ascontiguousarray(run.doc_codes, np.int64), np.ascontiguousarray(run.score, np.float64),
+        len(run.score), np.ascontiguousarray(found, np.int64), len(found),
+        index.judged_row_of_key, len(index.judged_row_of_key), index.n_docs,
+        judged_grades, len(judged_grades), index.width, depth, n_topics,
+        scores, grades, judged, doc_rows, length,
+    )  # fmt: skip
+    return scores, grades, judged, doc_rows, length
 
 
 def _ranking(run: Run, index: QrelsIndex, settings: Settings, warn_duplicates: bool):
