@@ -1084,13 +1084,21 @@ done:
 /* The hash of a row of width words (divaeval.io._words._hash, the same value): each word
  * times its position's odd multiplier, mixed (xor-shift, multiply, xor-shift), summed; a zero
  * word adds nothing, so zero padding does not change it. */
+#define HASH_MULTIPLIER(j)                                                                         \
+    ((UINT64_C(0x9E3779B97F4A7C15) + (uint64_t)(2 * (j)) * UINT64_C(0x632BE59BD9B4E019)) | 1)
+static const uint64_t hash_multipliers[16] = {
+    HASH_MULTIPLIER(0),  HASH_MULTIPLIER(1),  HASH_MULTIPLIER(2),  HASH_MULTIPLIER(3),
+    HASH_MULTIPLIER(4),  HASH_MULTIPLIER(5),  HASH_MULTIPLIER(6),  HASH_MULTIPLIER(7),
+    HASH_MULTIPLIER(8),  HASH_MULTIPLIER(9),  HASH_MULTIPLIER(10), HASH_MULTIPLIER(11),
+    HASH_MULTIPLIER(12), HASH_MULTIPLIER(13), HASH_MULTIPLIER(14), HASH_MULTIPLIER(15),
+};
+
 static inline uint64_t
 row_hash(const uint64_t *row, Py_ssize_t width)
 {
     uint64_t sum = 0;
     for (Py_ssize_t j = 0; j < width; j++) {
-        uint64_t step = (uint64_t)(2 * (j % 16)) * UINT64_C(0x632BE59BD9B4E019);
-        uint64_t z = row[j] * ((UINT64_C(0x9E3779B97F4A7C15) + step) | 1);
+        uint64_t z = row[j] * hash_multipliers[j & 15];
         z ^= z >> 31;
         z *= UINT64_C(0xBF58476D1CE4E5B9);
         z ^= z >> 29;
