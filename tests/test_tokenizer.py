@@ -29,6 +29,7 @@ from divaeval.io._words import (
     factorize,
     factorize_with_keys,
     long_rows,
+    row_changes,
     token_bytes,
     words_of,
 )
@@ -369,6 +370,15 @@ def check_factorize_table_and_ranks(tokens, probes):
         assert [keyed[i] if i >= 0 else None for i in found_keyed[probe_codes]] == [
             p if p in table else None for p in probes
         ]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(0, 40), st.integers(0, 5), st.integers(1, 3), st.integers(0, 2**32))
+def test_row_changes_are_the_rows_that_differ_from_the_row_above(n, width, values, seed):
+    # few distinct values, so that equal neighbours occur; width 0 and fewer than 2 rows too
+    words = np.random.default_rng(seed).integers(0, values, (n, width)).astype(np.uint64)
+    expected = [words[i + 1].tolist() != words[i].tolist() for i in range(max(n - 1, 0))]
+    assert row_changes(words).tolist() == expected
 
 
 def test_seven_digit_docnos_by_their_hash():

@@ -219,6 +219,18 @@ def _exact_codes(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, order[new]
 
 
+def row_changes(words: np.ndarray) -> np.ndarray:
+    """[N - 1] bool: row ``i + 1`` of a word matrix differs from row ``i``, column by column
+    (``np.any(..., axis=1)`` reduces rows of a few words slowly: 60,000 rows of 4 words,
+    0.95 -> 0.11 ms; the first 4096 docnos of a run, 61 -> 10 us)."""
+    if words.shape[1] == 0:
+        return np.zeros(max(len(words) - 1, 0), dtype=bool)
+    changed = words[1:, 0] != words[:-1, 0]
+    for column in range(1, words.shape[1]):
+        changed |= words[1:, column] != words[:-1, column]
+    return changed
+
+
 def factorize(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(codes [N] int64, uniques [U, W]) of the rows of a word matrix: ``uniques[codes]``
     equals ``words``. Uniques are in no particular order (see :func:`byte_ranks`)."""
@@ -231,11 +243,11 @@ def factorize_with_keys(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     free (their hashes; None otherwise)."""
     n, width = words.shape
     head = words[:4096]  # (rows that differ from the row above in most of these: not worth it)
-    if n > 1 and 2 * np.count_nonzero(np.any(head[1:] != head[:-1], axis=1)) < len(head):
+    if n > 1 and 2 * np.count_nonzero(row_changes(head)) < len(head):
         # columns such as topic ids repeat in long runs: factorize one row per run (runs of
         # two rows on average pay already: the docnos of the 2012 qrels, 3.7 lines each,
         # 5.1 ms -> 3.2)
-        change = np.flatnonzero(np.any(words[1:] != words[:-1], axis=1)) + 1
+        change = np.flatnonzero(row_changes(words)) + 1
         if len(change) < n // 2:
             starts = np.empty(len(change) + 1, dtype=np.int64)
             starts[0], starts[1:] = 0, change

@@ -24,7 +24,7 @@ from divaeval.errors import DataError, shown
 from divaeval.io._numbers import integer_tokens, parse_integers
 from divaeval.io._text import Source, display_name, text_column, text_pieces
 from divaeval.io._tokens import Fields, split_pieces
-from divaeval.io._words import decode, factorize_with_keys
+from divaeval.io._words import decode, factorize_with_keys, row_changes
 
 RUN_COLUMNS = "topic Q0 docno rank score tag"
 
@@ -174,7 +174,7 @@ def run_blocks(path: str, *, block_bytes: int) -> Iterator[Run]:
 def _topic_cuts(topics: np.ndarray, rows_per_block: int) -> list[int]:
     """The rows where blocks of whole topics end: each at the first topic change after at least
     ``rows_per_block`` rows of its block (none in the last topic, which may go on)."""
-    changes = np.flatnonzero(np.any(topics[1:] != topics[:-1], axis=1)) + 1
+    changes = np.flatnonzero(row_changes(topics)) + 1
     cuts: list[int] = []
     at = 0
     while True:
