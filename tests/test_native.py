@@ -597,12 +597,16 @@ def test_the_row_hash_tables_refuse_bad_sizes():
         BUILT.hash_factorize(words, 2, 2, _words.ALL_BITS, 16, one, one.copy(),
                              np.zeros(1, np.uint64))  # fmt: skip
     with pytest.raises(ValueError, match="power of two"):
-        BUILT.hash_slots(np.zeros(2, np.uint64), 2, np.zeros(24, np.uint64), 24)
+        BUILT.hash_slots(np.zeros(2, np.uint64), 2, np.zeros(24, np.uint32), 24)
+    with pytest.raises(ValueError, match="at most 65536 rows"):  # (what a slot can name)
+        rows = _words.COMPILED_TABLE_ROWS + 1
+        size = _words.slot_count(rows)
+        BUILT.hash_slots(np.zeros(rows, np.uint64), rows, np.zeros(size, np.uint32), size)
     with pytest.raises(ValueError, match="hash_slots' size"):
-        BUILT.find_rows(words, 2, 2, np.zeros(8, np.uint64), 8,
+        BUILT.find_rows(words, 2, 2, np.zeros(8, np.uint32), 8,
                         words, 2, 2, np.zeros(2, np.uint64), one)  # fmt: skip
     with pytest.raises(IndexError, match="outside the table"):  # (a slot naming row 5 of 2)
-        slots = np.zeros(16, np.uint64)
+        slots = np.zeros(16, np.uint32)
         slots[:] = 6  # (row 5 + 1, tag 0: every hash 0 probes it)
         BUILT.find_rows(words, 2, 2, slots, 16, words, 2, 2,
                         np.zeros(2, np.uint64), one)  # fmt: skip

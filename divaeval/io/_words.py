@@ -275,16 +275,17 @@ def _factorize_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def slot_count(rows: int, per_row: int = 2) -> int:
-    """The slots (8 bytes each) of a compiled hash table of ``rows`` rows: the least power of
+    """The slots of a compiled hash table of ``rows`` rows: the least power of
     two of at least ``per_row`` (>= 2) slots a row, and at least 16 (``_native.c``'s
     ``table_bits``)."""
     return 1 << max(4, (per_row * rows - 1).bit_length())
 
 
-#: :class:`TokenTable` probes a compiled hash table of 8 slots a token (most probes of tokens
-#: it lacks then find a free slot at once: 50,000 docnos among 16,000, 0.58 -> 0.18 ms) for
-#: at most this many tokens (4 MiB of slots); larger tables search their sorted keys (a
-#: million qrels docnos: 8 MiB of order, not 64 MiB of slots)
+#: :class:`TokenTable` probes a compiled hash table of 8 slots of 4 bytes a token (most probes
+#: of tokens it lacks then find a free slot at once: 50,000 docnos among 16,000, 0.58 -> 0.18
+#: ms) for at most this many tokens (2 MiB of slots; ``_native.c``'s SMALL_TABLE_ROWS, the
+#: rows its slots can name); larger tables search their sorted keys (a million qrels docnos:
+#: 8 MiB of order)
 COMPILED_TABLE_ROWS = 1 << 16
 
 #: the compiled :func:`hashed_codes` numbers fewer rows than this (its table's slots are int32)
@@ -541,7 +542,7 @@ class TokenTable:
     def _find_compiled(self, words: np.ndarray, hashes: np.ndarray | None) -> np.ndarray:
         """:meth:`find` by the compiled hash table of the tokens' hashes (built on first use,
         then probed by each run: 50,000 docnos of 4 words among 16,000, 0.70 -> 0.20 ms with
-        the table in cache, the 9 TREC 2012 runs 6.1 -> 3.3 ms in the command), every row
+        the table in cache, the 9 TREC 2012 runs 5.2 -> 3.0 ms in the command), every row
         whose slot bears the probe's tag compared word by word."""
         kernels = native.kernels
         assert kernels is not None
@@ -549,7 +550,7 @@ class TokenTable:
             table = np.ascontiguousarray(self.words, np.uint64)
             table_hashes = self.hashes if self.hashes is not None else _hash(table)
             table_hashes = np.ascontiguousarray(table_hashes, np.uint64)
-            slots = np.empty(slot_count(len(table), per_row=8), dtype=np.uint64)
+            slots = np.empty(slot_count(len(table), per_row=8), dtype=np.uint32)
             kernels.hash_slots(table_hashes, len(table), slots, len(slots))
             self._slots = (table, slots)
         table, slots = self._slots
