@@ -243,15 +243,15 @@ def _ranking(run: Run, index: QrelsIndex, settings: Settings, warn_duplicates: b
     topic_code = _run_topic_codes(run, index, settings.compat)[run.topic_codes]
     rows = np.arange(len(topic_code))
     run_only = topic_code < 0
-    if run_only.any():
+    every_row = not run_only.any()  # (rows is then 0, 1, ...: rows[perm] is perm)
+    if not every_row:
         rows = rows[~run_only]
         topic_code = topic_code[rows]
     perm = _order_rows(run, rows, topic_code, settings.ranking_order)
     topic_sorted = topic_code if perm is None else topic_code[perm]
-    rows_sorted = rows if perm is None else rows[perm]
+    rows_sorted = rows if perm is None else perm if every_row else rows[perm]
     n_docs = max(len(run.doc_words), 1)
-    every_row = perm is None and len(rows) == len(run.doc_codes)
-    doc_sorted = run.doc_codes if every_row else run.doc_codes[rows_sorted]
+    doc_sorted = run.doc_codes if perm is None and every_row else run.doc_codes[rows_sorted]
     drop = settings.dedupe == "first"
     duplicate, position = _positions_and_repeats(topic_sorted, doc_sorted, n_docs, drop)
     keep = np.ones(len(rows), dtype=bool)
