@@ -4,6 +4,7 @@ that goes away (``| head``) ends the run quietly with 0. One rule for ``-l`` in 
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import math
@@ -447,3 +448,32 @@ def test_a_profile_of_the_command_is_written(tmp_path):
         timeout=60,
     )
     assert done.returncode == 0 and profile.stat().st_size > 0
+
+
+def test_the_program_collects_cycles_less_often_and_a_library_user_keeps_his_setting(capsys):
+    # entry_point raises the collector's first threshold before click or numpy is imported
+    # (the imports are where the collections cost); the package itself loads neither, and
+    # running the command line in process changes nothing
+    code = (
+        "import gc, sys\n"
+        "import divaeval.cli\n"
+        "assert not {'click', 'numpy'} & set(sys.modules), 'the package loaded them'\n"
+        "print('before', gc.get_threshold()[0], file=sys.stderr)\n"
+        "def hook(event, args):\n"
+        "    if event == 'import' and args[0] in ('click', 'numpy'):\n"
+        "        print(args[0], gc.get_threshold()[0], file=sys.stderr, flush=True)\n"
+        "sys.addaudithook(hook)\n"
+        "divaeval.cli.entry_point()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *map(str, [RUN, QRELS, "-m", "P@5"])],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = dict(line.split() for line in done.stderr.splitlines())
+    assert seen == {"before": "700", "click": "100000", "numpy": "100000"}
+    before = gc.get_threshold()
+    assert run_cli(capsys, RUN, QRELS, "-m", "P@5")[0] == 0
+    assert gc.get_threshold() == before

@@ -52,7 +52,7 @@ def test_the_command_line_reuses_freed_memory(monkeypatch):
     monkeypatch.setattr(app, "reuse_freed_memory", lambda: calls.append(1))
     monkeypatch.setattr(app, "main", lambda: 0)
     monkeypatch.setattr(app, "exit_now", lambda code: calls.append(("exit", code)))
-    app.entry_point()
+    app.run_program()
     assert calls == [1, ("exit", 0)]
 
 

@@ -117,6 +117,9 @@ COMMAND_API = {
 #: you can see). Each rule: (the module, the functions or "*" for any, the divaeval modules it
 #: may import there). Nowhere else: an import inside a function hides the import graph.
 LAZY_IMPORTS = [
+    # the program sets the process up (its collector threshold) before the command line and
+    # what it imports load; the package's cli and main load when first used
+    ("divaeval.cli", "*", {"divaeval.cli.app"}),
     # the command modules are imported to list the commands (--help); a command imports its
     # module of the API (and the plot check) when it runs, so that --help loads no numpy
     *(

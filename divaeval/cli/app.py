@@ -254,7 +254,9 @@ def _flush_quietly() -> None:
         sys.stdout.flush()
 
 
-def entry_point() -> None:
+def run_program() -> None:
+    """The program's run (:func:`divaeval.cli.entry_point`): the heap set to reuse freed
+    blocks, the command line run, the process ended with its exit code."""
     reuse_freed_memory()
     exit_now(main())
 
