@@ -46,7 +46,7 @@ from divaeval.settings import Settings
 from divaeval.topics import sort_topics
 
 
-@dataclass
+@dataclass(eq=False)
 class RunFile:
     """A run to be read from ``path`` block by block when it is scored (its tag, and so its
     name, is known from its first block: :attr:`RunScores.tag`)."""

@@ -129,7 +129,7 @@ def _long_float(raw: bytes) -> float | None:
         return None
 
 
-_INTEGER = re.compile(rb"[+-]?[0-9]+")
+_INTEGER = rb"[+-]?[0-9]+"  # (compiled at first use: long tokens only)
 #: every integer of up to this many digits fits in int64 (9.2e18)
 _SAFE_DIGITS = 18
 
@@ -145,7 +145,7 @@ def integer_tokens(words: np.ndarray) -> np.ndarray:
     padding = chars == 0
     integral = np.all(digit | padding, axis=1) & (lengths > signed)
     for row in np.flatnonzero(long_rows(words)).tolist():
-        integral[row] = _INTEGER.fullmatch(token_bytes(words, row)) is not None
+        integral[row] = re.fullmatch(_INTEGER, token_bytes(words, row)) is not None
     return integral
 
 

@@ -380,7 +380,7 @@ def text_pieces(
             carry = rest
 
 
-_COMMENT_LINE = re.compile(rb"(?m)^[ \t\f\v]*#[^\n]*")
+_COMMENT_LINE = rb"(?m)^[ \t\f\v]*#[^\n]*"  # (compiled at first use)
 
 
 class WholeText(NamedTuple):
@@ -395,5 +395,5 @@ def read_source(path: str, *, what: str, comments: bool = True) -> WholeText:
     (unless ``comments`` is False), for the readers that take a file at once (score tables)."""
     data = b"".join(text_pieces(path, what=what))
     if comments and b"#" in data:
-        data = _COMMENT_LINE.sub(b"", data)
+        data = re.sub(_COMMENT_LINE, b"", data)
     return WholeText(display_name(path), data)

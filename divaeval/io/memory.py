@@ -63,15 +63,16 @@ from divaeval.io.intents import Intents, intents_of, read_topic_types
 from divaeval.io.qrels import Qrels, qrels_of
 from divaeval.io.runs import SCORE_FIELD, TAG_FIELD, Run, read_run, run_of
 
-_NOT_IN_A_TOKEN = re.compile(r"[ \t\n\r\v\f\x00]")
+#: (patterns compiled at first use: in-memory inputs and their messages only)
+_NOT_IN_A_TOKEN = r"[ \t\n\r\v\f\x00]"
 #: texts are checked joined by _SEPARATOR: an empty text shows as separators side by side or at
 #: an end (a separator inside a text only sends the check to the exact, slower path)
 _SEPARATOR = "\x01"
-_AT_LINE = re.compile(r"\bat line (\d+)\b")
-_LINE_PREFIX = re.compile(r"^(.*?):(\d+): ")
+_AT_LINE = r"\bat line (\d+)\b"
+_LINE_PREFIX = r"^(.*?):(\d+): "
 
 
-@dataclass
+@dataclass(eq=False)
 class Origin:
     """Where the rows of one in-memory input came from, to name a row in a message."""
 
@@ -301,7 +302,7 @@ class MemoryInputs:
 
     def relocate_message(self, message: str) -> str:
         """A warning's text (``NAME:LINE: …``) relocated as :meth:`relocate` does."""
-        match = _LINE_PREFIX.match(message)
+        match = re.match(_LINE_PREFIX, message)
         if match is None or match.group(1) not in self.origins:
             return message
         origin = self.origins[match.group(1)]
@@ -310,7 +311,7 @@ class MemoryInputs:
 
     @staticmethod
     def _refer(origin: Origin, message: str) -> str:
-        return _AT_LINE.sub(lambda m: f"at {origin.refer(int(m.group(1)) - 1)}", message)
+        return re.sub(_AT_LINE, lambda m: f"at {origin.refer(int(m.group(1)) - 1)}", message)
 
 
 def _name(name: object) -> str:
@@ -431,12 +432,12 @@ def _check_tokens(texts: np.ndarray, field: str, origin: Origin) -> None:
         or joined.startswith(_SEPARATOR)
         or joined.endswith(_SEPARATOR)
     )
-    if not empty and not _NOT_IN_A_TOKEN.search(joined):
+    if not empty and not re.search(_NOT_IN_A_TOKEN, joined):
         return
     for row, text in enumerate(texts):
         if not text:
             raise origin.fail(row, f"{field} is empty")
-        if _NOT_IN_A_TOKEN.search(text):
+        if re.search(_NOT_IN_A_TOKEN, text):
             raise origin.fail(
                 row,
                 f"{field} {shown(text)} contains whitespace (ids are single tokens, as in files)",

@@ -12,7 +12,7 @@ import numpy as np
 from divaeval import native
 
 #: a printed number that is all zeros after its minus sign (``-0``, ``-0.000``), as a field
-NEGATIVE_ZERO = re.compile(r"(?<![\w.])-(0(?:\.0*)?)(?![\w.])")
+NEGATIVE_ZERO = r"(?<![\w.])-(0(?:\.0*)?)(?![\w.])"  # (compiled at first use)
 
 
 def fixed(value: float, precision: int, width: int = 0) -> str:
@@ -43,7 +43,7 @@ def cell(value: object, precision: int) -> str:
 
 def without_negative_zeros(text: str) -> str:
     """``text`` (printed numbers, fixed decimals) with every ``-0.000`` field unsigned."""
-    return NEGATIVE_ZERO.sub(r"\1", text) if "-0" in text else text
+    return re.sub(NEGATIVE_ZERO, r"\1", text) if "-0" in text else text
 
 
 #: the most decimals :func:`fixed_rows` prints by integer arithmetic (10^p·x stays exact)
