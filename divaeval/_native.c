@@ -13,7 +13,8 @@
  *   rbp_settled_length: the length past which its RBP sums no longer change;
  * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
  *   plain text, its tokens as word matrices, and short numbers read from them
- *   (divaeval.io._tokens, divaeval.io._words, divaeval.io._numbers);
+ *   (divaeval.io._tokens, divaeval.io._words, divaeval.io._numbers); grid_words: all of
+ *   these in one pass over a plain text;
  * - score_order, rank_positions, judged_cells: a run's rows in ranking order, its repeated
  *   docnos and ranks, and its ranked documents' scores and judgments in [topics x ranks]
  *   cells (divaeval.judged.judge);
@@ -473,35 +474,56 @@ integer_token(uint64_t word, int64_t *value)
 
 static const double powers_of_ten[9] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
 
-/* A one-word token [+-]?[0-9]*[.]?[0-9]* with a digit as m / 10^k in *value (m its digits as
- * an integer, k those after the dot: Clinger's fast path, correctly rounded; "-0" is -0.0);
- * whether it is one. */
+/* The token of `length` bytes (0 to 8) in the low bytes of word (the others zero), if it is
+ * [+-]?[0-9]*[.]?[0-9]* with a digit, as m / 10^k in *value (m its digits as an integer, k those
+ * after the dot: Clinger's fast path, correctly rounded; "-0" is -0.0); whether it is one.
+ * Without a branch on the bytes (as divaeval.io._numbers._parse_short_decimals reads them): a
+ * sign dropped, the first "." found by a zero-byte test (exact for the lowest) and cut out,
+ * the digits moved to the top bytes under ASCII "0"s, checked and combined pairwise. */
+static inline int
+decimal_word(uint64_t word, int length, double *value)
+{
+    const uint64_t low = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
+    uint64_t first = word & 0xFF;
+    int negative = first == '-';
+    int sign = negative | (first == '+');
+    uint64_t body = word >> (8 * sign);
+    int n = length - sign;
+    uint64_t x = body ^ UINT64_C(0x2E2E2E2E2E2E2E2E); /* (padding bytes become 0x2E, not 0) */
+    uint64_t dots = (x - low) & ~x & high;
+    int has_dot = dots != 0;
+    int dot_at = has_dot ? lowest_bit(dots) >> 3 : 8;
+    uint64_t before = dot_at >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * dot_at)) - 1;
+    uint64_t digits = (body & before) | ((body >> 8) & ~before);
+    int n_digits = n - has_dot;
+    int after = has_dot ? n_digits - dot_at : 0;
+    /* "0"s in the low 8 - n_digits bytes, the digits above them */
+    uint64_t padded = n_digits <= 0   ? UINT64_C(0x3030303030303030)
+                      : n_digits >= 8 ? digits
+                                      : (digits << (8 * (8 - n_digits))) |
+                                            (UINT64_C(0x3030303030303030) >> (8 * n_digits));
+    const uint64_t nibbles = UINT64_C(0xF0F0F0F0F0F0F0F0);
+    int ok = n_digits > 0 && ((padded & nibbles) |
+                              (((padded + UINT64_C(0x0606060606060606)) & nibbles) >> 4)) ==
+                                 UINT64_C(0x3333333333333333);
+    uint64_t m = padded & UINT64_C(0x0F0F0F0F0F0F0F0F);
+    m = (m * 2561) >> 8;
+    m = ((m & UINT64_C(0x00FF00FF00FF00FF)) * 6553601) >> 16;
+    m = ((m & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001)) >> 32;
+    double number = ok ? (double)m / powers_of_ten[after < 0 ? 0 : after] : 0.0;
+    *value = negative ? -number : number;
+    return ok;
+}
+
+/* decimal_word of a one-word token (its bytes up to the first zero byte). */
 static inline int
 decimal_token(uint64_t word, double *value)
 {
-    uint8_t bytes[8];
-    int length = word_bytes(word, bytes);
-    int negative = length && bytes[0] == '-';
-    int at = (negative || (length && bytes[0] == '+')) ? 1 : 0;
-    int ok = 1, dot = 0, digits = 0, after = 0;
-    int64_t mantissa = 0;
-    for (int k = at; k < length; k++) {
-        uint8_t c = bytes[k];
-        if (c == '.' && !dot) {
-            dot = 1;
-        } else if (c >= '0' && c <= '9') {
-            mantissa = mantissa * 10 + (c - '0');
-            digits++;
-            after += dot;
-        } else {
-            ok = 0;
-            break;
-        }
-    }
-    ok = ok && digits > 0;
-    double number = ok ? (double)mantissa / powers_of_ten[after] : 0.0;
-    *value = negative ? -number : number;
-    return ok;
+    const uint64_t low = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
+    uint64_t zeros = (word - low) & ~word & high; /* (exact for the lowest zero byte) */
+    int length = zeros ? lowest_bit(zeros) >> 3 : 8;
+    uint64_t kept = length == 8 ? word : word & ((UINT64_C(1) << (8 * length)) - 1);
+    return decimal_word(kept, length, value);
 }
 
 /* parse_short_integers / parse_short_decimals(words, values, fine, n): each one-word token
@@ -648,6 +670,194 @@ done:
     PyBuffer_Release(&text_b);
     PyBuffer_Release(&starts_b);
     PyBuffer_Release(&lengths_b);
+    return result;
+}
+
+/* Row `row` of a word matrix of `width` words: token text[from : from + length] (length at most
+ * 8 * width, text readable 8 bytes past it), little-endian, zero-padded: as gather_words. */
+static inline void
+put_words(uint64_t *out, const uint8_t *token, Py_ssize_t length, Py_ssize_t width)
+{
+    Py_ssize_t k = 0;
+    for (; length > 0; length -= 8, token += 8, k++) {
+        uint64_t word;
+        memcpy(&word, token, 8);
+        word = LITTLE_ENDIAN_WORD(word);
+        out[k] = length >= 8 ? word : word & ((UINT64_C(1) << (8 * length)) - 1);
+    }
+    for (; k < width; k++)
+        out[k] = 0;
+}
+
+/* A gathered field's word matrix, [n_rows, width] words in a bytearray, widened as longer
+ * tokens come (its rows so far moved to the wider stride). */
+typedef struct {
+    PyObject *array;
+    Py_ssize_t width;
+} WordColumn;
+
+static int
+widen(WordColumn *column, Py_ssize_t n_rows, Py_ssize_t rows_done, Py_ssize_t width)
+{
+    if (PyByteArray_Resize(column->array, n_rows * width * 8) < 0)
+        return -1;
+    uint64_t *words = (uint64_t *)PyByteArray_AS_STRING(column->array);
+    for (Py_ssize_t row = rows_done - 1; row >= 0; row--) { /* (backwards: rows move up) */
+        memmove(words + row * width, words + row * column->width, 8 * column->width);
+        memset(words + row * width + column->width, 0, 8 * (width - column->width));
+    }
+    column->width = width;
+    return 0;
+}
+
+/* grid_words(text, n, delimiter, n_fields, n_rows, gathered, widths, number, values, rest):
+ * grid_spans's check of text[:n] (n_rows lines of n_fields non-empty fields, no other byte
+ * below 33), fused with what is done with the fields: the fields `gathered` (a tuple of field
+ * numbers) become word matrices as gather_words makes them, starting `widths` words wide (a
+ * tuple: at least 1 each, at most the width of the widest token; text readable 8 bytes past
+ * n), and the field `number` (-1:
+ * none) is read by decimal_word where its token is one word: values[row] (float64 [n_rows]);
+ * the other rows' (row, start, length) go to rest [3, n_rows] (int64), n_rest of them.
+ * Returns None where the text is not such a grid, False where a gathered token is long (more
+ * than long_bytes: the spans' path marks it), else (n_rest, matrices): a bytearray of
+ * [n_rows, W] words for each gathered field, W the words of its longest token. */
+static PyObject *
+grid_words(PyObject *self, PyObject *args)
+{
+    Py_buffer text_b, values_b, rest_b;
+    Py_ssize_t n, n_fields, n_rows, number, long_bytes;
+    int delimiter;
+    PyObject *gathered, *widths;
+    if (!PyArg_ParseTuple(args, "y*ninnO!O!nw*w*n", &text_b, &n, &delimiter, &n_fields, &n_rows,
+                          &PyTuple_Type, &gathered, &PyTuple_Type, &widths, &number, &values_b,
+                          &rest_b, &long_bytes))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n_gathered = PyTuple_GET_SIZE(gathered);
+    WordColumn *columns = NULL;
+    Py_ssize_t *slot = NULL; /* slot[j]: field j's column, or -1 */
+    if (check_size(&values_b, n_rows, 8, "values") || check_size(&rest_b, 3 * n_rows, 8, "rest"))
+        goto done;
+    if (n > text_b.len || n_fields < 1 || n_rows < 0 || PyTuple_GET_SIZE(widths) != n_gathered ||
+        number >= n_fields || long_bytes < 1) {
+        PyErr_SetString(PyExc_ValueError, "grid_words: bad arguments");
+        goto done;
+    }
+    if (text_b.len < n + 8) {
+        PyErr_SetString(PyExc_ValueError, "grid_words: the text needs 8 bytes of padding");
+        goto done;
+    }
+    columns = calloc((size_t)(n_gathered ? n_gathered : 1), sizeof(WordColumn));
+    slot = malloc(sizeof(Py_ssize_t) * (size_t)n_fields);
+    if (!columns || !slot) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < n_fields; j++)
+        slot[j] = -1;
+    for (Py_ssize_t s = 0; s < n_gathered; s++) {
+        Py_ssize_t field = PyLong_AsSsize_t(PyTuple_GET_ITEM(gathered, s));
+        Py_ssize_t width = PyLong_AsSsize_t(PyTuple_GET_ITEM(widths, s));
+        if (PyErr_Occurred())
+            goto done;
+        if (field < 0 || field >= n_fields || slot[field] >= 0 || width < 1 ||
+            width > (long_bytes + 7) / 8) {
+            PyErr_SetString(PyExc_ValueError, "grid_words: bad gathered field or width");
+            goto done;
+        }
+        slot[field] = s;
+        columns[s].width = width;
+        columns[s].array = PyByteArray_FromStringAndSize(NULL, n_rows * width * 8);
+        if (!columns[s].array)
+            goto done;
+    }
+    const uint8_t *text = text_b.buf;
+    double *values = values_b.buf;
+    int64_t *rest = rest_b.buf;
+    const Py_ssize_t total = n_rows * n_fields;
+    const uint64_t high = UINT64_C(0x8080808080808080);
+    Py_ssize_t k = 0, column = 0, row = 0, from = 0, n_rest = 0;
+    int grid = 1, long_token = 0;
+    /* (the GIL is held: a matrix is widened as a Python object) */
+    for (Py_ssize_t i = 0; grid && i < n; i += 8) {
+        uint64_t word;
+        memcpy(&word, text + i, 8);
+        word = LITTLE_ENDIAN_WORD(word);
+        /* the high bit of each byte below 33, exactly (see grid_spans) */
+        uint64_t below = ~((word | high) - UINT64_C(0x2121212121212121)) & ~word & high;
+        if (n - i < 8)
+            below &= (UINT64_C(1) << (8 * (n - i))) - 1; /* (the padding is not text) */
+        while (below) {
+            Py_ssize_t at = i + (lowest_bit(below) >> 3);
+            below &= below - 1;
+            int expected = column == n_fields - 1 ? '\n' : delimiter;
+            if (k == total || text[at] != expected || at == from) { /* (at == from: empty) */
+                grid = 0;
+                break;
+            }
+            Py_ssize_t length = at - from, s = slot[column];
+            if (s >= 0) {
+                if (length > long_bytes) {
+                    long_token = 1;
+                    grid = 0;
+                    break;
+                }
+                WordColumn *words = columns + s;
+                Py_ssize_t width = (length + 7) / 8;
+                if (width > words->width && widen(words, n_rows, row, width) < 0)
+                    goto done;
+                put_words((uint64_t *)PyByteArray_AS_STRING(words->array) + row * words->width,
+                          text + from, length, words->width);
+            }
+            if (column == number) {
+                uint64_t value = 0;
+                if (length <= 8) {
+                    memcpy(&value, text + from, 8);
+                    value = LITTLE_ENDIAN_WORD(value);
+                    if (length < 8)
+                        value &= (UINT64_C(1) << (8 * length)) - 1;
+                }
+                if (!(length <= 8 && decimal_word(value, (int)length, values + row))) {
+                    values[row] = 0.0;
+                    rest[n_rest] = row;
+                    rest[n_rows + n_rest] = from;
+                    rest[2 * n_rows + n_rest] = length;
+                    n_rest++;
+                }
+            }
+            k++;
+            from = at + 1;
+            if (column == n_fields - 1) {
+                column = 0;
+                row++;
+            } else {
+                column++;
+            }
+        }
+    }
+    if (long_token) {
+        result = Py_NewRef(Py_False);
+    } else if (!(grid && k == total && from == n)) {
+        result = Py_NewRef(Py_None);
+    } else {
+        PyObject *matrices = PyTuple_New(n_gathered);
+        if (!matrices)
+            goto done;
+        for (Py_ssize_t s = 0; s < n_gathered; s++) {
+            PyTuple_SET_ITEM(matrices, s, columns[s].array);
+            columns[s].array = NULL;
+        }
+        result = Py_BuildValue("nN", n_rest, matrices);
+    }
+done:
+    if (columns)
+        for (Py_ssize_t s = 0; s < n_gathered; s++)
+            Py_XDECREF(columns[s].array);
+    free(columns);
+    free(slot);
+    PyBuffer_Release(&text_b);
+    PyBuffer_Release(&values_b);
+    PyBuffer_Release(&rest_b);
     return result;
 }
 
@@ -1838,6 +2048,8 @@ static PyMethodDef methods[] = {
     {"novelty_gains", novelty_gains, METH_VARARGS, "Novelty-biased gains of rankings."},
     {"count_lines", count_lines, METH_VARARGS, "The newlines of a text."},
     {"grid_spans", grid_spans, METH_VARARGS, "The fields of a plain grid of lines."},
+    {"grid_words", grid_words, METH_VARARGS,
+     "The fields of a plain grid of lines as word matrices, and a number field read."},
     {"parse_short_integers", parse_short_integers, METH_VARARGS,
      "One-word tokens [+-]?[0-9]+ as int64 values."},
     {"parse_short_decimals", parse_short_decimals, METH_VARARGS,

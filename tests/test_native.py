@@ -269,6 +269,89 @@ def test_a_plain_grid_is_found_alike(lines, delimiter, mixed):
         assert all(same_bits(a.astype(np.int64), b) for a, b in zip(plain, compiled, strict=True))
 
 
+#: tokens of a run's lines: numbers (short plain decimals, long ones, exponents, not numbers,
+#: not finite), tokens of one word, of several, wider than the first row's, long (past 128
+#: bytes), and comment marks, so that every way out of the compiled grid's pass occurs
+_RUN_TOKEN = st.one_of(
+    st.sampled_from([b"-2.28234", b"12.5", b"-0", b"1e5", b"-1.2345678901", b"nan", b"-inf",
+                     b"1e999", b"x", b"1_0", b"--5", b"#c", b"a#", b"\xc3\xa9", b"z" * 129]),
+    st.binary(min_size=1, max_size=40).map(lambda b: bytes(c for c in b if c > 32) or b"y"),
+)  # fmt: skip
+
+
+@st.composite
+def run_pieces(draw) -> bytes:
+    """Whole lines of a few fields, mostly a plain grid, sometimes not (a field more or less,
+    a doubled delimiter, the other one, a control byte, a blank line)."""
+    n_fields = draw(st.integers(1, 7))
+    rows = draw(st.lists(st.lists(_RUN_TOKEN, min_size=n_fields, max_size=n_fields),
+                         min_size=1, max_size=10))  # fmt: skip
+    delimiter = draw(st.sampled_from([b" ", b"\t"]))
+    lines = [delimiter.join(row) for row in rows]
+    at = draw(st.integers(0, len(lines) - 1))
+    flaw = draw(st.sampled_from([None] * 6 + ["more", "fewer", "double", "other", "control",
+                                               "blank"]))  # fmt: skip
+    if flaw == "more":
+        lines[at] += delimiter + b"x"
+    elif flaw == "fewer":
+        lines[at] = lines[at].rsplit(delimiter, 1)[0]
+    elif flaw == "double":
+        lines[at] = lines[at].replace(delimiter, delimiter * 2, 1)
+    elif flaw == "other":
+        lines[at] += b" \t"[:: -1 if delimiter == b" " else 1][:1] + b"y"
+    elif flaw == "control":
+        lines[at] += b"\x01"
+    elif flaw == "blank":
+        lines.insert(at, b"")
+    return b"".join(line + b"\n" for line in lines)
+
+
+def split_alike(a: _tokens.Fields, b: _tokens.Fields) -> bool:
+    """The same rows, words, first row, lines, numbers (bit for bit) and bad numbers."""
+    return (
+        same_bits(a.row_count, b.row_count)
+        and a.columns.keys() == b.columns.keys()
+        and all(same_bits(a.columns[j], b.columns[j]) for j in a.columns)
+        and a.first_row == b.first_row
+        and [a.lines.line_of(row) for row in range(a.n_rows)]
+        == [b.lines.line_of(row) for row in range(b.n_rows)]
+        and a.numbers.keys() == b.numbers.keys()
+        and all(same_bits(a.numbers[j], b.numbers[j]) for j in a.numbers)
+        and a.bad_numbers == b.bad_numbers
+        and (a.n_lines, a.n_bytes) == (b.n_lines, b.n_bytes)
+    )
+
+
+@SETTINGS
+@given(run_pieces(), st.integers(0, 7), st.booleans(), st.sampled_from([128] * 4 + [1, 9, 16]))
+def test_a_piece_is_split_alike(text, number, comments, long_limit):
+    # the compiled grid's one pass (words and a number field at once) and numpy's spans give
+    # the same fields, with every kind of token and almost-grid; and with fewer bytes before
+    # a token is long, so that some are, in the number field too
+    columns, first_row = (0, 2, 3, 6), (number, 5)
+    saved = _words.LONG_TOKEN_BYTES
+    _words.LONG_TOKEN_BYTES = long_limit
+    try:
+        plain, compiled = both(
+            lambda: _tokens.split_piece(text, columns, first_row, 3, comments, (number,))
+        )
+    finally:
+        _words.LONG_TOKEN_BYTES = saved
+    assert split_alike(plain, compiled)
+
+
+def test_a_grid_wider_than_its_first_row_is_split_alike():
+    # the docno field widens (1 -> 2 -> 5 words) after rows were written at the narrower
+    # width; the scores: short decimals, an exponent (cast), one beyond a double
+    text = (b"1 Q0 d 1 -2.5 t\n1 Q0 docno-long 2 1e5 t\n2 Q0 " + b"w" * 33
+            + b" 3 1e999 t\n2 Q0 e 4 4 t\n")  # fmt: skip
+    plain, compiled = both(lambda: _tokens.split_piece(text, (0, 2, 3), (4, 5), 1, True, (4,)))
+    assert split_alike(plain, compiled)
+    assert compiled.columns[2].shape == (4, 5)
+    assert compiled.numbers[4].tolist() == [-2.5, 1e5, np.inf, 4.0]
+    assert compiled.bad_numbers[4] == [_tokens.BadNumber(2, "1e999", True)]
+
+
 @SETTINGS
 @given(st.binary(max_size=100), st.integers(0, 100))
 def test_lines_are_counted_as_bytes_count_them(text, cut):

@@ -17,6 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import examples, row_lines
 
+from divaeval import native
 from divaeval.io import _text, _tokens, _words
 from divaeval.io._numbers import integer_tokens, parse_floats, parse_integers
 from divaeval.io._tokens import split_fields
@@ -188,30 +189,35 @@ def test_grids_split_as_the_tokenizer_splits(data, long_limit):
         assert fields.lines.starts.tolist() == [0] and fields.lines.first_lines.tolist() == [1]
 
 
-def test_a_grid_of_a_run_is_split_at_once(monkeypatch):
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_grid_of_a_run_is_split_at_once(monkeypatch, compiled):
+    # numpy's path finds the grid's spans (_grid_spans), the compiled one its words at once
+    # (_grid_fields); either way a grid, split as the tokenizer splits it
+    if compiled and native.kernels is None:
+        pytest.skip("divaeval._native is not built")
+    monkeypatch.setattr(native, "kernels", native.kernels if compiled else None)
     data = b"".join(
         f"{t} Q0 doc-{t}-{d} {d} {-d / 7} tag\n".encode() for t in (1, 2) for d in (1, 2, 3)
     )
     grids = []
+    name = "_grid_fields" if compiled else "_grid_spans"
+    found = getattr(_tokens, name)
 
     def grid(*args):
-        grids.append(_GRID(*args))
+        grids.append(found(*args))
         return grids[-1]
 
-    monkeypatch.setattr(_tokens, "_grid_spans", grid)
+    monkeypatch.setattr(_tokens, name, grid)
     fields = split_fields(data, (0, 2, 4), first_row=(1, 5, 6))
-    assert grids and grids[0] is not None and fields.row_count.tolist() == [6] * 6
+    assert grids and grids[0] not in (None, False, True) and fields.row_count.tolist() == [6] * 6
     assert tokens_of(fields.columns[2])[:2] == [b"doc-1-1", b"doc-1-2"]
     assert fields.first_row == {1: "Q0", 5: "tag", 6: None}
     # the same text tokenized (no grid): the same fields and lines
-    monkeypatch.setattr(_tokens, "_grid_spans", lambda *a: None)
+    monkeypatch.setattr(_tokens, name, lambda *a: False if compiled else None)
     tokenized = split_fields(data, (0, 2, 4), first_row=(1, 5, 6))
     assert row_lines(tokenized) == row_lines(fields) == [1, 2, 3, 4, 5, 6]
     for j in (0, 2, 4):
         assert np.array_equal(fields.columns[j], tokenized.columns[j])
-
-
-_GRID = _tokens._grid_spans
 
 
 def test_split_empty_and_blank():

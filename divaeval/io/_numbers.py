@@ -36,11 +36,18 @@ def parse_floats(words: np.ndarray) -> tuple[np.ndarray, int | None]:
     fine &= short
     values[fine] = fast[fine]
     rest = np.flatnonzero(~fine)
+    return values, cast_rest(values, rest, words[rest] if len(rest) else words[:0])
+
+
+def cast_rest(values: np.ndarray, rest: np.ndarray, words: np.ndarray) -> int | None:
+    """``values[rest]`` = the tokens ``words`` (of the rows ``rest``, ascending: those that are
+    not short plain decimals) read by numpy's cast; the first row of ``rest`` refused, or
+    None."""
     if len(rest) == 0:
-        return values, None
-    rest_values, first_bad = _cast_floats(words[rest])
+        return None
+    rest_values, first_bad = _cast_floats(words)
     values[rest] = rest_values
-    return values, None if first_bad is None else int(rest[first_bad])
+    return None if first_bad is None else int(rest[first_bad])
 
 
 def _cast_floats(words: np.ndarray) -> tuple[np.ndarray, int | None]:

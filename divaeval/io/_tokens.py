@@ -18,7 +18,9 @@ module splits the pieces of such a file (:func:`divaeval.io._text.text_pieces`: 
 - The fields a reader asks for are gathered into word matrices
   (:func:`divaeval.io._words.gather_words`), one per field, piece by piece, so that memory
   follows the rows, not the text (:func:`split_fields` joins them; :func:`split_pieces` yields
-  them piece by piece, for readers that cut a run into blocks of whole topics).
+  them piece by piece, for readers that cut a run into blocks of whole topics). With the
+  compiled loops, a plain piece's words (and a number field's values) are written as its grid
+  is checked, in one pass with no spans in between (:func:`_grid_fields`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from typing import NamedTuple
 import numpy as np
 
 from divaeval import native
-from divaeval.io._numbers import parse_floats
+from divaeval.io import _words as word_matrices
+from divaeval.io._numbers import cast_rest, parse_floats
 from divaeval.io._text import LineMap, LineTooLong, text_pieces
 from divaeval.io._words import _PAD, decode, gather_words, pad_words
 
@@ -195,7 +198,13 @@ def split_piece(
     text = np.empty(n + _PAD, dtype=np.uint8)  # the text, readable past every token
     text[:n] = np.frombuffer(data, dtype=np.uint8)
     text[n:] = 0
-    grid = _grid_spans(data, text)
+    if native.kernels is not None:
+        fields = _grid_fields(data, text, columns, first_row, first_line, comments, numbers)
+        if isinstance(fields, Fields):
+            return fields
+        grid = None if fields is False else _grid_spans(data, text)  # (False: not a grid)
+    else:
+        grid = _grid_spans(data, text)
     if grid is not None:
         starts, lengths = grid
         n_fields, n_rows = starts.shape
@@ -267,16 +276,27 @@ def number_field(words: np.ndarray) -> tuple[np.ndarray, list[BadNumber]]:
     """(float64 values, the first token that is not a number and the first that is not finite)
     of a field's words."""
     values, not_number = parse_floats(words)
+    return values, _bad_numbers(values, not_number, words)
+
+
+def _bad_numbers(
+    values: np.ndarray, not_number: int | None, words: np.ndarray, rows: np.ndarray | None = None
+) -> list[BadNumber]:
+    """The first token of a number field that is not a number (row ``not_number``) and the
+    first that is not finite, located: ``values`` of every row, ``words`` the tokens of the rows
+    ``rows`` (ascending; None: every row), among which is every token that is not a finite
+    number."""
     bad = []
+    not_finite = ~np.isfinite(values if rows is None else values[rows])
     if not_number is not None:
-        bad.append(BadNumber(not_number, decode(words[not_number : not_number + 1])[0], False))
-    not_finite = ~np.isfinite(values)
-    if not_number is not None:
-        not_finite[not_number] = False  # (reported as not a number)
+        at = not_number if rows is None else int(np.searchsorted(rows, not_number))
+        bad.append(BadNumber(not_number, decode(words[at : at + 1])[0], False))
+        not_finite[at] = False  # (reported as not a number)
     if not_finite.any():
-        row = int(np.argmax(not_finite))
-        bad.append(BadNumber(row, decode(words[row : row + 1])[0], True))
-    return values, bad
+        k = int(np.argmax(not_finite))
+        row = k if rows is None else int(rows[k])
+        bad.append(BadNumber(row, decode(words[k : k + 1])[0], True))
+    return bad
 
 
 def _no_rows(
@@ -295,6 +315,77 @@ def _no_rows(
         bad_numbers={j: [] for j in numbers},
         n_lines=n_lines,
         n_bytes=n_lines,
+    )
+
+
+def _grid_fields(
+    data: bytes,
+    text: np.ndarray,
+    columns: Sequence[int],
+    first_row: Sequence[int],
+    first_line: int,
+    comments: bool,
+    numbers: Sequence[int],
+) -> Fields | bool:
+    """:func:`split_piece` of a plain piece (see :func:`_grid_spans`) in one compiled pass
+    (``grid_words``): the grid checked, the fields ``columns`` written as word matrices and a
+    number field read where its token is a short plain decimal, with no spans in between.
+    False: not a plain grid; True: a grid that :func:`_grid_spans`'s path splits (a long token
+    to mark, a comment line to drop, more than one number field)."""
+    assert native.kernels is not None
+    first_end = data.find(b"\n")
+    if first_end <= 0:
+        return False
+    if len(numbers) > 1:
+        return True
+    delimiter = b"\t" if b"\t" in data[:first_end] else b" "
+    head_tokens = data[:first_end].split(delimiter)
+    n_fields = len(head_tokens)
+    gathered = tuple(sorted({0, *columns} & set(range(n_fields))))
+    most = max(
+        1, -(-word_matrices.LONG_TOKEN_BYTES // 8)
+    )  # (a longer token is long: refused below)
+    widths = tuple(min(max(1, -(-len(head_tokens[j]) // 8)), most) for j in gathered)
+    number = numbers[0] if numbers and numbers[0] < n_fields else -1
+    n = len(data)
+    n_rows = native.kernels.count_lines(text, n)
+    values = np.empty(n_rows, dtype=np.float64)
+    rest = np.empty((3, n_rows), dtype=np.int64)
+    found = native.kernels.grid_words(
+        text, n, delimiter[0], n_fields, n_rows, gathered, widths, number, values, rest,
+        word_matrices.LONG_TOKEN_BYTES,
+    )  # fmt: skip
+    if found is None or found is False:
+        return found is False
+    n_rest, matrices = found
+    words = {
+        j: np.frombuffer(matrix, dtype=np.uint64).reshape(n_rows, -1)
+        for j, matrix in zip(gathered, matrices, strict=True)
+    }
+    if comments and b"#" in data and np.any((words[0][:, 0] & np.uint64(0xFF)) == _HASH):
+        return True
+    numbers_read, bad = {}, {}
+    for j in numbers:
+        if number < 0:
+            numbers_read[j], bad[j] = number_field(_absent(n_rows))
+            continue
+        rows, starts, lengths = rest[:, :n_rest]
+        rest_words = gather_words(text, starts, lengths) if n_rest else _absent(0)
+        not_number = cast_rest(values, rows, rest_words)
+        numbers_read[j], bad[j] = values, _bad_numbers(values, not_number, rest_words, rows)
+    head = {
+        j: head_tokens[j].decode("utf-8", "surrogateescape") if j < n_fields else None
+        for j in first_row
+    }
+    return Fields(
+        row_count=np.full(n_rows, n_fields, dtype=np.int32),
+        columns={j: words[j] if j < n_fields else _absent(n_rows) for j in columns},
+        first_row=head,
+        lines=LineMap.empty(first_line),
+        numbers=numbers_read,
+        bad_numbers=bad,
+        n_lines=n_rows,
+        n_bytes=n,
     )
 
 
