@@ -714,8 +714,8 @@ widen(WordColumn *column, Py_ssize_t n_rows, Py_ssize_t rows_done, Py_ssize_t wi
  * grid_spans's check of text[:n] (n_rows lines of n_fields non-empty fields, no other byte
  * below 33), fused with what is done with the fields: the fields `gathered` (a tuple of field
  * numbers) become word matrices as gather_words makes them, starting `widths` words wide (a
- * tuple: at least 1 each, at most the width of the widest token; text readable 8 bytes past
- * n), and the field `number` (-1:
+ * tuple: at least 1 each, at most the width of the widest token; text readable 64 bytes
+ * past n), and the field `number` (-1:
  * none) is read by decimal_word where its token is one word: values[row] (float64 [n_rows]);
  * the other rows' (row, start, length) go to rest [3, n_rows] (int64), n_rest of them.
  * Returns None where the text is not such a grid, False where a gathered token is long (more
@@ -743,8 +743,8 @@ grid_words(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "grid_words: bad arguments");
         goto done;
     }
-    if (text_b.len < n + 8) {
-        PyErr_SetString(PyExc_ValueError, "grid_words: the text needs 8 bytes of padding");
+    if (text_b.len < n + 64) {
+        PyErr_SetString(PyExc_ValueError, "grid_words: the text needs 64 bytes of padding");
         goto done;
     }
     columns = calloc((size_t)(n_gathered ? n_gathered : 1), sizeof(WordColumn));
@@ -779,16 +779,22 @@ grid_words(PyObject *self, PyObject *args)
     Py_ssize_t k = 0, column = 0, row = 0, from = 0, n_rest = 0;
     int grid = 1, long_token = 0;
     /* (the GIL is held: a matrix is widened as a Python object) */
-    for (Py_ssize_t i = 0; grid && i < n; i += 8) {
-        uint64_t word;
-        memcpy(&word, text + i, 8);
-        word = LITTLE_ENDIAN_WORD(word);
-        /* the high bit of each byte below 33, exactly (see grid_spans) */
-        uint64_t below = ~((word | high) - UINT64_C(0x2121212121212121)) & ~word & high;
-        if (n - i < 8)
-            below &= (UINT64_C(1) << (8 * (n - i))) - 1; /* (the padding is not text) */
+    for (Py_ssize_t i = 0; grid && i < n; i += 64) { /* 64 bytes at a time: one loop over
+                                                       * their separators, one exit to guess */
+        uint64_t below = 0; /* bit b: byte i + b is below 33 */
+        for (int w = 0; w < 8; w++) {
+            uint64_t word;
+            memcpy(&word, text + i + 8 * w, 8);
+            word = LITTLE_ENDIAN_WORD(word);
+            /* the high bit of each byte below 33, exactly (see grid_spans), gathered into
+             * the low 8 bits by a multiply (byte k's bit lands on bit 56 + k) */
+            uint64_t bytes = ~((word | high) - UINT64_C(0x2121212121212121)) & ~word & high;
+            below |= (((bytes >> 7) * UINT64_C(0x0102040810204080)) >> 56) << (8 * w);
+        }
+        if (n - i < 64)
+            below &= (UINT64_C(1) << (n - i)) - 1; /* (the padding is not text) */
         while (below) {
-            Py_ssize_t at = i + (lowest_bit(below) >> 3);
+            Py_ssize_t at = i + lowest_bit(below);
             below &= below - 1;
             int expected = column == n_fields - 1 ? '\n' : delimiter;
             if (k == total || text[at] != expected || at == from) { /* (at == from: empty) */
