@@ -689,17 +689,17 @@ put_words(uint64_t *out, const uint8_t *token, Py_ssize_t length, Py_ssize_t wid
         out[k] = 0;
 }
 
-/* A gathered field's word matrix, [n_rows, width] words in a bytearray, widened as longer
- * tokens come (its rows so far moved to the wider stride). */
+/* A gathered field's word matrix, [rows, width] words in a bytearray (room for `rows`, grown
+ * as rows come), widened as longer tokens come (its rows so far moved to the wider stride). */
 typedef struct {
     PyObject *array;
     Py_ssize_t width;
 } WordColumn;
 
 static int
-widen(WordColumn *column, Py_ssize_t n_rows, Py_ssize_t rows_done, Py_ssize_t width)
+widen(WordColumn *column, Py_ssize_t room, Py_ssize_t rows_done, Py_ssize_t width)
 {
-    if (PyByteArray_Resize(column->array, n_rows * width * 8) < 0)
+    if (PyByteArray_Resize(column->array, room * width * 8) < 0)
         return -1;
     uint64_t *words = (uint64_t *)PyByteArray_AS_STRING(column->array);
     for (Py_ssize_t row = rows_done - 1; row >= 0; row--) { /* (backwards: rows move up) */
@@ -710,36 +710,35 @@ widen(WordColumn *column, Py_ssize_t n_rows, Py_ssize_t rows_done, Py_ssize_t wi
     return 0;
 }
 
-/* grid_words(text, n, delimiter, n_fields, n_rows, gathered, widths, number, values, rest):
- * grid_spans's check of text[:n] (n_rows lines of n_fields non-empty fields, no other byte
- * below 33), fused with what is done with the fields: the fields `gathered` (a tuple of field
- * numbers) become word matrices as gather_words makes them, starting `widths` words wide (a
- * tuple: at least 1 each, at most the width of the widest token; text readable 64 bytes
- * past n), and the field `number` (-1:
- * none) is read by decimal_word where its token is one word: values[row] (float64 [n_rows]);
- * the other rows' (row, start, length) go to rest [3, n_rows] (int64), n_rest of them.
+/* grid_words(text, n, delimiter, n_fields, rows_guess, gathered, widths, number, long_bytes):
+ * grid_spans's check of text[:n] (lines of n_fields non-empty fields, no other byte below 33;
+ * text readable 64 bytes past n), fused with what is done with the fields, in one pass with no
+ * count of the lines first (room for rows_guess rows, grown as needed): the fields `gathered`
+ * (a tuple of field numbers) become word matrices as gather_words makes them, starting `widths`
+ * words wide (a tuple: at least 1 each, at most the width of the widest token), and the field
+ * `number` (-1: none) is read by decimal_word where its token is one word.
  * Returns None where the text is not such a grid, False where a gathered token is long (more
- * than long_bytes: the spans' path marks it), else (n_rest, matrices): a bytearray of
- * [n_rows, W] words for each gathered field, W the words of its longest token. */
+ * than long_bytes: the spans' path marks it), else (n_rows, matrices, values, rest): a
+ * bytearray of [n_rows, W] words for each gathered field (W: the words of its longest token),
+ * the number field's values (n_rows doubles; 0 where not read) and the (row, start, length) of
+ * the tokens not read (int64 triples), as bytearrays. */
 static PyObject *
 grid_words(PyObject *self, PyObject *args)
 {
-    Py_buffer text_b, values_b, rest_b;
-    Py_ssize_t n, n_fields, n_rows, number, long_bytes;
+    Py_buffer text_b;
+    Py_ssize_t n, n_fields, room, number, long_bytes;
     int delimiter;
     PyObject *gathered, *widths;
-    if (!PyArg_ParseTuple(args, "y*ninnO!O!nw*w*n", &text_b, &n, &delimiter, &n_fields, &n_rows,
-                          &PyTuple_Type, &gathered, &PyTuple_Type, &widths, &number, &values_b,
-                          &rest_b, &long_bytes))
+    if (!PyArg_ParseTuple(args, "y*ninnO!O!nn", &text_b, &n, &delimiter, &n_fields, &room,
+                          &PyTuple_Type, &gathered, &PyTuple_Type, &widths, &number,
+                          &long_bytes))
         return NULL;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *values_array = NULL, *rest_array = NULL;
     Py_ssize_t n_gathered = PyTuple_GET_SIZE(gathered);
     WordColumn *columns = NULL;
     Py_ssize_t *slot = NULL; /* slot[j]: field j's column, or -1 */
-    if (check_size(&values_b, n_rows, 8, "values") || check_size(&rest_b, 3 * n_rows, 8, "rest"))
-        goto done;
-    if (n > text_b.len || n_fields < 1 || n_rows < 0 || PyTuple_GET_SIZE(widths) != n_gathered ||
-        number >= n_fields || long_bytes < 1) {
+    if (n < 0 || n > text_b.len || n_fields < 1 || room < 1 ||
+        PyTuple_GET_SIZE(widths) != n_gathered || number >= n_fields || long_bytes < 1) {
         PyErr_SetString(PyExc_ValueError, "grid_words: bad arguments");
         goto done;
     }
@@ -749,8 +748,12 @@ grid_words(PyObject *self, PyObject *args)
     }
     columns = calloc((size_t)(n_gathered ? n_gathered : 1), sizeof(WordColumn));
     slot = malloc(sizeof(Py_ssize_t) * (size_t)n_fields);
-    if (!columns || !slot) {
-        PyErr_NoMemory();
+    Py_ssize_t rest_room = 64;
+    values_array = PyByteArray_FromStringAndSize(NULL, number >= 0 ? room * 8 : 0);
+    rest_array = PyByteArray_FromStringAndSize(NULL, rest_room * 24);
+    if (!columns || !slot || !values_array || !rest_array) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t j = 0; j < n_fields; j++)
@@ -767,18 +770,15 @@ grid_words(PyObject *self, PyObject *args)
         }
         slot[field] = s;
         columns[s].width = width;
-        columns[s].array = PyByteArray_FromStringAndSize(NULL, n_rows * width * 8);
+        columns[s].array = PyByteArray_FromStringAndSize(NULL, room * width * 8);
         if (!columns[s].array)
             goto done;
     }
     const uint8_t *text = text_b.buf;
-    double *values = values_b.buf;
-    int64_t *rest = rest_b.buf;
-    const Py_ssize_t total = n_rows * n_fields;
     const uint64_t high = UINT64_C(0x8080808080808080);
-    Py_ssize_t k = 0, column = 0, row = 0, from = 0, n_rest = 0;
+    Py_ssize_t column = 0, row = 0, from = 0, n_rest = 0;
     int grid = 1, long_token = 0;
-    /* (the GIL is held: a matrix is widened as a Python object) */
+    /* (the GIL is held: the arrays grow as Python objects) */
     for (Py_ssize_t i = 0; grid && i < n; i += 64) { /* 64 bytes at a time: one loop over
                                                        * their separators, one exit to guess */
         uint64_t below = 0; /* bit b: byte i + b is below 33 */
@@ -797,9 +797,17 @@ grid_words(PyObject *self, PyObject *args)
             Py_ssize_t at = i + lowest_bit(below);
             below &= below - 1;
             int expected = column == n_fields - 1 ? '\n' : delimiter;
-            if (k == total || text[at] != expected || at == from) { /* (at == from: empty) */
+            if (text[at] != expected || at == from) { /* (at == from: empty) */
                 grid = 0;
                 break;
+            }
+            if (column == 0 && row == room) { /* a row more than there is room for */
+                room += room / 2 + 64;
+                for (Py_ssize_t s = 0; s < n_gathered; s++)
+                    if (PyByteArray_Resize(columns[s].array, room * columns[s].width * 8) < 0)
+                        goto done;
+                if (number >= 0 && PyByteArray_Resize(values_array, room * 8) < 0)
+                    goto done;
             }
             Py_ssize_t length = at - from, s = slot[column];
             if (s >= 0) {
@@ -810,12 +818,13 @@ grid_words(PyObject *self, PyObject *args)
                 }
                 WordColumn *words = columns + s;
                 Py_ssize_t width = (length + 7) / 8;
-                if (width > words->width && widen(words, n_rows, row, width) < 0)
+                if (width > words->width && widen(words, room, row, width) < 0)
                     goto done;
                 put_words((uint64_t *)PyByteArray_AS_STRING(words->array) + row * words->width,
                           text + from, length, words->width);
             }
             if (column == number) {
+                double *values = (double *)PyByteArray_AS_STRING(values_array);
                 uint64_t value = 0;
                 if (length <= 8) {
                     memcpy(&value, text + from, 8);
@@ -825,13 +834,18 @@ grid_words(PyObject *self, PyObject *args)
                 }
                 if (!(length <= 8 && decimal_word(value, (int)length, values + row))) {
                     values[row] = 0.0;
-                    rest[n_rest] = row;
-                    rest[n_rows + n_rest] = from;
-                    rest[2 * n_rows + n_rest] = length;
+                    if (n_rest == rest_room) {
+                        rest_room *= 2;
+                        if (PyByteArray_Resize(rest_array, rest_room * 24) < 0)
+                            goto done;
+                    }
+                    int64_t *rest = (int64_t *)PyByteArray_AS_STRING(rest_array) + 3 * n_rest;
+                    rest[0] = row;
+                    rest[1] = from;
+                    rest[2] = length;
                     n_rest++;
                 }
             }
-            k++;
             from = at + 1;
             if (column == n_fields - 1) {
                 column = 0;
@@ -843,27 +857,37 @@ grid_words(PyObject *self, PyObject *args)
     }
     if (long_token) {
         result = Py_NewRef(Py_False);
-    } else if (!(grid && k == total && from == n)) {
+    } else if (!(grid && column == 0 && from == n && row)) { /* (ending with a newline) */
         result = Py_NewRef(Py_None);
     } else {
         PyObject *matrices = PyTuple_New(n_gathered);
         if (!matrices)
             goto done;
         for (Py_ssize_t s = 0; s < n_gathered; s++) {
-            PyTuple_SET_ITEM(matrices, s, columns[s].array);
+            PyTuple_SET_ITEM(matrices, s, columns[s].array); /* (the tuple owns it now) */
             columns[s].array = NULL;
+            if (PyByteArray_Resize(PyTuple_GET_ITEM(matrices, s), row * columns[s].width * 8) <
+                0) {
+                Py_DECREF(matrices);
+                goto done;
+            }
         }
-        result = Py_BuildValue("nN", n_rest, matrices);
+        if (PyByteArray_Resize(values_array, number >= 0 ? row * 8 : 0) < 0 ||
+            PyByteArray_Resize(rest_array, n_rest * 24) < 0) {
+            Py_DECREF(matrices);
+            goto done;
+        }
+        result = Py_BuildValue("nNOO", row, matrices, values_array, rest_array);
     }
 done:
     if (columns)
         for (Py_ssize_t s = 0; s < n_gathered; s++)
             Py_XDECREF(columns[s].array);
+    Py_XDECREF(values_array);
+    Py_XDECREF(rest_array);
     free(columns);
     free(slot);
     PyBuffer_Release(&text_b);
-    PyBuffer_Release(&values_b);
-    PyBuffer_Release(&rest_b);
     return result;
 }
 

@@ -342,22 +342,19 @@ def _grid_fields(
     head_tokens = data[:first_end].split(delimiter)
     n_fields = len(head_tokens)
     gathered = tuple(sorted({0, *columns} & set(range(n_fields))))
-    most = max(
-        1, -(-word_matrices.LONG_TOKEN_BYTES // 8)
-    )  # (a longer token is long: refused below)
+    # (a token longer than LONG_TOKEN_BYTES is long: grid_words refuses it)
+    most = max(1, -(-word_matrices.LONG_TOKEN_BYTES // 8))
     widths = tuple(min(max(1, -(-len(head_tokens[j]) // 8)), most) for j in gathered)
     number = numbers[0] if numbers and numbers[0] < n_fields else -1
     n = len(data)
-    n_rows = native.kernels.count_lines(text, n)
-    values = np.empty(n_rows, dtype=np.float64)
-    rest = np.empty((3, n_rows), dtype=np.int64)
+    rows_guess = n // (first_end + 1) + 16  # (grown if the lines are shorter)
     found = native.kernels.grid_words(
-        text, n, delimiter[0], n_fields, n_rows, gathered, widths, number, values, rest,
+        text, n, delimiter[0], n_fields, rows_guess, gathered, widths, number,
         word_matrices.LONG_TOKEN_BYTES,
     )  # fmt: skip
     if found is None or found is False:
         return found is False
-    n_rest, matrices = found
+    n_rows, matrices, values_bytes, rest_bytes = found
     words = {
         j: np.frombuffer(matrix, dtype=np.uint64).reshape(n_rows, -1)
         for j, matrix in zip(gathered, matrices, strict=True)
@@ -369,8 +366,9 @@ def _grid_fields(
         if number < 0:
             numbers_read[j], bad[j] = number_field(_absent(n_rows))
             continue
-        rows, starts, lengths = rest[:, :n_rest]
-        rest_words = gather_words(text, starts, lengths) if n_rest else _absent(0)
+        values = np.frombuffer(values_bytes, dtype=np.float64)
+        rows, starts, lengths = np.frombuffer(rest_bytes, dtype=np.int64).reshape(-1, 3).T
+        rest_words = gather_words(text, starts, lengths) if len(rows) else _absent(0)
         not_number = cast_rest(values, rows, rest_words)
         numbers_read[j], bad[j] = values, _bad_numbers(values, not_number, rest_words, rows)
     head = {
