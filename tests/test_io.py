@@ -1178,3 +1178,19 @@ def test_a_dropped_qrels_index_is_freed_at_once():
         assert dropped() is None
     finally:
         gc.enable()
+
+
+def test_a_small_file_is_one_piece_and_a_large_one_is_read_in_pieces(tmp_path):
+    # with 16-byte pieces: a file of at most 4 pieces (64 bytes) is read at once; a larger one
+    # (and the same small text given in memory) piece by piece
+    from divaeval.io._text import SMALL_FILE_PIECES, text_pieces
+
+    assert SMALL_FILE_PIECES == 4
+    small, large = tmp_path / "small.txt", tmp_path / "large.txt"
+    small.write_bytes(b"1 Q0 d1 1 0.5 t\n" * 4)  # 64 bytes
+    large.write_bytes(b"1 Q0 d1 1 0.5 t\n" * 5)  # 80 bytes
+    assert list(text_pieces(str(small), what="run", piece_bytes=16)) == [small.read_bytes()]
+    pieces = list(text_pieces(str(large), what="run", piece_bytes=16))
+    assert len(pieces) == 5 and b"".join(pieces) == large.read_bytes()
+    given = list(text_pieces("x", what="run", text=small.read_bytes(), piece_bytes=16))
+    assert len(given) == 4

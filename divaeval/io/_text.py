@@ -3,11 +3,11 @@ they are read, in pieces of whole lines.
 
 :func:`text_pieces` reads any input file (a path, ``-`` for stdin, a URL fsspec opens, or text
 given in memory; gzip detected by its magic bytes and decompressed as it is read) about
-:data:`PIECE_BYTES` at a time (:data:`FIRST_READ_PIECES` times that at first), and yields
-*pieces*, bytes of whole lines: a leading UTF-8 byte-order mark dropped, ``\\n`` made of every
-line end (``\\r\\n`` and a lone ``\\r`` end a line as ``\\n`` does, so line numbers count all
-three), the last line ended too. Memory follows the
-piece, never the file: a gzip bomb is read a piece at a time, and a line longer than
+:data:`PIECE_BYTES` at a time (a file of up to :data:`SMALL_FILE_PIECES` times that at once),
+and yields *pieces*, bytes of whole lines: a leading UTF-8 byte-order mark dropped, ``\\n`` made
+of every line end (``\\r\\n`` and a lone ``\\r`` end a line as ``\\n`` does, so line numbers
+count all three), the last line ended too. Memory follows the piece, never the file: a gzip
+bomb is read a piece at a time, and a line longer than
 :data:`MAX_LINE_BYTES` is an error as soon as that many bytes of it have been read (its line
 number is given by the reader that counts lines, :func:`divaeval.io._tokens.split_pieces`). A
 NUL byte is an error: the file is binary, not one of our text formats.
@@ -41,9 +41,10 @@ UTF8_BOM = b"\xef\xbb\xbf"  # dropped at the start of a file
 
 #: text is read (and decompressed) this many bytes at a time
 PIECE_BYTES = 1 << 20
-#: the first read of a file is this many pieces' bytes: a file of up to 4 MiB (a TREC run of
-#: 50 topics x 1000 lines is 2.5 MB) is one piece, split without pieces to join
-FIRST_READ_PIECES = 4
+#: a file of at most this many pieces' bytes is read at once: one piece (a TREC run of 50 topics
+#: x 1000 lines is 2.5 MB), split without pieces to join; a larger one a piece at a time from
+#: the start (a first piece of 4 MiB left the 1M-line run's heap 7 MB larger)
+SMALL_FILE_PIECES = 4
 #: how long a read of a pipe waits for data before it looks for a Ctrl-C (:class:`_PipeReader`)
 PIPE_WAIT_SECONDS = 0.1
 #: the longest line any reader takes (far beyond any token of a TREC file); a longer line is an
@@ -350,7 +351,9 @@ def text_pieces(
         carry = b""  # the start of a line not ended yet
         pending_cr = False  # the last chunk ended with \r (the first half of \r\n?)
         start = not raw
-        size = FIRST_READ_PIECES * piece_bytes
+        size = piece_bytes
+        if given is None and _file_size(path) <= SMALL_FILE_PIECES * piece_bytes:
+            size = SMALL_FILE_PIECES * piece_bytes
         while True:
             chunk = stream.read(size)
             size = piece_bytes
@@ -388,6 +391,18 @@ def text_pieces(
                 piece, rest = chunk[:end], chunk[end:]
             yield carry + piece if carry else piece
             carry = rest
+
+
+def _file_size(path: str) -> float:
+    """The size of the local file ``path`` as stored (gzip: compressed), or inf (stdin, a URL,
+    not a regular file, or not there: :func:`open_binary` says why)."""
+    if path == "-" or is_url(path):
+        return float("inf")
+    try:
+        status = os.stat(path)
+    except OSError:
+        return float("inf")
+    return status.st_size if stat.S_ISREG(status.st_mode) else float("inf")
 
 
 _COMMENT_LINE = rb"(?m)^[ \t\f\v]*#[^\n]*"  # (compiled at first use)
