@@ -353,18 +353,20 @@ def test_a_grid_wider_than_its_first_row_is_split_alike():
 
 
 def test_a_grid_of_more_rows_than_its_first_line_suggests_is_split_alike():
-    # the rows are guessed from the first line's length: a long first line and 3000 short
+    # the rows are guessed from the lines of the first 8 KiB: 100 long lines and 3000 short
     # ones overflow the guess (the arrays grow several times), a wider docno comes late, and
     # some scores are left to numpy's cast (more than the first room for them)
-    lines = [b"1 Q0 " + b"d" * 100 + b" 1 -1.5 tag"]
+    lines = [b"1 Q0 " + b"d" * 100 + b" 1 -1.5 tag"] * 100
     lines += [b"%d Q0 x%d %d %s t" % (k % 7, k, k, b"1e-%d" % (k % 3) if k % 20 else b"0.5")
               for k in range(3000)]  # fmt: skip
-    lines[2500] = lines[2500].replace(b"x2499", b"y" * 120)
+    lines[2600] = lines[2600].replace(b"x2500", b"y" * 120)
     text = b"\n".join(lines) + b"\n"
+    sample = min(len(text), _tokens._SAMPLE_BYTES)
+    assert len(text) * text.count(b"\n", 0, sample) // sample < 3100 // 2  # (the guess)
     plain, compiled = both(lambda: _tokens.split_piece(text, (0, 2, 3), (4, 5), 1, True, (4,)))
     assert split_alike(plain, compiled)
-    assert compiled.n_rows == 3001 and compiled.columns[2].shape == (3001, 15)
-    assert compiled.numbers[4][[0, 1, 2, 22]].tolist() == [-1.5, 0.5, 0.1, 1.0]
+    assert compiled.n_rows == 3100 and compiled.columns[2].shape == (3100, 15)
+    assert compiled.numbers[4][[0, 100, 101, 121]].tolist() == [-1.5, 0.5, 0.1, 1.0]
 
 
 @SETTINGS

@@ -43,6 +43,8 @@ CHUNK_BYTES = 1 << 17  # non-plain text is tokenized in ~128 KiB parts of whole 
 #: delimiter). NUL bytes and \r never reach the tokenizer (text_pieces).
 _NEVER_PLAIN = (b"\v", b"\f", b"\r")
 _HASH = ord("#")
+#: the bytes of a piece whose lines guess its rows (:func:`_grid_fields`)
+_SAMPLE_BYTES = 8192
 
 
 @dataclass(eq=False)
@@ -347,7 +349,10 @@ def _grid_fields(
     widths = tuple(min(max(1, -(-len(head_tokens[j]) // 8)), most) for j in gathered)
     number = numbers[0] if numbers and numbers[0] < n_fields else -1
     n = len(data)
-    rows_guess = n // (first_end + 1) + 16  # (grown if the lines are shorter)
+    # room for the rows of the first 8 KiB's line length, and a little: an array keeps its room
+    # (grown by half if the lines are shorter; its rows are then copied)
+    sample = min(n, _SAMPLE_BYTES)
+    rows_guess = n * data.count(b"\n", 0, sample) // sample * 33 // 32 + 16
     found = native.kernels.grid_words(
         text, n, delimiter[0], n_fields, rows_guess, gathered, widths, number,
         word_matrices.LONG_TOKEN_BYTES,
