@@ -26,7 +26,6 @@ from divaeval.io import Qrels, Run, read_intents, read_qrels, read_run, read_top
 from divaeval.judged import QrelsIndex
 from divaeval.metrics import parse_measures
 from divaeval.parallel import Workers, workers_for
-from divaeval.risk_measures import check_risk_alpha, relative_to_baseline
 from divaeval.scores import RunScores, long_table, means
 from divaeval.settings import Settings
 from divaeval.streaming import RunFile, check_run_start, planned_work
@@ -399,6 +398,8 @@ def risk_settings(baseline: object, risk_alpha: float | str | None) -> tuple[flo
         if risk_alpha is not None:
             raise UsageError("--risk-alpha needs --baseline (the run to compare against)")
         return None
+    from divaeval.risk_measures import check_risk_alpha
+
     return check_risk_alpha(0.0 if risk_alpha is None else risk_alpha)
 
 
@@ -445,6 +446,8 @@ def score_evaluation(
     scored = score(runs, baseline is not None)
     if baseline is None or risk is None:
         return Evaluation(runs=scored, measures=list(measures), settings=settings, index=index)
+    from divaeval.risk_measures import relative_to_baseline
+
     base_scores = _baseline_scores(baseline, runs, scored, lambda run: score([run], True)[0])
     against = RiskSettings(base_scores.name, base_scores.path, *risk)
     relative = [

@@ -146,6 +146,12 @@ LAZY_IMPORTS = [
     # the analysis tables' writers (on pandas) load when an analysis writes, not for the main
     # job, whose score tables have their own writers
     ("divaeval.cli.output", "write_tables", {"divaeval.report.frames"}),
+    # only a run scored against a --baseline loads the risk measures
+    ("divaeval.evaluation", "risk_settings", {"divaeval.risk_measures"}),
+    ("divaeval.evaluation", "score_evaluation", {"divaeval.risk_measures"}),
+    # only -j N > 1 or --scheduler loads the worker processes' and the cluster's machinery
+    ("divaeval.parallel", "workers_for", {"divaeval.parallel"}),
+    ("divaeval.parallel", "__getattr__", {"divaeval.parallel"}),
     # only --mean dd pays for the collection analysis (pandas)
     ("divaeval.evaluation", "difficulty_weights", {"divaeval.collection"}),
     # only the alpha#-IA smr average pays for the collection analysis (pandas)

@@ -326,15 +326,16 @@ def test_auto_is_the_command_line_default_and_gives_the_same_output(monkeypatch,
     from support import SAMPLE_DATA, run_cli
 
     from divaeval import parallel
+    from divaeval.parallel import local
 
     started: list[int] = []
-    real = parallel.LocalProcesses
+    real = local.LocalProcesses
 
     def spy(size, *args, **kwargs):
         started.append(size)
         return real(size, *args, **kwargs)
 
-    monkeypatch.setattr(parallel, "LocalProcesses", spy)
+    monkeypatch.setattr(local, "LocalProcesses", spy)  # (workers_for loads it from there)
     args = [SAMPLE_DATA / "run.txt", SAMPLE_DATA / "run2.txt", SAMPLE_DATA / "qrels.txt", "-q"]
     alone = run_cli(capsys, *args, "-j", "1")
     assert run_cli(capsys, *args) == alone and started == []  # small: in this process

@@ -27,10 +27,19 @@ HEAVY_STANDARD = {
     "xml.sax",
 }
 #: modules that only other paths use, loaded where they are needed (Jupyter's HTML, the worker
-#: pool's pipes at -j N, a topics XML file, shell completion): about 2 ms of start-up together.
+#: pool's pipes and processes at -j N, a Dask cluster, a topics XML file, shell completion, the
+#: risk measures of --baseline): about 3 ms of start-up together.
 #: (difflib, for "did you mean", is loaded where needed too; but click loads it whenever the
 #: group's parser meets the main job's options, as here.)
-NOT_ON_THE_MAIN_JOB = {"html", "selectors", "pyexpat", "click.shell_completion"}
+NOT_ON_THE_MAIN_JOB = {
+    "html",
+    "selectors",
+    "pyexpat",
+    "click.shell_completion",
+    "divaeval.parallel.local",
+    "divaeval.parallel.cluster",
+    "divaeval.risk_measures",
+}
 
 #: (what the interpreter loaded before the command, such as an environment's .pth files, is
 #: not the command's)

@@ -8,7 +8,7 @@ to it: each task computes the same numbers wherever it runs). ``shared`` is sent
 once (the qrels index, a score table), not with every task.
 
 - ``jobs=1`` and no scheduler: :class:`InProcess`, a plain loop (the default; nothing extra is
-  imported).
+  imported: the other two kinds load when first used).
 - ``jobs=N``: :class:`LocalProcesses`, N forked worker processes fed by pipes (where the
   platform can fork: they start in a millisecond and inherit ``shared``), else a
   :class:`concurrent.futures.ProcessPoolExecutor` of N processes.
@@ -37,11 +37,14 @@ the choice of workers for ``--jobs`` and ``--scheduler`` (:func:`workers_for`).
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
 from divaeval.errors import UsageError
-from divaeval.parallel.cluster import Cluster
-from divaeval.parallel.local import LocalProcesses
 from divaeval.parallel.tasks import InProcess, Locality, Task, Workers
+
+if TYPE_CHECKING:
+    from divaeval.parallel.cluster import Cluster
+    from divaeval.parallel.local import LocalProcesses
 
 __all__ = [
     "Cluster",
@@ -138,6 +141,8 @@ def workers_for(
     of run text, tasks; :func:`auto_jobs`)."""
     scheduler = scheduler or os.environ.get(SCHEDULER_VARIABLE) or None
     if scheduler:
+        from divaeval.parallel.cluster import Cluster
+
         return Cluster(scheduler)
     jobs = check_jobs(jobs)
     if jobs == "auto":
@@ -147,4 +152,22 @@ def workers_for(
     else:
         assert isinstance(jobs, int)
         size = jobs or usable_cores()
-    return InProcess() if size == 1 else LocalProcesses(size)
+    if size == 1:
+        return InProcess()
+    from divaeval.parallel.local import LocalProcesses
+
+    return LocalProcesses(size)
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`Cluster` and :class:`LocalProcesses`, loaded when first named: a run in this
+    process (``-j 1``, the main job's usual case) needs neither."""
+    if name == "Cluster":
+        from divaeval.parallel.cluster import Cluster
+
+        return Cluster
+    if name == "LocalProcesses":
+        from divaeval.parallel.local import LocalProcesses
+
+        return LocalProcesses
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
