@@ -46,7 +46,7 @@ from divaeval.settings import Settings
 from divaeval.topics import sort_topics
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class RunFile:
     """A run to be read from ``path`` block by block when it is scored (its tag, and so its
     name, is known from its first block: :attr:`RunScores.tag`)."""
@@ -54,7 +54,7 @@ class RunFile:
     path: str
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Scoring:
     """What every block is scored with (sent once to each worker)."""
 
@@ -63,7 +63,7 @@ class Scoring:
     settings: Settings  # with complete=False: a block scores its own topics
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class BlockScores:
     """The scores of one block: ``values[i, j]`` is measure j on qrels topic ``codes[i]``."""
 

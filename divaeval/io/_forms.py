@@ -59,7 +59,7 @@ QRELS_RECORD = {
 ADHOC_SUBTOPIC = "0"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Columns:
     """One input reduced to columns (field -> values) and row labels."""
 

@@ -61,7 +61,7 @@ class LineTooLong(DataError):
         )
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Source:
     """How to name an input in messages: its name, and the physical line of every row."""
 

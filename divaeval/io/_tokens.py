@@ -47,7 +47,7 @@ _HASH = ord("#")
 _SAMPLE_BYTES = 8192
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Fields:
     """Selected fields of every row of a text (see the module docstring)."""
 
@@ -62,9 +62,9 @@ class Fields:
     #: that is not a number and the first that is not finite of each piece split
     bad_numbers: dict[int, list[BadNumber]] = field(default_factory=dict)
     #: the lines of the text split (blank and comment lines included)
-    n_lines: int = field(default=0, repr=False)
+    n_lines: int = 0
     #: bytes of the text split (for cutting a run into blocks of about a size)
-    n_bytes: int = field(default=0, repr=False)
+    n_bytes: int = 0
 
     @property
     def n_rows(self) -> int:

@@ -128,7 +128,7 @@ def _repeated_pair(fields: Fields) -> int | None:
 _TYPE_TYPOS = {"inv": "inf", "inav": "inf"}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class _TopicsXml:
     """The state of one topics XML parse (see :func:`read_topic_types`)."""
 

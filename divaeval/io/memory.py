@@ -72,7 +72,7 @@ _AT_LINE = r"\bat line (\d+)\b"
 _LINE_PREFIX = r"^(.*?):(\d+): "
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Origin:
     """Where the rows of one in-memory input came from, to name a row in a message."""
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # (pools.py imports this module)
     from divaeval.judged.pools import IdealPools
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class TopicMaterial:
     """The qrels side of ``T`` topics (see the module docstring). Shapes: ``S`` = the largest
     number of subtopics of a topic, ``P`` = the largest pool of positively judged documents."""
