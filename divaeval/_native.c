@@ -11,7 +11,8 @@
  * - greedy_patterns, greedy_extend: ndeval's greedy ideal ranking (ndeval 4.5; Clarke et al. 2008), the
  *   pattern-wise loop of divaeval.metrics.novelty.GreedyIdeal._extend, a topic at a time;
  *   rbp_settled_length: the length past which its RBP sums no longer change;
- * - line_ends: "\r\n" and "\r" made "\n" (divaeval.io._text);
+ * - line_ends: "\r\n" and "\r" made "\n"; unfilled_bytearray: the buffer a file is read into
+ *   (divaeval.io._text);
  * - grid_spans, gather_words, parse_short_integers, parse_short_decimals: the fields of a
  *   plain text, its tokens as word matrices, and short numbers read from them
  *   (divaeval.io._tokens, divaeval.io._words, divaeval.io._numbers); grid_words: all of
@@ -2104,6 +2105,22 @@ done:
     return result;
 }
 
+/* unfilled_bytearray(n): a bytearray of n bytes left as malloc gives them (bytearray(n) writes
+ * zeros over them): the buffer divaeval.io._text reads a file into, whose pages are then first
+ * touched by the read itself, and only as far as the file goes. */
+static PyObject *
+unfilled_bytearray(PyObject *self, PyObject *arg)
+{
+    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative size");
+        return NULL;
+    }
+    return PyByteArray_FromStringAndSize(NULL, n);
+}
+
 static PyMethodDef methods[] = {
     {"greedy_patterns", greedy_patterns, METH_VARARGS,
      "The binary relevance patterns of each topic's pool, for greedy_extend."},
@@ -2145,6 +2162,8 @@ static PyMethodDef methods[] = {
      "Running sums of weighted values at cutoffs, added as np.cumsum adds."},
     {"rbp_settled_length", rbp_settled_length, METH_VARARGS,
      "The first length past which a greedy ideal's RBP sums no longer change."},
+    {"unfilled_bytearray", unfilled_bytearray, METH_O,
+     "A bytearray of n bytes not written (as malloc leaves them)."},
     {NULL, NULL, 0, NULL},
 };
 

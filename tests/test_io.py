@@ -1194,3 +1194,103 @@ def test_a_small_file_is_one_piece_and_a_large_one_is_read_in_pieces(tmp_path):
     assert len(pieces) == 5 and b"".join(pieces) == large.read_bytes()
     given = list(text_pieces("x", what="run", text=small.read_bytes(), piece_bytes=16))
     assert len(given) == 4
+
+
+# Lines with every line end (\n, \r\n, a lone \r), blank and comment lines, a byte-order mark,
+# and maybe no final newline: what padded_pieces must give whole and \n-ended.
+_LINE_TEXTS = st.tuples(
+    st.booleans(),
+    st.lists(
+        st.tuples(
+            st.sampled_from([b"", b"1 Q0 d1 1 0.5 t", b"# note", b"x" * 40, b"\xef\xbb\xbfy"]),
+            st.sampled_from([b"\n", b"\r\n", b"\r"]),
+        ),
+        max_size=12,
+    ),
+    st.booleans(),
+).map(
+    lambda t: (
+        (b"\xef\xbb\xbf" if t[0] else b"")
+        + b"".join(line + end for line, end in t[1])
+        + (b"tail" if t[2] else b"")
+    )
+)
+
+
+def _expected_lines(data: bytes) -> bytes:
+    """``data`` as padded_pieces should give it: no byte-order mark, \\n line ends, the last
+    line ended."""
+    text = data.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return text + b"\n" if text and not text.endswith(b"\n") else text
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(_LINE_TEXTS, st.integers(1, 24), st.sampled_from(["file", "gzip", "memory", "grew"]))
+def test_pieces_read_into_a_buffer_are_whole_lines_padded_with_zeros(
+    tmp_path_factory, data, piece_bytes, how
+):
+    # every piece: whole \n-ended lines, the pad after it zero (the buffer is reused, and a
+    # longer piece before left its bytes there); joined, the text with \n line ends. "grew":
+    # the file is longer than its size when it was opened (read whole all the same)
+    from divaeval.io import _text
+    from divaeval.io._words import _PAD
+
+    path = tmp_path_factory.mktemp("pieces") / "run.txt"
+    path.write_bytes(gzip.compress(data) if how == "gzip" else data)
+    text = data if how == "memory" else None
+    sizes = {"grew": lambda _: 1}.get(how, _text._file_size)
+    original = _text._file_size
+    _text._file_size = sizes
+    try:
+        pieces = []
+        for piece in _text.padded_pieces(str(path), what="run", text=text, piece_bytes=piece_bytes):
+            assert len(piece.buffer) >= piece.size + _PAD
+            assert bytes(piece.buffer[piece.size : piece.size + _PAD]) == bytes(_PAD)
+            assert piece.size and piece.buffer[piece.size - 1] == ord("\n")
+            pieces.append(piece.bytes())
+    finally:
+        _text._file_size = original
+    assert b"".join(pieces) == _expected_lines(data)
+
+
+def test_a_piece_is_split_alike_from_a_buffer_with_bytes_after_its_pad():
+    # split_piece reads a piece's text no further than its size (and pad): what a reused buffer
+    # holds after them is never read as data, by either path
+    from divaeval import native
+    from divaeval.io._text import Piece
+    from divaeval.io._tokens import split_piece
+    from divaeval.io._words import _PAD
+
+    for data in (b"1 Q0 d1 1 0.5 t\n2 Q0 d2 2 0.25 t\n", b"1  Q0 d1 1 0.5 t\n# c\n\n2 Q0 d2\n"):
+        buffer = bytearray(data + bytes(_PAD) + b"9 Q0 dx 3 \t\r\v7 t\n#\n" * 50)
+        for kernels in {native.kernels, None}:
+            saved, native.kernels = native.kernels, kernels
+            try:
+                want = split_piece(data, (0, 2, 3), (4, 5), 1, True, (4,))
+                got = split_piece(Piece(buffer, len(data)), (0, 2, 3), (4, 5), 1, True, (4,))
+            finally:
+                native.kernels = saved
+            assert got.n_rows == want.n_rows and got.n_lines == want.n_lines
+            assert got.n_bytes == want.n_bytes == len(data)
+            assert all(np.array_equal(got.columns[j], want.columns[j]) for j in (0, 2, 3))
+            assert np.array_equal(got.numbers[4], want.numbers[4], equal_nan=True)
+            assert got.first_row == want.first_row
+            assert all(map(np.array_equal, got.lines, want.lines))
+
+
+def test_a_line_too_long_is_located_when_read_into_a_growing_buffer(tmp_path, monkeypatch):
+    # with 16-byte pieces and lines of at most 40 bytes: a line of 40 spans three reads (the
+    # buffer grown for it) and is read; the third line of 103 bytes is an error at its line
+    from divaeval.io import _text
+    from divaeval.io.runs import read_run
+
+    monkeypatch.setattr(_text, "MAX_LINE_BYTES", 40)
+    monkeypatch.setattr(_text, "PIECE_BYTES", 16)
+    longest = b"1 Q0 " + b"d" * 26 + b" 2 0.25 t"  # 40 bytes
+    (tmp_path / "ok.txt").write_bytes((b"1 Q0 d1 1 0.5 t\n" + longest + b"\n") * 4)
+    run = read_run(str(tmp_path / "ok.txt"))
+    assert len(run.frame) == 8 and run.frame["docno"][1] == "d" * 26
+    (tmp_path / "r.txt").write_bytes((b"1 Q0 d1 1 0.5 t\n\n1 Q0 " + b"d" * 89 + b" 2 0.25 t\n") * 3)
+    with pytest.raises(_text.LineTooLong) as error:
+        read_run(str(tmp_path / "r.txt"))
+    assert error.value.line == 3

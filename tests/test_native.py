@@ -263,7 +263,7 @@ def test_a_plain_grid_is_found_alike(lines, delimiter, mixed):
     ).encode()
     padded = np.zeros(len(text) + _words._PAD, dtype=np.uint8)
     padded[: len(text)] = np.frombuffer(text, dtype=np.uint8)
-    plain, compiled = both(lambda: _tokens._grid_spans(text, padded))
+    plain, compiled = both(lambda: _tokens._grid_spans(text, len(text), padded))
     assert (plain is None) == (compiled is None)
     if plain is not None:
         assert all(same_bits(a.astype(np.int64), b) for a, b in zip(plain, compiled, strict=True))

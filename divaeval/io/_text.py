@@ -12,6 +12,11 @@ bomb is read a piece at a time, and a line longer than
 number is given by the reader that counts lines, :func:`divaeval.io._tokens.split_pieces`). A
 NUL byte is an error: the file is binary, not one of our text formats.
 
+:func:`padded_pieces` gives each piece in a buffer it reads the file into (``readinto``), with
+the zero bytes after it that the compiled loops read past a token: the splitter
+(:mod:`divaeval.io._tokens`) reads it where it is, neither new bytes made of every read nor a
+padded copy of them; :func:`text_pieces` gives the pieces as bytes, for readers that keep them.
+
 Blank and comment lines are left in the pieces: the tokenizer (:mod:`divaeval.io._tokens`) drops
 them as it splits, at the cost of their bytes, and keeps the line number of every row.
 """
@@ -35,6 +40,7 @@ import numpy as np
 
 from divaeval import native
 from divaeval.errors import DataError
+from divaeval.io._words import _PAD
 
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"  # dropped at the start of a file
@@ -310,6 +316,11 @@ class _Peekable:
         self._head = b""
         return head + self._raw.read(size - len(head))
 
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
     def readable(self) -> bool:
         return True
 
@@ -330,6 +341,23 @@ def binary_file(what: str, name: str) -> DataError:
     return DataError(f"{what} file looks binary (NUL byte), not text", file=name)
 
 
+class Piece(NamedTuple):
+    """Whole lines of a text (see the module docstring): ``buffer[:size]``, followed in
+    ``buffer`` by at least :data:`~divaeval.io._words._PAD` zero bytes, so that the compiled
+    loops and the word gathering read past a token's end without a copy of the text."""
+
+    buffer: bytes | bytearray
+    size: int
+
+    @classmethod
+    def of(cls, data: bytes) -> Piece:
+        """The piece of the whole lines ``data`` (copied, with the zero bytes after them)."""
+        return cls(data + bytes(_PAD), len(data))
+
+    def bytes(self) -> bytes:
+        return bytes(memoryview(self.buffer)[: self.size])
+
+
 def text_pieces(
     path: str,
     *,
@@ -339,58 +367,125 @@ def text_pieces(
     line_limit: bool = True,
     raw: bool = False,
 ) -> Iterator[bytes]:
+    """The pieces of :func:`padded_pieces` as bytes (for readers that keep them)."""
+    for piece in padded_pieces(
+        path, what=what, text=text, piece_bytes=piece_bytes, line_limit=line_limit, raw=raw
+    ):
+        yield piece.bytes()
+
+
+def padded_pieces(
+    path: str,
+    *,
+    what: str,
+    text: str | bytes | None = None,
+    piece_bytes: int | None = None,
+    line_limit: bool = True,
+    raw: bool = False,
+) -> Iterator[Piece]:
     """The pieces of the input ``path`` (``-`` = stdin; ``text``: its content in memory,
     named ``path``), see the module docstring; ``piece_bytes``: read this many bytes at a time
     (default :data:`PIECE_BYTES`). ``line_limit=False``: lines of any length (XML, whose lines
     the parser reads in parts); ``raw``: the text as it is, neither decompressed nor without a
-    byte-order mark (:func:`~divaeval.io._tokens.split_fields`)."""
+    byte-order mark (:func:`~divaeval.io._tokens.split_fields`).
+
+    Each piece is read (``readinto``) into one buffer, with the zero bytes after it, and the
+    next piece into the same buffer: a piece is valid until the next is asked for. A file is
+    so neither read into new bytes nor copied into a padded array, a piece at a time. The
+    buffer is sized by the file's size where that is known (a plain local file, text in
+    memory) and never filled before it is read into: a small file touches no more memory than
+    its bytes."""
     name = display_name(path)
     piece_bytes = piece_bytes or PIECE_BYTES
     given = None if text is None else text.encode("utf-8") if isinstance(text, str) else text
     with open_binary(path, what=what, text=given, decompress=not raw) as stream:
-        carry = b""  # the start of a line not ended yet
+        size = piece_bytes
+        stored = len(given) if given is not None else _file_size(path)
+        if given is None and stored <= SMALL_FILE_PIECES * piece_bytes:
+            size = SMALL_FILE_PIECES * piece_bytes
+        # the bytes the stream holds, where known (a buffer for more than them is not touched)
+        expected = float("inf") if isinstance(stream, gzip.GzipFile) else stored
+        buffer = bytearray()
+        held = 0  # buffer[:held]: the start of a line not ended yet
+        consumed = 0  # bytes read from the stream
         pending_cr = False  # the last chunk ended with \r (the first half of \r\n?)
         start = not raw
-        size = piece_bytes
-        if given is None and _file_size(path) <= SMALL_FILE_PIECES * piece_bytes:
-            size = SMALL_FILE_PIECES * piece_bytes
         while True:
-            chunk = stream.read(size)
+            request = int(min(size, max(expected - consumed, 0) + _EOF_PROBE_BYTES))
+            if start:  # (a byte-order mark is read whole, however small the pieces)
+                request = max(request, len(UTF8_BOM))
             size = piece_bytes
-            if start:
-                while len(chunk) < len(UTF8_BOM) and chunk and UTF8_BOM.startswith(chunk):
-                    more = stream.read(piece_bytes)
-                    if not more:
-                        break
-                    chunk += more
-                chunk = chunk.removeprefix(UTF8_BOM)
-                start = False
-            if not chunk:
-                if carry:
-                    yield carry + b"\n"
+            if len(buffer) < held + request + _PAD:
+                buffer = _grown(buffer, held, held + request + _PAD)
+            got = _fill(stream, memoryview(buffer)[held : held + request])
+            consumed += got
+            if not got:
+                if held:
+                    buffer[held] = 10  # the last line ended
+                    yield _padded(buffer, held + 1)
                 return
-            if b"\0" in chunk:
+            if start:
+                if got >= len(UTF8_BOM) and buffer.startswith(UTF8_BOM):
+                    buffer[: got - len(UTF8_BOM)] = buffer[len(UTF8_BOM) : got]
+                    got -= len(UTF8_BOM)
+                start = False
+            end = held + got
+            if buffer.find(0, held, end) >= 0:
                 raise binary_file(what, name)
-            if pending_cr and chunk[:1] == b"\n":
-                chunk = chunk[1:]  # the \n of a \r\n cut in two: its \r ended the line
-            pending_cr = chunk[-1:] == b"\r"
-            chunk = normalize_line_ends(chunk)
-            if line_limit and len(carry) + len(chunk) > MAX_LINE_BYTES:
-                # (every other line of the chunk is shorter than the chunk: only the one that
-                # began before it can be too long)
-                newline = chunk.find(b"\n")
-                if len(carry) + (newline if newline >= 0 else len(chunk)) > MAX_LINE_BYTES:
+            if pending_cr and end > held and buffer[held] == 10:
+                # the \n of a \r\n cut in two: its \r ended the line
+                buffer[held : end - 1] = buffer[held + 1 : end]
+                end -= 1
+            pending_cr = end > held and buffer[end - 1] == 13
+            if buffer.find(13, held, end) >= 0:
+                ended = normalize_line_ends(bytes(memoryview(buffer)[held:end]))
+                buffer[held : held + len(ended)] = ended
+                end = held + len(ended)
+            if line_limit and end > MAX_LINE_BYTES:
+                # (every other line of the chunk is shorter than the chunk: only the one
+                # that began before it can be too long)
+                newline = buffer.find(10, held, end)
+                if (newline if newline >= 0 else end) > MAX_LINE_BYTES:
                     raise LineTooLong(name)
-            end = chunk.rfind(b"\n") + 1
-            if end == 0:
-                carry += chunk
+            lines_end = buffer.rfind(10, held, end) + 1
+            if lines_end == 0:
+                held = end
                 continue
-            if end == len(chunk):
-                piece, rest = chunk, b""
-            else:
-                piece, rest = chunk[:end], chunk[end:]
-            yield carry + piece if carry else piece
-            carry = rest
+            rest = bytes(memoryview(buffer)[lines_end:end])
+            yield _padded(buffer, lines_end)
+            buffer[: len(rest)] = rest
+            held = len(rest)
+
+
+#: beyond the bytes a file is expected to hold, a read asks for this many more, so that a read
+#: that ends short is known to have met the end (and a file that grew is still read whole)
+_EOF_PROBE_BYTES = 4096
+
+
+def _grown(buffer: bytearray, held: int, needed: int) -> bytearray:
+    """A buffer of at least ``needed`` bytes (half as large again as ``buffer`` at least,
+    where there was one) that starts with ``buffer[:held]``."""
+    size = max(needed, len(buffer) * 3 // 2)
+    grown = bytearray(size) if native.kernels is None else native.kernels.unfilled_bytearray(size)
+    grown[:held] = memoryview(buffer)[:held]
+    return grown
+
+
+def _padded(buffer: bytearray, size: int) -> Piece:
+    """The piece ``buffer[:size]``, the bytes after it zeroed."""
+    buffer[size : size + _PAD] = bytes(_PAD)
+    return Piece(buffer, size)
+
+
+def _fill(stream: Any, view: memoryview) -> int:
+    """Read ``stream`` into ``view`` until it is full or the stream ends; the bytes read."""
+    got = 0
+    while got < len(view):
+        more = stream.readinto(view[got:])
+        if not more:
+            break
+        got += more
+    return got
 
 
 def _file_size(path: str) -> float:

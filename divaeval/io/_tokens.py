@@ -34,7 +34,7 @@ import numpy as np
 from divaeval import native
 from divaeval.io import _words as word_matrices
 from divaeval.io._numbers import cast_rest, parse_floats
-from divaeval.io._text import LineMap, LineTooLong, text_pieces
+from divaeval.io._text import LineMap, LineTooLong, Piece, padded_pieces
 from divaeval.io._words import _PAD, decode, gather_words, pad_words
 
 CHUNK_BYTES = 1 << 17  # non-plain text is tokenized in ~128 KiB parts of whole lines
@@ -150,13 +150,13 @@ def split_fields(
     data: bytes, columns: Sequence[int], first_row: Sequence[int] = (), *, comments: bool = False
 ) -> Fields:
     """:func:`split_pieces` of a text in memory, joined (``comments``: drop comment lines)."""
-    pieces = text_pieces("<text>", what="text", text=data, raw=True)
+    pieces = padded_pieces("<text>", what="text", text=data, raw=True)
     parts = list(split_pieces(pieces, columns, first_row, comments=comments))
     return Fields.joined(parts) if parts else _no_rows(columns, first_row, 1, 0)
 
 
 def split_pieces(
-    pieces: Iterable[bytes],
+    pieces: Iterable[bytes | Piece],
     columns: Sequence[int],
     first_row: Sequence[int] = (),
     *,
@@ -185,28 +185,28 @@ def split_pieces(
 
 
 def split_piece(
-    data: bytes,
+    piece: bytes | Piece,
     columns: Sequence[int],
     first_row: Sequence[int],
     first_line: int,
     comments: bool,
     numbers: Sequence[int] = (),
 ) -> Fields:
-    """The :class:`Fields` of one piece (whole lines, each ended by ``\\n``) whose first line is
-    ``first_line`` (see :func:`split_pieces`)."""
-    n = len(data)
-    if data[:1] == b"\n" and data.count(b"\n") == n:  # blank lines only: nothing to split
+    """The :class:`Fields` of one piece (whole lines, each ended by ``\\n``; bytes are copied
+    into a :class:`~divaeval.io._text.Piece`) whose first line is ``first_line`` (see
+    :func:`split_pieces`)."""
+    data, n = piece if isinstance(piece, Piece) else Piece.of(piece)
+    if data[:1] == b"\n" and data.count(b"\n", 0, n) == n:  # blank lines only: nothing to split
         return _no_rows(columns, first_row, first_line, n, numbers)
-    text = np.empty(n + _PAD, dtype=np.uint8)  # the text, readable past every token
-    text[:n] = np.frombuffer(data, dtype=np.uint8)
-    text[n:] = 0
+    # the text, readable past every token (a view of the piece's buffer: the caller's to reuse)
+    text = np.frombuffer(data, dtype=np.uint8, count=n + _PAD)
     if native.kernels is not None:
-        fields = _grid_fields(data, text, columns, first_row, first_line, comments, numbers)
+        fields = _grid_fields(data, n, text, columns, first_row, first_line, comments, numbers)
         if isinstance(fields, Fields):
             return fields
-        grid = None if fields is False else _grid_spans(data, text)  # (False: not a grid)
+        grid = None if fields is False else _grid_spans(data, n, text)  # (False: not a grid)
     else:
-        grid = _grid_spans(data, text)
+        grid = _grid_spans(data, n, text)
     if grid is not None:
         starts, lengths = grid
         n_fields, n_rows = starts.shape
@@ -221,9 +221,9 @@ def split_piece(
         }
     else:
         row_count, row_line, spans, n_lines = _tokenized_spans(
-            data, text, {*columns, *numbers, *first_row, 0}
+            data, n, text, {*columns, *numbers, *first_row, 0}
         )
-    if comments and b"#" in data:
+    if comments and data.find(b"#", 0, n) >= 0:
         first_field = spans[0]
         assert first_field is not None  # (every row has a first field)
         comment = text[first_field[0]] == _HASH
@@ -321,7 +321,8 @@ def _no_rows(
 
 
 def _grid_fields(
-    data: bytes,
+    data: bytes | bytearray,
+    n: int,
     text: np.ndarray,
     columns: Sequence[int],
     first_row: Sequence[int],
@@ -335,7 +336,7 @@ def _grid_fields(
     False: not a plain grid; True: a grid that :func:`_grid_spans`'s path splits (a long token
     to mark, a comment line to drop, more than one number field)."""
     assert native.kernels is not None
-    first_end = data.find(b"\n")
+    first_end = data.find(b"\n", 0, n)
     if first_end <= 0:
         return False
     if len(numbers) > 1:
@@ -348,7 +349,6 @@ def _grid_fields(
     most = max(1, -(-word_matrices.LONG_TOKEN_BYTES // 8))
     widths = tuple(min(max(1, -(-len(head_tokens[j]) // 8)), most) for j in gathered)
     number = numbers[0] if numbers and numbers[0] < n_fields else -1
-    n = len(data)
     # room for the rows of the first 8 KiB's line length, and a little: an array keeps its room
     # (grown by half if the lines are shorter; its rows are then copied)
     sample = min(n, _SAMPLE_BYTES)
@@ -364,7 +364,11 @@ def _grid_fields(
         j: np.frombuffer(matrix, dtype=np.uint64).reshape(n_rows, -1)
         for j, matrix in zip(gathered, matrices, strict=True)
     }
-    if comments and b"#" in data and np.any((words[0][:, 0] & np.uint64(0xFF)) == _HASH):
+    if (
+        comments
+        and data.find(b"#", 0, n) >= 0
+        and np.any((words[0][:, 0] & np.uint64(0xFF)) == _HASH)
+    ):
         return True
     numbers_read, bad = {}, {}
     for j in numbers:
@@ -392,7 +396,9 @@ def _grid_fields(
     )
 
 
-def _grid_spans(data: bytes, text: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _grid_spans(
+    data: bytes | bytearray, n: int, text: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
     """(starts, lengths) [F, R] (field by field) of the fields of a plain piece whose lines all
     hold the same number F of fields, or None for any other piece.
 
@@ -402,15 +408,14 @@ def _grid_spans(data: bytes, text: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     grid holds if no field is empty (no two separators are adjacent, none starts the text),
     their count is a multiple of F, the newlines are exactly the grid's last column, and every
     other separator is the delimiter (not a control byte)."""
-    first_end = data.find(b"\n")
+    first_end = data.find(b"\n", 0, n)
     if first_end <= 0:
         return None
     delimiter = b"\t" if b"\t" in data[:first_end] else b" "
     other = b" " if delimiter == b"\t" else b"\t"
-    if other in data or any(byte in data for byte in _NEVER_PLAIN):
+    if any(data.find(byte, 0, n) >= 0 for byte in (other, *_NEVER_PLAIN)):
         return None
     n_fields = data.count(delimiter, 0, first_end) + 1
-    n = len(data)
     if native.kernels is not None:  # the same checks in one pass over the text
         n_rows = native.kernels.count_lines(text, n)
         starts = np.empty((n_fields, n_rows), dtype=np.int64)
@@ -442,18 +447,17 @@ def _grid_spans(data: bytes, text: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     return starts.reshape(n_rows, n_fields).T, lengths.reshape(n_rows, n_fields).T
 
 
-def _tokenized_spans(data: bytes, text: np.ndarray, wanted: set[int]):
+def _tokenized_spans(data: bytes | bytearray, n: int, text: np.ndarray, wanted: set[int]):
     """(row_count, row_line (0-based, within the piece), spans, lines) of a piece split by the
     tokenizer, in parts of about :data:`CHUNK_BYTES`: spans[j] = (starts, lengths) of field j
     of every row (length 0 where a row lacks it)."""
-    n = len(data)
     counts: list[np.ndarray] = []
     lines: list[np.ndarray] = []
     parts: dict[int, tuple[list[np.ndarray], list[np.ndarray]]] = {j: ([], []) for j in wanted}
     lines_before = 0
     begin = 0
     while begin < n:
-        stop = data.find(b"\n", begin + CHUNK_BYTES)
+        stop = data.find(b"\n", begin + CHUNK_BYTES, n)
         stop = n if stop < 0 else stop + 1
         piece = _tokenize(text[begin : stop + _PAD], stop - begin)
         counts.append(piece.row_count.astype(np.int32))

@@ -21,7 +21,7 @@ import numpy as np
 
 from divaeval.errors import DataError, clip, shown, warn
 from divaeval.io._numbers import parse_floats
-from divaeval.io._text import Source, display_name, text_column, text_pieces
+from divaeval.io._text import Source, display_name, padded_pieces, text_column, text_pieces
 from divaeval.io._tokens import Fields, split_pieces
 from divaeval.io._words import decode, factorize_with_keys
 from divaeval.io.qrels import INTENT_TYPES
@@ -77,7 +77,7 @@ class Intents:
 def read_intents(path: str, *, text: str | bytes | None = None) -> Intents:
     """Parse an intent-probability file (NTCIREVAL Iprob/DINprob shape; ``text``: its content in
     memory, named ``path``)."""
-    pieces = text_pieces(path, what="intent", text=text)
+    pieces = padded_pieces(path, what="intent", text=text)
     return intents_of(display_name(path), Fields.joined(list(split_pieces(pieces, (0, 1, 2, 3)))))
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from divaeval.errors import DataError, clip, shown, warn
 from divaeval.io._numbers import integer_tokens, parse_floats, parse_integers
-from divaeval.io._text import Source, display_name, text_column, text_pieces
+from divaeval.io._text import Source, display_name, padded_pieces, text_column
 from divaeval.io._tokens import Fields, split_pieces
 from divaeval.io._words import (
     decode,
@@ -203,7 +203,7 @@ def _parse_grades(source: Source, fields: Fields) -> np.ndarray:
 def read_qrels(path: str, *, text: str | bytes | None = None) -> Qrels:
     """Parse a (diversity or ad hoc) qrels file or an NTCIREVAL Dqrels file (``text``: its
     content in memory, named ``path``)."""
-    pieces = text_pieces(path, what="qrels", text=text)
+    pieces = padded_pieces(path, what="qrels", text=text)
     return qrels_of(display_name(path), Fields.joined(list(split_pieces(pieces, QRELS_FIELDS))))
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from divaeval.io._numbers import parse_floats, parse_integers
-from divaeval.io._text import text_pieces
+from divaeval.io._text import padded_pieces
 from divaeval.io._tokens import Fields, split_pieces
 from divaeval.io._words import byte_ranks, decode, factorize
 
@@ -43,7 +43,7 @@ class RunLines:
 
 def read_run_lines(path: str) -> tuple[str, RunLines | None]:
     """(the file's name in messages, its rows; None when it has none)."""
-    pieces = text_pieces(path, what="run")
+    pieces = padded_pieces(path, what="run")
     fields = Fields.joined(list(split_pieces(pieces, (0, 1, 2, 3, 4, 5))))
     name = "<stdin>" if path == "-" else path
     n = fields.n_rows

@@ -22,7 +22,7 @@ import numpy as np
 
 from divaeval.errors import DataError, shown
 from divaeval.io._numbers import integer_tokens, parse_integers
-from divaeval.io._text import Source, display_name, text_column, text_pieces
+from divaeval.io._text import Source, display_name, padded_pieces, text_column
 from divaeval.io._tokens import Fields, split_pieces
 from divaeval.io._words import decode, factorize_with_keys, row_changes
 
@@ -136,7 +136,7 @@ FIRST_ROW = (SCORE_FIELD, TAG_FIELD)  # (the score: a hint when the first line i
 def read_run(path: str, *, text: str | bytes | None = None) -> Run:
     """Parse a TREC run file (``-`` = stdin; ``text``: its content in memory, named
     ``path``)."""
-    pieces = text_pieces(path, what="run", text=text)
+    pieces = padded_pieces(path, what="run", text=text)
     parts = list(split_pieces(pieces, RUN_FIELDS, FIRST_ROW, numbers=(SCORE_FIELD,)))
     return run_of(display_name(path), Fields.joined(parts))
 
@@ -151,7 +151,7 @@ def run_blocks(path: str, *, block_bytes: int) -> Iterator[Run]:
     held: list[Fields] = []  # rows read and not yet in a block: the last topic, and pieces
     first_row = None
     yielded = False
-    pieces = text_pieces(path, what="run")
+    pieces = padded_pieces(path, what="run")
     for fields in split_pieces(pieces, RUN_FIELDS, FIRST_ROW, numbers=(SCORE_FIELD,)):
         if not fields.n_rows:
             continue
