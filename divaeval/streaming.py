@@ -102,10 +102,16 @@ def check_run_start(path: str) -> None:
     if b"\0" in start:
         raise binary_file("run", path)
     cut_short = len(start) == START_BYTES  # (its last line may go on)
-    lines = normalize_line_ends(start.removeprefix(UTF8_BOM)).split(b"\n")
-    if cut_short:
-        lines.pop()
-    for number, line in enumerate(lines, start=1):
+    text = normalize_line_ends(start.removeprefix(UTF8_BOM))
+    # (a line at a time up to the first content line: not the ~1,300 lines of 64 KiB split)
+    position, number = 0, 0
+    while position < len(text):
+        end = text.find(b"\n", position)
+        if end < 0:
+            if cut_short:
+                return
+            end = len(text)
+        line, position, number = text[position:end], end + 1, number + 1
         fields = line.split()
         if not fields or fields[0].startswith(b"#"):
             continue  # blank, or a comment line

@@ -537,3 +537,52 @@ def test_the_start_check_never_judges_a_line_its_window_cuts(tmp_path):
     run.write_bytes(blank + b"1 Q0 doc1 1\r\n")  # a short line: reported by the blocks
     with pytest.raises(DataError, match="expected 6 columns"):
         run_evaluation([str(run)], str(run), ["P@5"])
+
+
+def _first_short_line(start: bytes, window: int) -> int | None:
+    """The line of the first content line of ``start`` (read ``window`` bytes at most) with
+    fewer than 6 fields, if it is the first content line and seen whole; else None: every line
+    of the window split at once, as the start check once did."""
+    lines = normalize_line_ends(start.removeprefix(b"\xef\xbb\xbf")).split(b"\n")
+    if len(start) == window:
+        lines.pop()
+    for number, line in enumerate(lines, start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        return number if len(fields) < 6 else None
+    return None
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([b"", b"  ", b"# c", b"1 Q0 d 1 2.5 t", b"1 Q0 d 1", b"1 Q0 d 1 2 t x"]),
+        max_size=8,
+    ),
+    st.sampled_from([b"\n", b"\r\n", b"\r"]),
+    st.integers(8, 80),
+    st.booleans(),
+)
+def test_the_start_check_finds_the_first_content_line_as_a_split_of_every_line(
+    tmp_path_factory, lines, end, window, bom
+):
+    # the first content line found a line at a time: the same line (or none) as when every
+    # line of the window is split at once, whatever the line ends, a cut-off last line, a BOM
+    import divaeval.streaming as streaming
+
+    data = (b"\xef\xbb\xbf" if bom else b"") + b"".join(line + end for line in lines)
+    run = tmp_path_factory.mktemp("start") / "run.txt"
+    run.write_bytes(data)
+    original = streaming.START_BYTES
+    streaming.START_BYTES = window
+    try:
+        expected = _first_short_line(data[:window], window)
+        if expected is None:
+            streaming.check_run_start(str(run))
+        else:
+            with pytest.raises(DataError) as error:
+                streaming.check_run_start(str(run))
+            assert error.value.line == expected and "expected 6 columns" in str(error.value)
+    finally:
+        streaming.START_BYTES = original
