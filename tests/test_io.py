@@ -1247,7 +1247,7 @@ def test_pieces_read_into_a_buffer_are_whole_lines_padded_with_zeros(
             assert len(piece.buffer) >= piece.size + _PAD
             assert bytes(piece.buffer[piece.size : piece.size + _PAD]) == bytes(_PAD)
             assert piece.size and piece.buffer[piece.size - 1] == ord("\n")
-            pieces.append(piece.bytes())
+            pieces.append(piece.tobytes())
     finally:
         _text._file_size = original
     assert b"".join(pieces) == _expected_lines(data)

@@ -354,7 +354,7 @@ class Piece(NamedTuple):
         """The piece of the whole lines ``data`` (copied, with the zero bytes after them)."""
         return cls(data + bytes(_PAD), len(data))
 
-    def bytes(self) -> bytes:
+    def tobytes(self) -> bytes:
         return bytes(memoryview(self.buffer)[: self.size])
 
 
@@ -371,7 +371,7 @@ def text_pieces(
     for piece in padded_pieces(
         path, what=what, text=text, piece_bytes=piece_bytes, line_limit=line_limit, raw=raw
     ):
-        yield piece.bytes()
+        yield piece.tobytes()
 
 
 def padded_pieces(

@@ -1,8 +1,8 @@
 """Splitting text into rows of whitespace-separated fields, vectorised (numpy only).
 
 Every input format of divaeval is "fields separated by whitespace, one record a line". This
-module splits the pieces of such a file (:func:`divaeval.io._text.text_pieces`: whole lines,
-``\\n`` line ends) without a Python step per line:
+module splits the pieces of such a file (:func:`divaeval.io._text.padded_pieces`: whole lines,
+``\\n`` line ends, read where the file was read into) without a Python step per line:
 
 - A *row* is a line that holds a field and is not a comment line (its first field starts with
   ``#``; a ``#`` inside a field is data: MS MARCO docids hold one). Blank and comment lines are
