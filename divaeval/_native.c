@@ -24,7 +24,8 @@
  * - few_uniques, renumber: keys with few distinct values numbered by a hash table, not a
  *   sort, and codes renumbered in place (divaeval.io._words);
  * - hash_words, hash_factorize, hash_slots, find_rows: tokens as word rows hashed, numbered
- *   and found among another file's by a hash table, exactly (divaeval.io._words).
+ *   and found among another file's by a hash table, exactly (divaeval.io._words);
+ * - trec_lines: trec_eval's per-topic lines of a run (divaeval.report.trec_eval).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1177,11 +1178,53 @@ done:
 
 /* ---- Printing numbers (divaeval.report.numbers) ---- */
 
+/* n = rint(x 10^P) (scale = 10^P) where n is printf's correctly rounded "%.Pf" of x: where
+ * |x 10^P| < 2^52 and either |x 10^P - n| < 1/2 - ulp, so that the product's rounding error
+ * cannot have moved it across a half, or the product is exact (fma: no remainder), a half
+ * then rounded to even as printf rounds an exact tie; 0 for any other x (a near half of an
+ * inexact product, a huge or non-finite value). */
+static inline int
+exact_scaled(double x, double scale, uint64_t *number)
+{
+    double scaled = x * scale, rounded = rint(scaled), size = fabs(scaled);
+    double ulp = nextafter(size, INFINITY) - size;
+    if (!(size < 4503599627370496.0 &&
+          (fabs(scaled - rounded) < 0.5 - ulp || fma(x, scale, -scaled) == 0.0)))
+        return 0;
+    *number = (uint64_t)fabs(rounded);
+    return 1;
+}
+
+/* number / unit in digits, then (precision > 0) the point and the precision digits of
+ * number % unit (unit = 10^precision), written at at; returns the end. */
+static inline char *
+write_decimal(char *at, uint64_t number, uint64_t unit, int precision)
+{
+    uint64_t whole = number / unit, fraction = number % unit;
+    char digits[20];
+    int count = 0;
+    do {
+        digits[count++] = (char)('0' + whole % 10);
+        whole /= 10;
+    } while (whole);
+    while (count)
+        *at++ = digits[--count];
+    if (precision > 0) {
+        *at++ = '.';
+        for (int k = precision - 1; k >= 0; k--) {
+            at[k] = (char)('0' + fraction % 10);
+            fraction /= 10;
+        }
+        at += precision;
+    }
+    return at;
+}
+
 /* fixed_cells(values, n_rows, n_columns, precision, separator, fallback) -> bytes: each row of
  * the [R, C] float64 values as C's "%.Pf" cells joined by separator, ended by a newline, as
  * divaeval.report.numbers.fixed_rows writes them with numpy: n = rint(x 10^P) written as
- * digits where |x 10^P| < 2^52 and |x 10^P - n| < 1/2 - ulp (then n is printf's correctly
- * rounded decimal); a row with any other value (a near half, a huge or non-finite value) is
+ * digits where exact_scaled vouches for it (and also for an exact half, which numpy leaves
+ * to printf); a row with any other value (a near half, a huge or non-finite value) is
  * left empty and flagged in fallback [R] for the caller's printf. 1 <= P <= 9. */
 static PyObject *
 fixed_cells(PyObject *self, PyObject *args)
@@ -1220,30 +1263,14 @@ fixed_cells(PyObject *self, PyObject *args)
         fallback[r] = 0;
         for (Py_ssize_t c = 0; c < n_columns; c++) {
             double x = values[r * n_columns + c];
-            double scaled = x * scale, rounded = rint(scaled), size = fabs(scaled);
-            double ulp = nextafter(size, INFINITY) - size;
-            if (!(size < 4503599627370496.0 && fabs(scaled - rounded) < 0.5 - ulp)) {
+            uint64_t number;
+            if (!exact_scaled(x, scale, &number)) {
                 fallback[r] = 1;
                 break;
             }
-            uint64_t number = (uint64_t)fabs(rounded), whole = number / unit;
-            uint64_t fraction = number % unit;
             if (signbit(x))
                 *at++ = '-';
-            char digits[20];
-            int count = 0;
-            do {
-                digits[count++] = (char)('0' + whole % 10);
-                whole /= 10;
-            } while (whole);
-            while (count)
-                *at++ = digits[--count];
-            *at++ = '.';
-            for (int k = precision - 1; k >= 0; k--) {
-                at[k] = (char)('0' + fraction % 10);
-                fraction /= 10;
-            }
-            at += precision;
+            at = write_decimal(at, number, unit, precision);
             *at++ = c + 1 < n_columns ? separator : '\n';
         }
         if (fallback[r]) {
@@ -2121,6 +2148,134 @@ unfilled_bytearray(PyObject *self, PyObject *arg)
     return PyByteArray_FromStringAndSize(NULL, n);
 }
 
+/* ---- trec_eval's per-topic lines (divaeval.report.trec_eval) ---- */
+
+/* The length of an ASCII str, or -1 for anything else. */
+static inline Py_ssize_t
+ascii_length(PyObject *text)
+{
+    return PyUnicode_Check(text) && PyUnicode_IS_ASCII(text) ? PyUnicode_GET_LENGTH(text) : -1;
+}
+
+/* The sum of the lengths of a list's strs, or -1 if one is not an ASCII str. */
+static Py_ssize_t
+ascii_lengths(PyObject *list)
+{
+    Py_ssize_t total = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(list); k++) {
+        Py_ssize_t length = ascii_length(PyList_GET_ITEM(list, k));
+        if (length < 0)
+            return -1;
+        total += length;
+    }
+    return total;
+}
+
+/* Copies an ASCII str's characters to at; returns the end. */
+static inline char *
+copy_ascii(char *at, PyObject *text)
+{
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    memcpy(at, PyUnicode_1BYTE_DATA(text), (size_t)length);
+    return at + length;
+}
+
+/* trec_lines(values, n_measures, n_topics, heads, topics, integer, precision, end) -> str or
+ * None: trec_eval's per-topic block, topic by topic (in the order of topics), measure by
+ * measure: heads[m] (the padded name and its tab), topics[t], a tab, the value
+ * values[m, t] ([M, T] float64) and end; as divaeval.report.trec_eval._column_lines prints
+ * it: a count (integer[m]) as its integer (Python's round: half to even), another value as
+ * C's "%.Pf" (0 <= P <= 15) by exact_scaled's digits, right-aligned in P + 2 characters
+ * (Python's "%W.Pf" where the measure has a value in (-1, 0] with its sign set, or P is 0;
+ * "%.Pf" of a finite value is never narrower else), a value that prints as zero unsigned
+ * (as divaeval.report.numbers.fixed prints one in (-1, 0]: no other prints as zero). None
+ * (for Python's printf) if a value is not vouched for (a near half of an inexact product, a
+ * huge or non-finite value) or a string is not ASCII. */
+static PyObject *
+trec_lines(PyObject *self, PyObject *args)
+{
+    Py_buffer values_b, integer_b;
+    Py_ssize_t n_measures, n_topics;
+    PyObject *heads, *topics, *end, *text = NULL;
+    int precision;
+    if (!PyArg_ParseTuple(args, "y*nnO!O!y*iU", &values_b, &n_measures, &n_topics,
+                          &PyList_Type, &heads, &PyList_Type, &topics, &integer_b, &precision,
+                          &end))
+        return NULL;
+    if (check_size(&values_b, n_measures * n_topics, 8, "values") ||
+        check_size(&integer_b, n_measures, 1, "integer"))
+        goto done;
+    if (PyList_GET_SIZE(heads) != n_measures || PyList_GET_SIZE(topics) != n_topics) {
+        PyErr_SetString(PyExc_ValueError, "trec_lines: heads or topics of the wrong length");
+        goto done;
+    }
+    if (precision < 0 || precision > 15) {
+        PyErr_SetString(PyExc_ValueError, "trec_lines: precision outside 0 to 15");
+        goto done;
+    }
+    Py_ssize_t heads_length = ascii_lengths(heads), topics_length = ascii_lengths(topics);
+    Py_ssize_t end_length = ascii_length(end);
+    if (heads_length < 0 || topics_length < 0 || end_length < 0) {
+        text = Py_NewRef(Py_None);
+        goto done;
+    }
+    /* a cell: a sign, at most 17 digits (2^52 has 16), the point, the decimals */
+    Py_ssize_t cell_bytes = 20 + precision;
+    text = PyUnicode_New(heads_length * n_topics + (topics_length + 1) * n_measures +
+                             (cell_bytes + end_length) * n_measures * n_topics,
+                         127);
+    if (text == NULL)
+        goto done;
+    char *out = (char *)PyUnicode_1BYTE_DATA(text), *at = out;
+    const double *values = values_b.buf;
+    const uint8_t *integer = integer_b.buf;
+    double scale = 1.0;
+    uint64_t unit = 1;
+    for (int k = 0; k < precision; k++) {
+        scale *= 10.0;
+        unit *= 10;
+    }
+    const int width = precision + 2;
+    for (Py_ssize_t t = 0; t < n_topics; t++) {
+        PyObject *topic = PyList_GET_ITEM(topics, t);
+        for (Py_ssize_t m = 0; m < n_measures; m++) {
+            double x = values[m * n_topics + t];
+            at = copy_ascii(at, PyList_GET_ITEM(heads, m));
+            at = copy_ascii(at, topic);
+            *at++ = '\t';
+            if (integer[m]) { /* trec_eval's %ld; Python's round() is rint's half to even */
+                if (!(fabs(x) < 9007199254740992.0))
+                    goto unvouched;
+                at += sprintf(at, "%lld", (long long)rint(x));
+            } else {
+                uint64_t number;
+                if (!exact_scaled(x, scale, &number))
+                    goto unvouched;
+                char *cell = at;
+                if (signbit(x) && number != 0)
+                    *at++ = '-';
+                at = write_decimal(at, number, unit, precision);
+                Py_ssize_t length = at - cell;
+                if (length < width) {
+                    memmove(cell + (width - length), cell, (size_t)length);
+                    memset(cell, ' ', (size_t)(width - length));
+                    at = cell + width;
+                }
+            }
+            at = copy_ascii(at, end);
+        }
+    }
+    if (PyUnicode_Resize(&text, at - out) < 0)
+        text = NULL;
+    goto done;
+unvouched:
+    Py_SETREF(text, Py_NewRef(Py_None));
+done:
+    PyBuffer_Release(&values_b);
+    PyBuffer_Release(&integer_b);
+    return text;
+}
+
 static PyMethodDef methods[] = {
     {"greedy_patterns", greedy_patterns, METH_VARARGS,
      "The binary relevance patterns of each topic's pool, for greedy_extend."},
@@ -2164,6 +2319,8 @@ static PyMethodDef methods[] = {
      "The first length past which a greedy ideal's RBP sums no longer change."},
     {"unfilled_bytearray", unfilled_bytearray, METH_O,
      "A bytearray of n bytes not written (as malloc leaves them)."},
+    {"trec_lines", trec_lines, METH_VARARGS,
+     "trec_eval's per-topic lines of a run, or None where printf must print a value."},
     {NULL, NULL, 0, NULL},
 };
 

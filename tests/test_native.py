@@ -9,19 +9,24 @@ skipped, unless ``DIVAEVAL_REQUIRE_NATIVE=1`` (CI) makes that a failure.
 
 from __future__ import annotations
 
+import copy
+import functools
+import io
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import TREC2012, TREC2012_RUNS, examples, judge_text, measure_values
+from support import SAMPLE_DATA, TREC2012, TREC2012_RUNS, examples, judge_text, measure_values
 from test_novelty_kernels import literal_greedy, pools, ranked_collections
 
+import divaeval
 from divaeval import native
 from divaeval.errors import DataError
 from divaeval.io import _numbers, _text, _tokens, _words, read_qrels, read_run
@@ -29,6 +34,7 @@ from divaeval.judged import judge
 from divaeval.judged.index import QrelsIndex
 from divaeval.metrics.families import ndeval
 from divaeval.metrics.novelty import GreedyIdeal, novelty_gains
+from divaeval.report import ReportOptions, trec_eval
 from divaeval.report.numbers import fixed_rows
 from divaeval.settings import Settings
 
@@ -549,6 +555,117 @@ def test_halves_and_near_halves_are_printed_alike():
         assert fixed_rows(np.array([[-0.0, 0.25, 12.5]]), 2) == ["-0.00,0.25,12.50"]
 
 
+@functools.cache
+def _sample_evaluation(measures: tuple[str, ...]):
+    """Two sample runs scored on ``measures`` (their values are replaced by the tests)."""
+    runs = [str(SAMPLE_DATA / "run.txt"), str(SAMPLE_DATA / "run2.txt")]
+    return divaeval.evaluate(runs, str(SAMPLE_DATA / "qrels.txt"), list(measures)).evaluation
+
+
+def _near_half(k: int, precision: int, step: int) -> float:
+    """(k + 1/2) / 10^P, or its neighbour below (step -1) or above (step 1)."""
+    half = (k + 0.5) / 10**precision
+    return float(np.nextafter(half, step * np.inf)) if step else half
+
+
+def _printed(precision: int) -> st.SearchStrategy[float]:
+    """Values as the writer may get them: halves at 10^-P and their neighbours, exact halves,
+    huge, tiny, non-finite, signed zeros."""
+    halves = st.builds(_near_half, st.integers(-(10**6), 10**6), st.just(precision),
+                       st.integers(-1, 1))  # fmt: skip
+    special = [0.0, -0.0, 5e-5, 1.5e-4, -5e-5, 0.5, 2.5, -0.4, -1.0, 0.09375, 0.28125, 1e15,
+               -1e15, 2.0**52, 2.0**53, 1e-9, -1e-9, -np.nan, np.inf]  # fmt: skip
+    return (
+        st.floats(allow_nan=True, allow_infinity=True)
+        | st.floats(-1.5, 1.5)
+        | halves
+        | st.sampled_from(special)
+    )
+
+
+#: counts (num_ret, num_rel, ...): integers, and what else a double may hold (not infinite:
+#: Python's int(round(inf)) fails on either path)
+_COUNTS = st.integers(-(10**6), 10**17).map(float) | st.sampled_from(
+    [np.nan, 2.5, 0.5, -0.5, -0.0, 3.0000001, 1e17, 2.0**53 + 2]
+)
+_MEASURE_SETS = [
+    ("alpha-nDCG@20", "num_ret", "ERR-IA@20"),  # divaeval's names: a count among them
+    ("map", "P.10", "num_ret", "num_rel", "gm_map"),  # trec_eval's: topics in byte order
+]
+
+
+def _trec_eval_text(evaluation, options: ReportOptions) -> str:
+    out = io.StringIO()
+    trec_eval.write(evaluation, out, options)
+    return out.getvalue()
+
+
+@SETTINGS
+@given(st.data(), st.integers(0, 16), st.booleans(), st.sampled_from(_MEASURE_SETS))
+def test_trec_eval_lines_are_printed_alike(data, precision, several, measures):
+    """Every run's per-topic block (trec_lines) as Python's f-strings and printf print it."""
+    evaluation = copy.copy(_sample_evaluation(measures))
+    runs = evaluation.runs if several else evaluation.runs[:1]
+    drawn = []
+    for run in runs:
+        n = len(run.topics)
+        values = {
+            m: np.array(data.draw(st.lists(_COUNTS if m.spec.integer else _printed(precision),
+                                           min_size=n, max_size=n)), dtype=np.float64)
+            for m in evaluation.measures
+        }  # fmt: skip
+        drawn.append(replace(run, values=values))
+    evaluation.runs = drawn
+    options = ReportOptions(per_topic=True, summary=False, precision=precision)
+    plain, compiled = both(lambda: _trec_eval_text(evaluation, options))
+    assert plain == compiled
+    per_topic = len(measures) - ("gm_map" in measures)  # (trec_eval prints it in the summary)
+    assert plain.count("\n") == len(runs) * len(runs[0].topics) * per_topic
+
+
+def test_trec_eval_lines_by_hand():
+    # P@10 holds -0.00004 (in (-1, 0], sign set): the column right-aligned in P + 2, that
+    # value as an unsigned zero; num_ret a count: 2.5 rounds half to even (2); x an exact
+    # half at 10^4: 937.5 -> 938 and 2812.5 -> 2812 (ties to even, as printf), -2.5 at 10^0 -> -2
+    heads = [f"{name:<22}\t" for name in ("P@10", "num_ret", "x")]
+    columns = [np.array([0.25, -0.00004, 1.0]), np.array([3.0, 2.5, 7.0]),
+               np.array([0.09375, 0.28125, -2.5])]  # fmt: skip
+    topics, counts = ["1", "2", "10"], bytes([0, 1, 0])
+    with computed_by(BUILT):
+        four = trec_eval._compiled_block(columns, heads, topics, counts, 4, "\tr\n")
+        zero = trec_eval._compiled_block(columns, heads, topics, counts, 0, "\n")
+        with_nan = trec_eval._compiled_block(
+            [np.array([0.5, np.nan, 1.0])], heads[:1], topics, b"\0", 4, "\n"
+        )
+        not_ascii = trec_eval._compiled_block(columns, heads, ["1", "é", "3"], counts, 4, "\n")
+        # 5e-05 is 5.0000000000000004e-05: 10^4 x rounds to 0.5 exactly, but "%.4f" is 0.0001
+        inexact_half = trec_eval._compiled_block([np.array([5e-5])], heads[:1], ["1"], b"\0",
+                                                 4, "\n")  # fmt: skip
+    assert four == (
+        "P@10                  \t1\t0.2500\tr\n"
+        "num_ret               \t1\t3\tr\n"
+        "x                     \t1\t0.0938\tr\n"
+        "P@10                  \t2\t0.0000\tr\n"
+        "num_ret               \t2\t2\tr\n"
+        "x                     \t2\t0.2812\tr\n"
+        "P@10                  \t10\t1.0000\tr\n"
+        "num_ret               \t10\t7\tr\n"
+        "x                     \t10\t-2.5000\tr\n"
+    )
+    assert zero == (
+        "P@10                  \t1\t 0\n"
+        "num_ret               \t1\t3\n"
+        "x                     \t1\t 0\n"
+        "P@10                  \t2\t 0\n"
+        "num_ret               \t2\t2\n"
+        "x                     \t2\t 0\n"
+        "P@10                  \t10\t 1\n"
+        "num_ret               \t10\t7\n"
+        "x                     \t10\t-2\n"
+    )
+    assert with_nan is None and not_ascii is None and inexact_half is None  # left to printf
+
+
 #: keys with repeats: a few distinct values, any 64 bits (so the top bits and 0 occur)
 _FEW_KEYS = st.lists(
     st.integers(0, 2**64 - 1) | st.sampled_from([0, 1, 2**63, 2**64 - 1]), min_size=1, max_size=12
@@ -774,6 +891,10 @@ def test_the_compiled_loops_refuse_arrays_of_the_wrong_size():
                               np.zeros(0, np.int64), one.copy())  # fmt: skip
     with pytest.raises(ValueError, match="precision"):
         BUILT.fixed_cells(np.zeros(1), 1, 1, 12, b",", np.zeros(1, bool))
+    with pytest.raises(ValueError, match="precision"):
+        BUILT.trec_lines(np.zeros(1), 1, 1, ["a\t"], ["1"], b"\0", 16, "\n")
+    with pytest.raises(ValueError, match="wrong length"):
+        BUILT.trec_lines(np.zeros(2), 1, 2, ["a\t"], ["1"], b"\0", 4, "\n")
 
 
 def test_the_command_prints_the_same_on_both_paths():

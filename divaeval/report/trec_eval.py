@@ -23,6 +23,7 @@ from typing import TextIO
 
 import numpy as np
 
+from divaeval import native
 from divaeval.metrics.dialects import TREC_SUMMARY_ONLY, is_trec_request, trec_base
 from divaeval.report.numbers import fixed, fixed_rows
 
@@ -58,25 +59,59 @@ def _column_lines(
             for topic, value in zip(topics, values.tolist(), strict=True)]  # fmt: skip
 
 
+#: the most decimals the compiled writer prints (10^P·x is then within a double's exact range)
+_COMPILED_DECIMALS = 15
+
+
+def _compiled_block(
+    columns: list[np.ndarray], heads: list[str], topics: list[str], integer: bytes,
+    precision: int, end: str,
+) -> str | None:  # fmt: skip
+    """The per-topic lines of a run (``columns``: a measure's values in ``topics`` order;
+    ``heads``: its padded name and tab; ``integer``: 1 for a count) written in one compiled
+    pass (``trec_lines``): the text :func:`_column_lines` gives, topic by topic; None where
+    it is not built, or a value or a name is left to Python's printf (a near half of an
+    inexact product, a non-finite or huge value, a name that is not ASCII)."""
+    if native.kernels is None or not 0 <= precision <= _COMPILED_DECIMALS or not topics:
+        return None
+    values = np.empty((len(columns), len(topics)), dtype=np.float64)
+    for row, column in zip(values, columns, strict=True):
+        row[:] = column
+    return native.kernels.trec_lines(
+        values, len(columns), len(topics), heads, topics, integer, precision, end
+    )
+
+
 def write(evaluation, out: TextIO, options) -> None:
     precision = 4 if options.precision is None else options.precision
     measures = evaluation.measures
+    names = [m.name for m in measures]
     several = len(evaluation.runs) > 1
-    counts = {m: m.spec.integer and evaluation.risk is None for m in measures}
+    counts = [m.spec.integer and evaluation.risk is None for m in measures]
     trec = is_trec_request(measures)
-    per_topic = [m for m in measures if not (trec and trec_base(m.name) in TREC_SUMMARY_ONLY)]
+    shown = [not (trec and trec_base(name) in TREC_SUMMARY_ONLY) for name in names]
+    per_topic = [m for m, show in zip(measures, shown, strict=True) if show]
+    per_topic_names = [name for name, show in zip(names, shown, strict=True) if show]
+    per_topic_counts = [count for count, show in zip(counts, shown, strict=True) if show]
+    heads = [f"{name:<22}\t" for name in per_topic_names]
+    integer = bytes(per_topic_counts)
     for run in evaluation.runs:
         end = f"\t{run.name}\n" if several else "\n"
         lines: list[str] = []
         if options.per_topic and per_topic:
             order = _byte_order(run.topics.tolist()) if trec else slice(None)
             topics = run.topics[order].tolist()
-            columns = [
-                _column_lines(m.name, topics, run.values[m][order], precision,
-                              counts[m], end)
-                for m in per_topic
-            ]  # fmt: skip
-            lines.extend(line for topic_lines in zip(*columns, strict=True) for line in topic_lines)
+            columns = [run.values[m][order] for m in per_topic]
+            block = _compiled_block(columns, heads, topics, integer, precision, end)
+            if block is not None:
+                lines.append(block)
+            else:
+                blocks = [
+                    _column_lines(name, topics, values, precision, count, end)
+                    for name, values, count in zip(per_topic_names, columns, per_topic_counts,
+                                                   strict=True)
+                ]  # fmt: skip
+                lines.extend(line for lines_of in zip(*blocks, strict=True) for line in lines_of)
         if options.summary:
             summary: list[str] = []
             averaged = evaluation.means(run, options.mean)
@@ -84,6 +119,9 @@ def write(evaluation, out: TextIO, options) -> None:
                 summary.append(f"{'runid':<22}\tall\t{run.name}\n")
             if not trec:
                 summary.append(f"{'num_q':<22}\tall\t{run.mean_count}\n")
-            summary += [_line(m.name, "all", averaged[m], precision, counts[m]) for m in measures]
+            summary += [
+                _line(name, "all", averaged[m], precision, count)
+                for m, name, count in zip(measures, names, counts, strict=True)
+            ]
             lines.extend(line[:-1] + end for line in summary)
         out.write("".join(lines))
