@@ -177,7 +177,33 @@ def means(
                 f"--mean dd: no topic of run {run.name} has a relevant document, so every "
                 "weight is 0; the arithmetic mean is used"
             )
-    return {m: summary_of(run.values[m], m, how, topic_weights, run.denominator) for m in measures}
+    columns = [run.values[m] for m in measures]
+    if how == "arith" and run.denominator is None:
+        summed = _summed_together(columns, measures, len(run.topics))
+    else:
+        summed = [None] * len(measures)
+    return {
+        m: summary_of(values, m, how, topic_weights, run.denominator) if total is None else total
+        for m, values, total in zip(measures, columns, summed, strict=True)
+    }
+
+
+def _summed_together(columns: list, measures: Sequence, n_topics: int) -> list[float | None]:
+    """Each measure's arithmetic mean over the topics (its sum where it is summed: num_ret)
+    where its values are n_topics float64 values, else None: one :func:`topic_sums` over the
+    stacked rows (a row accumulated as alone: the doubles :func:`summary_of` gives)."""
+    kinds = [getattr(getattr(m, "spec", None), "aggregate", "mean") for m in measures]
+    chosen = [
+        k for k, (values, kind) in enumerate(zip(columns, kinds, strict=True))
+        if kind in ("mean", "sum") and values.dtype == np.float64 and values.shape == (n_topics,)
+    ]  # fmt: skip
+    summed: list[float | None] = [None] * len(measures)
+    if not chosen or not n_topics:
+        return summed
+    sums = topic_sums(np.stack([columns[k] for k in chosen])).tolist()
+    for k, total in zip(chosen, sums, strict=True):
+        summed[k] = total if kinds[k] == "sum" else total / n_topics
+    return summed
 
 
 def long_table(

@@ -135,6 +135,42 @@ def test_summaries_sum_counts_and_take_geometric_means():
     assert summary_of(topic_values, measures[2], "arith", None) == pytest.approx(0.7 / 3)
 
 
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=0, max_size=8),
+    st.integers(0, 50),
+    st.sampled_from(["arith", "geom"]),
+    st.sampled_from([None, 5]),
+    st.booleans(),
+)
+def test_means_of_a_run_are_each_measures_summary(
+    special, n_random, how, denominator, integer_counts
+):
+    """means() sums the run's measures together (one stacked topic_sums): the same doubles as
+    summary_of gives each alone, with counts summed (int64 ones too), gm_map geometric, and
+    a risk run's denominator."""
+    from divaeval.scores import RunScores, means, summary_of
+
+    measures = parse_measures(["num_ret", "gm_map", "AP", "P.10", "num_rel"])
+    rng = np.random.default_rng(n_random)
+    values = special + rng.random(n_random).tolist()  # (random doubles: sums with rounding)
+    n = len(values)
+    columns = [np.array(values), np.abs(np.array(values)), rng.random(n), np.array(values[::-1]),
+               np.arange(n) if integer_counts else rng.integers(0, 9, n).astype(float)]  # fmt: skip
+    run = RunScores(name="r", path="r", topics=np.array([str(t) for t in range(n)]),
+                    values=dict(zip(measures, columns, strict=True)),
+                    denominator=denominator)  # fmt: skip
+    if denominator is not None and how != "arith":
+        return  # (refused: risk values take the arithmetic mean only)
+    with np.errstate(all="ignore"):
+        together = means(run, measures, how)
+        alone = [summary_of(column, m, how, None, denominator)
+                 for m, column in zip(measures, columns, strict=True)]  # fmt: skip
+    assert [np.float64(together[m]).tobytes() for m in measures] == [
+        np.float64(value).tobytes() for value in alone
+    ]
+
+
 def test_names_and_output_order():
     # trec_eval's names print as trec_eval prints them; P@5 is P_5, kept once under its first
     # name; trec_eval's names alone are put in trec_eval's order
