@@ -220,3 +220,33 @@ def test_rbp_length_gives_the_whole_ranking_sum(beta, started, generalised):
     if 0 < beta < 1:
         assert length < greedy.max_steps / 2
     assert greedy.rbp_length(beta) == length  # cached
+
+
+def test_safe_divide_by_hand():
+    # [[3, 1], [4, 0]] / [[2], [0]]: row 0 is 3/2 = 1.5 and 1/2 = 0.5; row 1 divides by 0 -> 0
+    from divaeval.metrics.common import safe_divide
+
+    got = safe_divide(np.array([[3, 1], [4, 0]]), np.array([[2], [0]]))
+    assert got.dtype == np.float64 and got.tolist() == [[1.5, 0.5], [0.0, 0.0]]
+    assert safe_divide(np.array([1.0, 2.0]), 0.0).tolist() == [0.0, 0.0]  # a scalar 0
+    assert safe_divide(np.array([1.0, 2.0]), 4).tolist() == [0.25, 0.5]
+
+
+@SETTINGS
+@given(
+    st.sampled_from(
+        [((5, 3), (5, 1)), ((5, 3), (3,)), ((5, 1), (5, 3)), ((4,), ()), ((2, 3), (2, 3))]
+    ),
+    st.integers(0, 2**32 - 1),
+)
+def test_safe_divide_is_the_division_where_the_denominator_is_not_zero(shapes, seed):
+    # broadcast as numpy's division is, the same bits, zeros where the denominator is 0
+    from divaeval.metrics.common import safe_divide
+
+    rng = np.random.default_rng(seed)
+    numerator = rng.integers(-3, 4, shapes[0]) / rng.integers(1, 4, shapes[0])
+    denominator = rng.integers(0, 3, shapes[1]).astype(np.float64)
+    got = safe_divide(numerator, denominator)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = np.where(denominator != 0, numerator / denominator, 0.0)
+    assert got.shape == expected.shape and np.array_equal(got, expected)
