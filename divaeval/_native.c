@@ -33,6 +33,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #if defined(_MSC_VER)
 #include <intrin.h>
@@ -747,6 +750,37 @@ widen(WordColumn *column, Py_ssize_t room, Py_ssize_t rows_done, Py_ssize_t widt
     return 0;
 }
 
+/* separators_64(text): bit b set where byte text[b] is below 33, for the 64 bytes from text.
+ * SSE2 (every x86-64): a byte x is at most 32 where min(x, 32) == x, unsigned; sixteen bytes'
+ * tests gathered into 16 bits by a movemask. Elsewhere eight words' high bits of the bytes
+ * below 33 (exactly, see grid_spans), gathered into 8 bits by a multiply (byte k's bit lands
+ * on bit 56 + k). */
+static inline uint64_t
+separators_64(const uint8_t *text)
+{
+#if defined(__SSE2__)
+    const __m128i most = _mm_set1_epi8(32);
+    uint64_t below = 0;
+    for (int q = 0; q < 4; q++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(text + 16 * q));
+        uint64_t bits = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, most), x));
+        below |= bits << (16 * q);
+    }
+    return below;
+#else
+    const uint64_t high = UINT64_C(0x8080808080808080);
+    uint64_t below = 0;
+    for (int w = 0; w < 8; w++) {
+        uint64_t word;
+        memcpy(&word, text + 8 * w, 8);
+        word = LITTLE_ENDIAN_WORD(word);
+        uint64_t bytes = ~((word | high) - UINT64_C(0x2121212121212121)) & ~word & high;
+        below |= (((bytes >> 7) * UINT64_C(0x0102040810204080)) >> 56) << (8 * w);
+    }
+    return below;
+#endif
+}
+
 /* grid_words(text, n, delimiter, n_fields, rows_guess, gathered, widths, number, long_bytes):
  * grid_spans's check of text[:n] (lines of n_fields non-empty fields, no other byte below 33;
  * text readable 64 bytes past n), fused with what is done with the fields, in one pass with no
@@ -812,22 +846,12 @@ grid_words(PyObject *self, PyObject *args)
             goto done;
     }
     const uint8_t *text = text_b.buf;
-    const uint64_t high = UINT64_C(0x8080808080808080);
     Py_ssize_t column = 0, row = 0, from = 0, n_rest = 0;
     int grid = 1, long_token = 0;
     /* (the GIL is held: the arrays grow as Python objects) */
     for (Py_ssize_t i = 0; grid && i < n; i += 64) { /* 64 bytes at a time: one loop over
                                                        * their separators, one exit to guess */
-        uint64_t below = 0; /* bit b: byte i + b is below 33 */
-        for (int w = 0; w < 8; w++) {
-            uint64_t word;
-            memcpy(&word, text + i + 8 * w, 8);
-            word = LITTLE_ENDIAN_WORD(word);
-            /* the high bit of each byte below 33, exactly (see grid_spans), gathered into
-             * the low 8 bits by a multiply (byte k's bit lands on bit 56 + k) */
-            uint64_t bytes = ~((word | high) - UINT64_C(0x2121212121212121)) & ~word & high;
-            below |= (((bytes >> 7) * UINT64_C(0x0102040810204080)) >> 56) << (8 * w);
-        }
+        uint64_t below = separators_64(text + i); /* bit b: byte i + b is below 33 */
         if (n - i < 64)
             below &= (UINT64_C(1) << (n - i)) - 1; /* (the padding is not text) */
         while (below) {

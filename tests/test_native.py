@@ -21,7 +21,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from support import SAMPLE_DATA, TREC2012, TREC2012_RUNS, examples, judge_text, measure_values
 from test_novelty_kernels import literal_greedy, pools, ranked_collections
@@ -277,10 +277,13 @@ def test_a_plain_grid_is_found_alike(lines, delimiter, mixed):
 
 #: tokens of a run's lines: numbers (short plain decimals, long ones, exponents, not numbers,
 #: not finite), tokens of one word, of several, wider than the first row's, long (past 128
-#: bytes), and comment marks, so that every way out of the compiled grid's pass occurs
+#: bytes), comment marks, and bytes just above a separator's (33, 127, 128, 160, 255: a
+#: separator is a byte below 33, unsigned), so that every way out of the compiled grid's pass
+#: occurs
 _RUN_TOKEN = st.one_of(
     st.sampled_from([b"-2.28234", b"12.5", b"-0", b"1e5", b"-1.2345678901", b"nan", b"-inf",
-                     b"1e999", b"x", b"1_0", b"--5", b"#c", b"a#", b"\xc3\xa9", b"z" * 129]),
+                     b"1e999", b"x", b"1_0", b"--5", b"#c", b"a#", b"\xc3\xa9", b"z" * 129,
+                     b"!\x7f\x80\xa0\xff"]),
     st.binary(min_size=1, max_size=40).map(lambda b: bytes(c for c in b if c > 32) or b"y"),
 )  # fmt: skip
 
@@ -305,8 +308,9 @@ def run_pieces(draw) -> bytes:
         lines[at] = lines[at].replace(delimiter, delimiter * 2, 1)
     elif flaw == "other":
         lines[at] += b" \t"[:: -1 if delimiter == b" " else 1][:1] + b"y"
-    elif flaw == "control":
-        lines[at] += b"\x01"
+    elif flaw == "control":  # (a byte below 33 in a token: a control byte, or a delimiter)
+        control = bytes([draw(st.sampled_from([1, 9, 11, 13, 31, 32]))])
+        lines[at] = lines[at][:1] + control + lines[at][1:]
     elif flaw == "blank":
         lines.insert(at, b"")
     return b"".join(line + b"\n" for line in lines)
@@ -344,6 +348,25 @@ def test_a_piece_is_split_alike(text, number, comments, long_limit):
     finally:
         _words.LONG_TOKEN_BYTES = saved
     assert split_alike(plain, compiled)
+
+
+@SETTINGS
+@given(run_pieces())
+def test_the_one_pass_finds_the_grids_numpy_finds(text):
+    # grid_words's check alone (nothing gathered, no number, no token long) takes a piece for
+    # a grid exactly where numpy's spans do: a byte found for a separator that is none (one of
+    # 128 and above taken for a signed one below 33) would only send a grid to the slower path
+    first_end = text.find(b"\n")
+    assume(first_end > 0)
+    delimiter = b"\t" if b"\t" in text[:first_end] else b" "
+    padded = np.zeros(len(text) + _words._PAD, dtype=np.uint8)
+    padded[: len(text)] = np.frombuffer(text, dtype=np.uint8)
+    with computed_by(None):
+        plain = _tokens._grid_spans(text, len(text), padded)
+    n_fields = text.count(delimiter, 0, first_end) + 1
+    found = BUILT.grid_words(padded, len(text), delimiter[0], n_fields, 1, (), (), -1, 1 << 20)
+    assert (found is None) == (plain is None)
+    assert found is None or plain is None or found[0] == plain[0].shape[1]
 
 
 def test_a_grid_wider_than_its_first_row_is_split_alike():
