@@ -789,10 +789,10 @@ separators_64(const uint8_t *text)
  * words wide (a tuple: at least 1 each, at most the width of the widest token), and the field
  * `number` (-1: none) is read by decimal_word where its token is one word.
  * Returns None where the text is not such a grid, False where a gathered token is long (more
- * than long_bytes: the spans' path marks it), else (n_rows, matrices, values, rest): a
- * bytearray of [n_rows, W] words for each gathered field (W: the words of its longest token),
- * the number field's values (n_rows doubles; 0 where not read) and the (row, start, length) of
- * the tokens not read (int64 triples), as bytearrays. */
+ * than long_bytes: the spans' path marks it), else (n_rows, matrices, values, rest, commented):
+ * a bytearray of [n_rows, W] words for each gathered field (W: the words of its longest token),
+ * the number field's values (n_rows doubles; 0 where not read), the (row, start, length) of
+ * the tokens not read (int64 triples), as bytearrays, and whether a line starts with "#". */
 static PyObject *
 grid_words(PyObject *self, PyObject *args)
 {
@@ -847,7 +847,7 @@ grid_words(PyObject *self, PyObject *args)
     }
     const uint8_t *text = text_b.buf;
     Py_ssize_t column = 0, row = 0, from = 0, n_rest = 0;
-    int grid = 1, long_token = 0;
+    int grid = 1, long_token = 0, commented = 0; /* commented: a line starts with "#" */
     /* (the GIL is held: the arrays grow as Python objects) */
     for (Py_ssize_t i = 0; grid && i < n; i += 64) { /* 64 bytes at a time: one loop over
                                                        * their separators, one exit to guess */
@@ -862,13 +862,17 @@ grid_words(PyObject *self, PyObject *args)
                 grid = 0;
                 break;
             }
-            if (column == 0 && row == room) { /* a row more than there is room for */
-                room += room / 2 + 64;
-                for (Py_ssize_t s = 0; s < n_gathered; s++)
-                    if (PyByteArray_Resize(columns[s].array, room * columns[s].width * 8) < 0)
+            if (column == 0) { /* a row begins */
+                commented |= text[from] == '#';
+                if (row == room) { /* a row more than there is room for */
+                    room += room / 2 + 64;
+                    for (Py_ssize_t s = 0; s < n_gathered; s++)
+                        if (PyByteArray_Resize(columns[s].array, room * columns[s].width * 8) <
+                            0)
+                            goto done;
+                    if (number >= 0 && PyByteArray_Resize(values_array, room * 8) < 0)
                         goto done;
-                if (number >= 0 && PyByteArray_Resize(values_array, room * 8) < 0)
-                    goto done;
+                }
             }
             Py_ssize_t length = at - from, s = slot[column];
             if (s >= 0) {
@@ -938,7 +942,8 @@ grid_words(PyObject *self, PyObject *args)
             Py_DECREF(matrices);
             goto done;
         }
-        result = Py_BuildValue("nNOO", row, matrices, values_array, rest_array);
+        result = Py_BuildValue("nNOOO", row, matrices, values_array, rest_array,
+                               commented ? Py_True : Py_False);
     }
 done:
     if (columns)

@@ -367,6 +367,8 @@ def test_the_one_pass_finds_the_grids_numpy_finds(text):
     found = BUILT.grid_words(padded, len(text), delimiter[0], n_fields, 1, (), (), -1, 1 << 20)
     assert (found is None) == (plain is None)
     assert found is None or plain is None or found[0] == plain[0].shape[1]
+    # and whether a line starts with "#" (a comment line, for the spans' path to drop)
+    assert found is None or found[4] == any(line[:1] == b"#" for line in text.split(b"\n"))
 
 
 def test_a_grid_wider_than_its_first_row_is_split_alike():

@@ -359,17 +359,13 @@ def _grid_fields(
     )  # fmt: skip
     if found is None or found is False:
         return found is False
-    n_rows, matrices, values_bytes, rest_bytes = found
+    n_rows, matrices, values_bytes, rest_bytes, commented = found
+    if comments and commented:  # (a line starts with "#")
+        return True
     words = {
         j: np.frombuffer(matrix, dtype=np.uint64).reshape(n_rows, -1)
         for j, matrix in zip(gathered, matrices, strict=True)
     }
-    if (
-        comments
-        and data.find(b"#", 0, n) >= 0
-        and np.any((words[0][:, 0] & np.uint64(0xFF)) == _HASH)
-    ):
-        return True
     numbers_read, bad = {}, {}
     for j in numbers:
         if number < 0:
