@@ -508,6 +508,19 @@ def test_a_run_is_judged_alike(qrels_lines, rows, depth, complete):
     assert compiled.scores.shape[0] == len(evaluated)
 
 
+def test_judging_refuses_topics_that_leave_out_a_ranked_topic():
+    # topics= names the qrels topics to evaluate; a ranked topic outside them would have its
+    # documents written into another topic's cells (numpy wraps a -1 row), so both paths refuse
+    index = QrelsIndex(read_qrels("<qrels>", text="1 1 d1 1\n2 1 d2 1\n"))
+    run = read_run("<run>", text="1 Q0 d1 1 2.0 t\n2 Q0 d2 1 1.0 t\n")
+    for kernels in (None, BUILT):
+        with computed_by(kernels):
+            every = judge.judge_run(run, index, Settings(), topics=np.arange(2))
+            assert every.judged.tolist() == [[True], [True]]  # d1 for topic 1, d2 for topic 2
+            with pytest.raises(ValueError, match="every topic the run ranks"):
+                judge.judge_run(run, index, Settings(), topics=np.array([0]))
+
+
 def test_judged_cells_refuse_indices_outside_their_arrays():
     one, none = np.zeros(1, np.int64), np.zeros(0, np.int64)
 

@@ -143,8 +143,9 @@ def judge_run(
     """Order, truncate and check ``run``, and join it with the qrels (see the module doc).
 
     ``topics``: the qrels topic codes to evaluate (ascending; default: the run's topics, or
-    every qrels topic with ``settings.complete``). ``warn_duplicates=False`` leaves the warning
-    about dropped repeated docnos to the caller (``dropped_duplicates`` counts them)."""
+    every qrels topic with ``settings.complete``), every topic the run ranks among them.
+    ``warn_duplicates=False`` leaves the warning about dropped repeated docnos to the caller
+    (``dropped_duplicates`` counts them)."""
     ranking = _ranking(run, index, settings, warn_duplicates)
     if topics is not None:
         eval_codes = np.asarray(topics, dtype=np.int64)
@@ -154,6 +155,9 @@ def judge_run(
         eval_codes = ranking.run_topics
     row_of_code = np.full(len(index.topics), -1, dtype=np.int64)
     row_of_code[eval_codes] = np.arange(len(eval_codes))
+    if topics is not None and (row_of_code[ranking.run_topics] < 0).any():
+        # (a ranked topic outside them has no row: its cells would land in another topic's)
+        raise ValueError("judge_run: topics must include every topic the run ranks")
 
     n_topics = len(eval_codes)
     depth = int(ranking.position.max(initial=-1)) + 1
