@@ -74,9 +74,7 @@ def _compiled_block(
     inexact product, a non-finite or huge value, a name that is not ASCII)."""
     if native.kernels is None or not 0 <= precision <= _COMPILED_DECIMALS or not topics:
         return None
-    values = np.empty((len(columns), len(topics)), dtype=np.float64)
-    for row, column in zip(values, columns, strict=True):
-        row[:] = column
+    values = np.array(columns, dtype=np.float64)  # [measures, topics]
     return native.kernels.trec_lines(
         values, len(columns), len(topics), heads, topics, integer, precision, end
     )
